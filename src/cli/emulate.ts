@@ -1,0 +1,38 @@
+/** `provider emulate`: flags → options → `runEmulator`. */
+import { Option, type Command } from 'commander';
+import type { ProgramHooks } from './main.js';
+
+/** Flags of `provider emulate`, as commander hands them over. */
+export interface EmulateFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  flagDelay?: string;
+  rateLimit?: string;
+  faults?: string;
+  requestLog?: string;
+  strict?: boolean;
+  linkTtl?: string;
+}
+
+/** Registers the command. */
+export function registerEmulate(program: Command, hooks: ProgramHooks): void {
+  program
+    .command('emulate')
+    .description('run a local emulation of the platform (registry API, uploads, consumer view)')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '0')
+    .option('--data-dir <dir>', 'where state lives (default: a fresh temporary folder)')
+    .option('--flag-delay <duration>', 'delay before an upload flips its uploaded flag (e.g. 500ms)')
+    .option('--rate-limit <n>', 'requests per second per token before answering 429')
+    .option('--faults <file.json>', 'fault rules: statuses, resets or delays on matching requests')
+    .option('--request-log <file.jsonl>', 'append one JSON line per request (no tokens, no secret links)')
+    .option('--strict', 'also refuse what the real registry accepts but terraform init later rejects')
+    .addOption(new Option('--link-ttl <duration>', 'lifetime of upload/download links').default('25h'))
+    .action(
+      hooks.action<EmulateFlags>(async (output, flags) => {
+        const { runEmulator } = await import('../emulator/run.js');
+        return runEmulator({ output, flags, io: hooks.io });
+      }),
+    );
+}

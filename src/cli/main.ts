@@ -1,0 +1,116 @@
+/**
+ * The commander program: global options, the command groups, and the top-level catch that turns an error into
+ * an exit code (the only place that does). Command implementations are imported lazily to keep start-up fast.
+ */
+import { homedir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
+import { createOutput, type CliIo, type GlobalOptions } from './context.js';
+import { registerEmulate } from './emulate.js';
+import type { Output } from '../ui/output.js';
+
+/** A command action: gets the output sink and the merged options, returns an exit code (usually 0). */
+export type CommandHandler<T> = (output: Output, options: T & GlobalOptions, args: string[]) => Promise<number | void>;
+
+/** Wires a handler into commander so that failures reach the top-level catch with the output sink. */
+export interface ProgramHooks {
+  io: CliIo;
+  action<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void>;
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Builds the program. `state.exitCode` receives the result of the action that ran. */
+export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): Command {
+  const program = new Command('provider')
+    .description('Publish privately built Terraform providers to HCP Terraform / Terraform Enterprise, and more.')
+    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .addOption(new Option('--hostname <host-or-url>', 'API host or URL (env TFE_HOSTNAME / TFE_ADDRESS)'))
+    .addOption(new Option('--organization <name>', 'organization name (env TFE_ORGANIZATION)'))
+    .addOption(new Option('--namespace <name>', 'registry namespace (default: the organization)'))
+    .addOption(new Option('--name <name>', 'provider name (default: from the release)'))
+    .addOption(new Option('--token <token>', 'API token (prefer TF_TOKEN_<host> or TFE_TOKEN: flags are visible)'))
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('-q, --quiet', 'print only results and errors')
+    .option('--verbose', 'trace HTTP requests on stderr (secrets redacted)')
+    .option('--no-color', 'no colours (also NO_COLOR)')
+    .option('--config <file>', 'configuration file (default: searched for .providerrc and friends)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  const hooks: ProgramHooks = {
+    io,
+    action<T>(handler: CommandHandler<T>) {
+      return async (...args: unknown[]) => {
+        const command = args[args.length - 1] as Command;
+        const options = command.optsWithGlobals<T & GlobalOptions>();
+        const output = createOutput(io, options);
+        state.output = output;
+        output.addSecret(options.token);
+        const positional = args.slice(0, -2).filter((a): a is string => typeof a === 'string');
+        const code = await handler(output, options, positional);
+        state.exitCode = typeof code === 'number' ? code : ExitCode.ok;
+      };
+    },
+  };
+
+  registerEmulate(program, hooks);
+  return program;
+}
+
+/** Runs the program on an argv (without node and script) and resolves to the exit code. Never exits itself. */
+export async function run(io: CliIo): Promise<number> {
+  const state: { exitCode: number; output?: Output } = { exitCode: ExitCode.ok };
+  const program = buildProgram(io, state);
+  try {
+    await program.parseAsync(io.argv, { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
+      if (error.code === 'commander.help') return ExitCode.ok;
+      // commander already printed its message (unknown option, missing argument...).
+      return ExitCode.usage;
+    }
+    const output = state.output ?? createOutput(io, {});
+    output.failure(error);
+    return exitCodeFor(error);
+  }
+}
+
+/** Entry point used by bin/provider.js: the real process as the world. */
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      // A second Ctrl-C means "now".
+      process.exit(ExitCode.interrupted);
+    }
+    controller.abort(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const code = await run({
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    homeDir: homedir(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: process.stdin.isTTY === true,
+    signal: controller.signal,
+  });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  process.exitCode = code;
+}
+
+export { UsageError };

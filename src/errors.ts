@@ -1,0 +1,123 @@
+/**
+ * The error taxonomy. Every failure a user can cause or meet is one of these classes; anything else is a bug.
+ * The exit code is decided in exactly one place, `exitCodeFor`, called by the program's top-level catch.
+ */
+
+/** Exit codes, as documented in the README. */
+export const ExitCode = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  verification: 3,
+  api: 4,
+  conflict: 5,
+  timeout: 6,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Extra facts attached to an error, printed with it and included in the `--json` error document. */
+export type ErrorDetails = Record<string, unknown>;
+
+/** Options shared by every error class. */
+export interface ProviderErrorOptions {
+  /** What to do next, in one sentence. */
+  hint?: string;
+  details?: ErrorDetails;
+  cause?: unknown;
+}
+
+/** Base class of the expected errors: a message, a hint and a stable code for `--json`. */
+export abstract class ProviderError extends Error {
+  abstract readonly code: string;
+  readonly hint: string | undefined;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(message: string, options: ProviderErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+}
+
+/** A bad flag, argument, configuration file or missing credential. Exit 2. */
+export class UsageError extends ProviderError {
+  readonly code = 'usage';
+}
+
+/** The local release, its signature, or what the registry serves does not hold up. Exit 3. */
+export class VerificationError extends ProviderError {
+  readonly code = 'verification';
+}
+
+/** The API refused a request (401/403/404/422...). Exit 4. */
+export class ApiError extends ProviderError {
+  readonly code = 'api';
+  /** HTTP status of the refusal. */
+  readonly status: number;
+  /** The server's own words (JSON:API `detail`/`title`), when it gave any. */
+  readonly serverDetail: string | undefined;
+
+  constructor(
+    message: string,
+    options: ProviderErrorOptions & { status: number; serverDetail?: string | undefined },
+  ) {
+    super(message, options);
+    this.status = options.status;
+    this.serverDetail = options.serverDetail;
+  }
+}
+
+/** The registry holds different content for this version. Exit 5. */
+export class ConflictError extends ProviderError {
+  readonly code = 'conflict';
+}
+
+/** Waited long enough (uploaded flags, run task deadline). Exit 6. */
+export class TimeoutError extends ProviderError {
+  readonly code = 'timeout';
+}
+
+/** The user pressed Ctrl-C or the process got SIGINT/SIGTERM. Exit 130. */
+export class InterruptedError extends ProviderError {
+  readonly code = 'interrupted';
+}
+
+/** The one place that maps an error to an exit code. Anything unknown is a bug: exit 1. */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof UsageError) return ExitCode.usage;
+  if (error instanceof VerificationError) return ExitCode.verification;
+  if (error instanceof ApiError) return ExitCode.api;
+  if (error instanceof ConflictError) return ExitCode.conflict;
+  if (error instanceof TimeoutError) return ExitCode.timeout;
+  if (error instanceof InterruptedError) return ExitCode.interrupted;
+  return ExitCode.internal;
+}
+
+/** The `--json` error document's `error` member. */
+export interface ErrorDocument {
+  code: string;
+  message: string;
+  hint: string | null;
+  details: ErrorDetails | null;
+}
+
+/** Turns any thrown value into the JSON error shape; bugs are labelled `internal`. */
+export function toErrorDocument(error: unknown): ErrorDocument {
+  if (error instanceof ProviderError) {
+    return {
+      code: error.code,
+      message: error.message,
+      hint: error.hint ?? null,
+      details: error.details ?? null,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    code: 'internal',
+    message,
+    hint: 'This is a bug in provider. Please report it with the command you ran and the output of --verbose.',
+    details: null,
+  };
+}
