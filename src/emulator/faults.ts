@@ -1,0 +1,181 @@
+/**
+ * Fault rules for rehearsing bad days: match a request by method and path, then answer with a status, reset
+ * the connection, or delay — a number of times, after skipping some, or with a (seeded) probability.
+ * `after: true` lets the request take effect first and then loses or replaces its answer.
+ */
+import { UsageError } from '../errors.js';
+
+/** One rule, as written in a `--faults` file. */
+export interface FaultRule {
+  /** HTTP method, or absent/`*` for any. */
+  method?: string;
+  /** Path glob (`*` within a segment, `**` across segments) or a regular expression starting with `^`. */
+  path?: string;
+  /** Answer with this status and a JSON:API error body. */
+  status?: number;
+  /** With `status`: a `Retry-After` header, in seconds. */
+  retryAfter?: number;
+  /** Destroy the connection without an answer. */
+  reset?: boolean;
+  /** Wait this many milliseconds first (then answer normally unless status/reset is set too). */
+  delayMs?: number;
+  /** Apply the status/reset to the answer after the request took effect (a lost answer). */
+  after?: boolean;
+  /** Fire at most this many times (default: every match). */
+  times?: number;
+  /** Let this many matching requests through before firing. */
+  skip?: number;
+  /** Fire with this probability (0..1), drawn from the seeded generator. */
+  probability?: number;
+}
+
+/** A `--faults` file: a list of rules, or `{ "seed": n, "rules": [...] }`. */
+export type FaultFile = FaultRule[] | { seed?: number; rules: FaultRule[] };
+
+/** A fault chosen for one request. */
+export interface FaultDecision {
+  rule: FaultRule;
+  index: number;
+}
+
+interface ActiveRule {
+  rule: FaultRule;
+  matcher: RegExp | undefined;
+  seen: number;
+  fired: number;
+}
+
+/** mulberry32: small, fast, deterministic for a seed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Turns a path glob into a regular expression. */
+export function globToRegExp(glob: string): RegExp {
+  if (glob.startsWith('^')) return new RegExp(glob);
+  const source = glob
+    .split('**')
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
+    .join('.*');
+  return new RegExp(`^${source}/?$`);
+}
+
+/** Checks a rule's fields, naming the rule in the error. */
+function validateRule(rule: unknown, where: string): FaultRule {
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) {
+    throw new UsageError(`${where}: a fault rule must be an object`);
+  }
+  const r = rule as Record<string, unknown>;
+  const known = ['method', 'path', 'status', 'retryAfter', 'reset', 'delayMs', 'after', 'times', 'skip', 'probability'];
+  for (const key of Object.keys(r)) {
+    if (!known.includes(key)) {
+      throw new UsageError(`${where}: unknown field "${key}"`, { hint: `Known fields: ${known.join(', ')}.` });
+    }
+  }
+  const num = (key: string, min: number, max: number) => {
+    const v = r[key];
+    if (v !== undefined && (typeof v !== 'number' || !(v >= min && v <= max))) {
+      throw new UsageError(`${where}: "${key}" must be a number between ${min} and ${max}`);
+    }
+  };
+  num('status', 100, 599);
+  num('retryAfter', 0, 86400);
+  num('delayMs', 0, 3_600_000);
+  num('times', 0, Number.MAX_SAFE_INTEGER);
+  num('skip', 0, Number.MAX_SAFE_INTEGER);
+  num('probability', 0, 1);
+  for (const key of ['method', 'path']) {
+    if (r[key] !== undefined && typeof r[key] !== 'string') throw new UsageError(`${where}: "${key}" must be a string`);
+  }
+  if (typeof r.path === 'string' && r.path.startsWith('^')) {
+    try {
+      new RegExp(r.path);
+    } catch (error) {
+      throw new UsageError(`${where}: "path" is not a valid regular expression: ${(error as Error).message}`);
+    }
+  }
+  if (r.status === undefined && r.reset !== true && r.delayMs === undefined) {
+    throw new UsageError(`${where}: the rule does nothing`, { hint: 'Give "status", "reset": true or "delayMs".' });
+  }
+  return r as FaultRule;
+}
+
+/** Parses the contents of a `--faults` file; `source` names it in errors. */
+export function parseFaultFile(text: string, source: string): { seed: number; rules: FaultRule[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`, {
+      hint: 'A faults file is a JSON array of rules, or {"seed": 1, "rules": [...]}.',
+    });
+  }
+  const list = Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(list)) {
+    throw new UsageError(`${source}: expected an array of rules or an object with "rules"`);
+  }
+  const seedValue = Array.isArray(parsed) ? undefined : (parsed as { seed?: unknown }).seed;
+  if (seedValue !== undefined && typeof seedValue !== 'number') throw new UsageError(`${source}: "seed" must be a number`);
+  return { seed: seedValue ?? 1, rules: list.map((r, i) => validateRule(r, `${source}: rule ${i + 1}`)) };
+}
+
+/** The live set of rules of one emulator; tests add and clear rules in-process. */
+export class FaultEngine {
+  private rules: ActiveRule[] = [];
+  private random: () => number;
+
+  constructor(rules: FaultRule[] = [], seed = 1) {
+    this.random = seededRandom(seed);
+    for (const rule of rules) this.add(rule);
+  }
+
+  /** Adds a rule (validated). */
+  add(rule: FaultRule): void {
+    const checked = validateRule(rule, `fault rule ${this.rules.length + 1}`);
+    this.rules.push({
+      rule: checked,
+      matcher: checked.path === undefined ? undefined : globToRegExp(checked.path),
+      seen: 0,
+      fired: 0,
+    });
+  }
+
+  /** Removes every rule and restarts the generator. */
+  clear(seed = 1): void {
+    this.rules = [];
+    this.random = seededRandom(seed);
+  }
+
+  /** How many times each rule fired, in order. */
+  get fired(): number[] {
+    return this.rules.map((r) => r.fired);
+  }
+
+  /** The first rule that fires for this request, if any (counting it). */
+  decide(method: string, path: string): FaultDecision | undefined {
+    for (const [index, active] of this.rules.entries()) {
+      const { rule } = active;
+      if (rule.method !== undefined && rule.method !== '*' && rule.method.toUpperCase() !== method) continue;
+      if (active.matcher && !active.matcher.test(path)) continue;
+      active.seen += 1;
+      if (active.seen <= (rule.skip ?? 0)) continue;
+      if (rule.times !== undefined && active.fired >= rule.times) continue;
+      if (rule.probability !== undefined && this.random() >= rule.probability) continue;
+      active.fired += 1;
+      return { rule, index };
+    }
+    return undefined;
+  }
+}

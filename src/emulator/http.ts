@@ -1,0 +1,162 @@
+/**
+ * The emulator's small HTTP toolkit: a router with `:params`, JSON:API answers and errors, body reading
+ * with a size limit. Handlers throw `HttpProblem` to answer with a JSON:API error document.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorObject } from '../registry/types.js';
+
+export const JSONAPI = 'application/vnd.api+json';
+
+/** An error answer: status and JSON:API error objects. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: ErrorObject[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(errors.map((e) => e.detail ?? e.title).join('; '));
+  }
+}
+
+/** 404 in the platform's words: used both for "absent" and "you may not see it". */
+export function notFound(): HttpProblem {
+  return new HttpProblem(404, [{ status: '404', title: 'not found' }]);
+}
+
+/** 422 pointing at the attribute that is wrong. */
+export function invalid(pointer: string, detail: string): HttpProblem {
+  return new HttpProblem(422, [{ status: '422', title: 'invalid attribute', detail, source: { pointer } }]);
+}
+
+/** Several 422 errors at once (the platform reports every problem it found). */
+export function invalidMany(errors: { pointer: string; detail: string }[]): HttpProblem {
+  return new HttpProblem(
+    422,
+    errors.map((e) => ({ status: '422', title: 'invalid attribute', detail: e.detail, source: { pointer: e.pointer } })),
+  );
+}
+
+/** One request as the handlers see it. */
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  params: Record<string, string>;
+  /** The request body (read by the server before routing, except for archivist uploads). */
+  body: Buffer | undefined;
+  /** Body bytes received, set by streaming handlers (uploads) for the request log. */
+  bytesIn?: number;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void> | void;
+
+interface Route {
+  method: string;
+  regex: RegExp;
+  names: string[];
+  handler: Handler;
+  /** Stream the body to the handler instead of buffering it (uploads). */
+  streaming: boolean;
+}
+
+/** Matches method and path to a handler; `:name` matches one path segment. A trailing slash is allowed. */
+export class Router {
+  private readonly routes: Route[] = [];
+
+  /** Registers a route. */
+  on(method: string, pattern: string, handler: Handler, options: { streaming?: boolean } = {}): this {
+    const names: string[] = [];
+    const source = pattern.replace(/:([a-zA-Z_]+)/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    this.routes.push({
+      method,
+      regex: new RegExp(`^${source}/?$`),
+      names,
+      handler,
+      streaming: options.streaming === true,
+    });
+    return this;
+  }
+
+  /** Finds the route for a request; `allowed` lists the methods of a path that matched another method. */
+  match(
+    method: string,
+    path: string,
+  ): { route: Route; params: Record<string, string> } | { route: undefined; allowed: string[] } {
+    const allowed: string[] = [];
+    for (const route of this.routes) {
+      const m = route.regex.exec(path);
+      if (!m) continue;
+      if (route.method !== method) {
+        allowed.push(route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      route.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1] ?? '');
+      });
+      return { route, params };
+    }
+    return { route: undefined, allowed };
+  }
+}
+
+/** Sends a JSON:API document. */
+export function sendDocument(res: ServerResponse, status: number, document: unknown): void {
+  const body = JSON.stringify(document);
+  res.writeHead(status, { 'content-type': JSONAPI, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Sends plain JSON (Terraform's registry protocol and service discovery are not JSON:API). */
+export function sendJson(res: ServerResponse, status: number, document: unknown): void {
+  const body = JSON.stringify(document);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Sends an error document. */
+export function sendProblem(res: ServerResponse, problem: HttpProblem): void {
+  const body = JSON.stringify({ errors: problem.errors });
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    'content-type': JSONAPI,
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** Reads a whole request body, refusing more than `limit` bytes with 413. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function tooLarge(limit: number): HttpProblem {
+  return new HttpProblem(413, [
+    { status: '413', title: 'payload too large', detail: `Request bodies are limited to ${limit} bytes.` },
+  ]);
+}
+
+/** Parses a JSON body, answering 400 when it is not JSON. */
+export function parseJson(body: Buffer | undefined): unknown {
+  try {
+    return JSON.parse((body ?? Buffer.alloc(0)).toString('utf8'));
+  } catch (error) {
+    throw new HttpProblem(400, [
+      { status: '400', title: 'bad request', detail: `The request body is not valid JSON: ${(error as Error).message}` },
+    ]);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Archivist: the blob storage behind the upload and download links. No token: the signed secret in the path
+ * is the credential. A PUT streams the bytes to disk and then flips the matching uploaded flag.
+ */
+import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { App } from '../app.js';
+import { HttpProblem, notFound, type Router } from '../http.js';
+import { ARCHIVIST_PREFIX } from '../links.js';
+
+function forbidden(detail: string): HttpProblem {
+  return new HttpProblem(403, [{ status: '403', title: 'forbidden', detail }]);
+}
+
+/** Registers the archivist routes. */
+export function registerArchivistRoutes(router: Router, app: App): void {
+  const pattern = `${ARCHIVIST_PREFIX}:secret`;
+
+  router.on(
+    'PUT',
+    pattern,
+    async (ctx) => {
+      const grant = app.links.verify(ctx.params.secret!, app.now());
+      if (!grant || grant.op !== 'put') throw forbidden('This link is not a valid upload link, or it has expired.');
+      const found = app.store.findObject(grant.key);
+      if (!found) throw notFound();
+      const target = app.store.objectPath(grant.key);
+      const tmp = `${target}.${randomBytes(6).toString('hex')}.part`;
+      try {
+        ctx.bytesIn = 0;
+        await pipeline(
+          ctx.req,
+          async function* count(source: AsyncIterable<Buffer>) {
+            for await (const chunk of source) {
+              ctx.bytesIn = (ctx.bytesIn ?? 0) + chunk.length;
+              yield chunk;
+            }
+          },
+          createWriteStream(tmp),
+        );
+        // The owner may have been deleted while the bytes were arriving.
+        if (!app.store.findObject(grant.key)) throw notFound();
+        renameSync(tmp, target);
+      } catch (error) {
+        rmSync(tmp, { force: true });
+        throw error;
+      }
+      const now = app.now();
+      found.object.uploadedAt = now;
+      found.object.flagAt = now + app.settings.flagDelayMs;
+      found.object.bytes = ctx.bytesIn;
+      app.store.save();
+      ctx.res.writeHead(200, { 'content-length': 0 }).end();
+    },
+    { streaming: true },
+  );
+
+  router.on('GET', pattern, async (ctx) => {
+    const grant = app.links.verify(ctx.params.secret!, app.now());
+    if (!grant || grant.op !== 'get') throw forbidden('This link is not a valid download link, or it has expired.');
+    const found = app.store.findObject(grant.key);
+    if (!found || found.object.uploadedAt === null) throw notFound();
+    const path = app.store.objectPath(grant.key);
+    ctx.res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': statSync(path).size,
+    });
+    await pipeline(createReadStream(path), ctx.res);
+  });
+}

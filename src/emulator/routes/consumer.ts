@@ -1,0 +1,88 @@
+/**
+ * The consumer view: service discovery and Terraform's provider registry protocol (`providers.v1`), so that
+ * what `terraform init` would see can be exercised end to end. A version is available only when both checksum
+ * files and at least one platform binary are uploaded; only uploaded platforms are listed.
+ */
+import type { ConsumerDownloadDocument, ConsumerVersionsDocument } from '../../registry/types.js';
+import { authenticate, isUploaded, type App } from '../app.js';
+import { notFound, sendJson, type Router } from '../http.js';
+import type { StoredProvider, StoredVersion } from '../state.js';
+
+/** Where the registry protocol lives, announced by service discovery. */
+export const PROVIDERS_V1 = '/api/registry/v1/providers/';
+
+/** Registers service discovery and the provider registry protocol. */
+export function registerConsumerRoutes(router: Router, app: App): void {
+  router.on('GET', '/.well-known/terraform.json', (ctx) => {
+    sendJson(ctx.res, 200, {
+      'modules.v1': '/api/registry/v1/modules/',
+      'providers.v1': PROVIDERS_V1,
+      'tfe.v2': '/api/v2/',
+      'tfe.v2.1': '/api/v2/',
+      'tfe.v2.2': '/api/v2/',
+    });
+  });
+
+  const providerFor = (organization: string, namespace: string, name: string): StoredProvider => {
+    const provider = app.store.data.providers.find(
+      (p) => p.organization === organization && p.registryName === 'private' && p.namespace === namespace && p.name === name,
+    );
+    if (!provider) throw notFound();
+    return provider;
+  };
+
+  const platformsOf = (version: StoredVersion) =>
+    app.store.data.platforms.filter((p) => p.versionId === version.id && isUploaded(app, p.binary));
+
+  const available = (version: StoredVersion): boolean =>
+    isUploaded(app, version.shasums) && isUploaded(app, version.shasumsSig) && platformsOf(version).length > 0;
+
+  router.on('GET', `${PROVIDERS_V1}:namespace/:name/versions`, (ctx) => {
+    // Terraform sends the host's credentials to the registry protocol of a private registry.
+    const principal = authenticate(app, ctx.req);
+    const provider = providerFor(principal.organization, ctx.params.namespace!, ctx.params.name!);
+    const versions = app.store.data.versions.filter((v) => v.providerId === provider.id && available(v));
+    const document: ConsumerVersionsDocument = {
+      versions: versions.map((v) => ({
+        version: v.version,
+        protocols: v.protocols,
+        platforms: platformsOf(v).map((p) => ({ os: p.os, arch: p.arch })),
+      })),
+      warnings: null,
+    };
+    sendJson(ctx.res, 200, document);
+  });
+
+  router.on('GET', `${PROVIDERS_V1}:namespace/:name/:version/download/:os/:arch`, (ctx) => {
+    const principal = authenticate(app, ctx.req);
+    const provider = providerFor(principal.organization, ctx.params.namespace!, ctx.params.name!);
+    const version = app.store.data.versions.find(
+      (v) => v.providerId === provider.id && v.version === ctx.params.version,
+    );
+    if (!version || !available(version)) throw notFound();
+    const platform = platformsOf(version).find((p) => p.os === ctx.params.os && p.arch === ctx.params.arch);
+    if (!platform) throw notFound();
+    const link = (key: string) => app.links.sign(app.baseUrl(), 'get', key, app.now());
+    const keys = app.store.data.gpgKeys.filter((k) => k.namespace === provider.namespace && k.keyId === version.keyId);
+    const document: ConsumerDownloadDocument = {
+      protocols: version.protocols,
+      os: platform.os,
+      arch: platform.arch,
+      filename: platform.filename,
+      download_url: link(platform.binary.key),
+      shasums_url: link(version.shasums.key),
+      shasums_signature_url: link(version.shasumsSig.key),
+      shasum: platform.shasum,
+      signing_keys: {
+        gpg_public_keys: keys.map((k) => ({
+          key_id: k.keyId,
+          ascii_armor: k.asciiArmor,
+          trust_signature: '',
+          source: '',
+          source_url: null,
+        })),
+      },
+    };
+    sendJson(ctx.res, 200, document);
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * The `provider emulate` core: turns flags into emulator options, starts it, prints where it listens and
+ * with which tokens, serves until the signal fires, then closes cleanly.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { CliIo, GlobalOptions } from '../cli/context.js';
+import type { EmulateFlags } from '../cli/emulate.js';
+import { parseDuration } from '../config/duration.js';
+import { UsageError } from '../errors.js';
+import type { Output } from '../ui/output.js';
+import { parseFaultFile } from './faults.js';
+import { startEmulator, type EmulatorOptions } from './server.js';
+
+/** Parses an integer flag within bounds, naming the flag on error. */
+function integerFlag(value: string, flag: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${flag} must be a whole number between ${min} and ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+/** Builds the emulator options from the command's flags (paths relative to `cwd`). */
+export function emulatorOptionsFromFlags(
+  flags: EmulateFlags & GlobalOptions,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): EmulatorOptions {
+  const options: EmulatorOptions = {
+    host: flags.host,
+    port: integerFlag(flags.port, '--port', 0, 65535),
+    organization: flags.organization ?? env.TFE_ORGANIZATION ?? 'example-org',
+    strict: flags.strict === true,
+    linkTtlMs: parseDuration(flags.linkTtl ?? '25h', '--link-ttl'),
+  };
+  if (flags.dataDir) options.dataDir = resolve(cwd, flags.dataDir);
+  if (flags.flagDelay) options.flagDelayMs = parseDuration(flags.flagDelay, '--flag-delay');
+  if (flags.rateLimit) options.rateLimit = integerFlag(flags.rateLimit, '--rate-limit', 1, 1_000_000);
+  if (flags.requestLog) options.requestLogPath = resolve(cwd, flags.requestLog);
+  if (flags.faults) {
+    const path = resolve(cwd, flags.faults);
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read the faults file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
+        hint: 'Check the path given to --faults.',
+      });
+    }
+    const parsed = parseFaultFile(text, path);
+    options.faults = parsed.rules;
+    options.faultSeed = parsed.seed;
+  }
+  if (!/^[a-z0-9][a-z0-9_-]*$/i.test(options.organization ?? '')) {
+    throw new UsageError(`--organization "${options.organization}" is not a valid organization name`, {
+      hint: 'Use letters, digits, dashes and underscores.',
+    });
+  }
+  return options;
+}
+
+/** Runs the emulator until `io.signal` fires. */
+export async function runEmulator(input: {
+  output: Output;
+  flags: EmulateFlags & GlobalOptions;
+  io: CliIo;
+}): Promise<number> {
+  const { output, flags, io } = input;
+  const options = emulatorOptionsFromFlags(flags, io.cwd, io.env);
+  options.onError = (error) => output.warn(`emulator: unexpected error: ${(error as Error).stack ?? String(error)}`);
+  const emulator = await startEmulator(options);
+  const started = {
+    url: emulator.url,
+    organization: emulator.organization,
+    ownerToken: emulator.ownerToken,
+    memberToken: emulator.memberToken,
+    outsiderToken: emulator.outsiderToken,
+    dataDir: emulator.dataDir,
+  };
+  if (output.json) {
+    output.resultJson(started);
+  } else {
+    output.result(`provider emulate listening on ${emulator.url}`);
+    output.result(`  organization:   ${emulator.organization}`);
+    output.result(`  owners token:   ${emulator.ownerToken}`);
+    output.result(`  member token:   ${emulator.memberToken}`);
+    output.result(`  outsider token: ${emulator.outsiderToken}`);
+    output.result(`  data dir:       ${emulator.dataDir}`);
+    output.info(`Try: TFE_TOKEN=<owners token> provider publish --hostname ${emulator.url} --organization ${emulator.organization}`);
+    output.info('Press Ctrl-C to stop.');
+  }
+  await new Promise<void>((resolveWait) => {
+    if (io.signal.aborted) resolveWait();
+    io.signal.addEventListener('abort', () => resolveWait(), { once: true });
+  });
+  await emulator.close();
+  output.info('provider emulate stopped');
+  return 0;
+}

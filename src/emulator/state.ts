@@ -1,0 +1,194 @@
+/**
+ * The emulator's state: organizations and tokens, providers, versions, platforms, GPG keys and the objects
+ * (uploaded files). Metadata is one JSON file written atomically after every change; objects are files.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** An uploaded (or awaited) file: the flag flips at `flagAt` (upload time plus the configured delay). */
+export interface StoredObject {
+  key: string;
+  uploadedAt: number | null;
+  flagAt: number | null;
+  bytes: number | null;
+}
+
+export interface StoredProvider {
+  id: string;
+  organization: string;
+  registryName: 'private' | 'public';
+  namespace: string;
+  name: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StoredVersion {
+  id: string;
+  providerId: string;
+  version: string;
+  keyId: string;
+  protocols: string[];
+  createdAt: number;
+  updatedAt: number;
+  shasums: StoredObject;
+  shasumsSig: StoredObject;
+}
+
+export interface StoredPlatform {
+  id: string;
+  versionId: string;
+  os: string;
+  arch: string;
+  filename: string;
+  shasum: string;
+  createdAt: number;
+  binary: StoredObject;
+}
+
+export interface StoredGpgKey {
+  id: string;
+  namespace: string;
+  keyId: string;
+  asciiArmor: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A team's token: owners may write, members may only read. */
+export interface StoredToken {
+  token: string;
+  organization: string;
+  role: 'owner' | 'member';
+}
+
+export interface StateData {
+  schema: 1;
+  organization: string;
+  tokens: StoredToken[];
+  /** Key that signs the archivist links; a restart keeps links valid. */
+  linkKey: string;
+  nextGpgKeyId: number;
+  providers: StoredProvider[];
+  versions: StoredVersion[];
+  platforms: StoredPlatform[];
+  gpgKeys: StoredGpgKey[];
+}
+
+/** Generates an id like the documented ones: a prefix and 16 alphanumeric characters. */
+export function newId(prefix: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(16);
+  let out = '';
+  for (const b of bytes) out += alphabet[b % alphabet.length];
+  return `${prefix}-${out}`;
+}
+
+/** A fresh token, shaped like the platform's (`<14 chars>.atlasv1.<67 chars>`), distinct per role. */
+function newToken(): string {
+  return `${randomBytes(7).toString('hex')}.atlasv1.${randomBytes(34).toString('hex').slice(0, 67)}`;
+}
+
+/** A new, empty object record for a file that has not been uploaded. */
+export function newObject(): StoredObject {
+  return { key: newId('obj'), uploadedAt: null, flagAt: null, bytes: null };
+}
+
+/** The metadata and object files of one emulator, under one data folder. */
+export class Store {
+  readonly data: StateData;
+  readonly objectsDir: string;
+  private readonly statePath: string;
+
+  private constructor(
+    readonly dataDir: string,
+    data: StateData,
+  ) {
+    this.data = data;
+    this.statePath = join(dataDir, 'state.json');
+    this.objectsDir = join(dataDir, 'objects');
+  }
+
+  /** Opens the store in `dataDir`, creating it (with new tokens) when it holds no state yet. */
+  static open(dataDir: string, organization: string): Store {
+    mkdirSync(join(dataDir, 'objects'), { recursive: true });
+    const statePath = join(dataDir, 'state.json');
+    if (existsSync(statePath)) {
+      const data = JSON.parse(readFileSync(statePath, 'utf8')) as StateData;
+      if (data.schema !== 1) throw new Error(`${statePath}: unknown state schema ${String(data.schema)}`);
+      return new Store(dataDir, data);
+    }
+    const data: StateData = {
+      schema: 1,
+      organization,
+      tokens: [
+        { token: newToken(), organization, role: 'owner' },
+        { token: newToken(), organization, role: 'member' },
+        // A valid token of another organization: it must see nothing of this one.
+        { token: newToken(), organization: `${organization}-outsider`, role: 'owner' },
+      ],
+      linkKey: randomBytes(32).toString('hex'),
+      nextGpgKeyId: 1,
+      providers: [],
+      versions: [],
+      platforms: [],
+      gpgKeys: [],
+    };
+    const store = new Store(dataDir, data);
+    store.save();
+    return store;
+  }
+
+  /** Writes the metadata atomically: a temporary file renamed over the old one. */
+  save(): void {
+    const tmp = `${this.statePath}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.data));
+    renameSync(tmp, this.statePath);
+  }
+
+  /** Path of an object's bytes. */
+  objectPath(key: string): string {
+    return join(this.objectsDir, key);
+  }
+
+  /** Removes an object's bytes, if any. */
+  removeObject(object: StoredObject): void {
+    rmSync(this.objectPath(object.key), { force: true });
+  }
+
+  /** Every object with its owner, for the archivist routes. */
+  findObject(key: string): { object: StoredObject; kind: ObjectKind; ownerId: string } | undefined {
+    for (const v of this.data.versions) {
+      if (v.shasums.key === key) return { object: v.shasums, kind: 'shasums', ownerId: v.id };
+      if (v.shasumsSig.key === key) return { object: v.shasumsSig, kind: 'shasums-sig', ownerId: v.id };
+    }
+    for (const p of this.data.platforms) {
+      if (p.binary.key === key) return { object: p.binary, kind: 'provider-binary', ownerId: p.id };
+    }
+    return undefined;
+  }
+
+  /** Deletes a version, its platforms and all their files. */
+  deleteVersion(version: StoredVersion): void {
+    for (const p of this.data.platforms.filter((x) => x.versionId === version.id)) this.deletePlatform(p);
+    this.removeObject(version.shasums);
+    this.removeObject(version.shasumsSig);
+    this.data.versions = this.data.versions.filter((x) => x.id !== version.id);
+  }
+
+  /** Deletes one platform and its binary. */
+  deletePlatform(platform: StoredPlatform): void {
+    this.removeObject(platform.binary);
+    this.data.platforms = this.data.platforms.filter((x) => x.id !== platform.id);
+  }
+
+  /** Deletes a provider with all its versions. */
+  deleteProvider(provider: StoredProvider): void {
+    for (const v of this.data.versions.filter((x) => x.providerId === provider.id)) this.deleteVersion(v);
+    this.data.providers = this.data.providers.filter((x) => x.id !== provider.id);
+  }
+}
+
+/** Which file of a version or platform an object holds. */
+export type ObjectKind = 'shasums' | 'shasums-sig' | 'provider-binary';

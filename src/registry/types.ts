@@ -1,0 +1,179 @@
+/**
+ * Wire types of the private registry API, as documented (JSON:API documents with kebab-case attributes).
+ * Shared by the client and the emulator; nothing else is shared between the two sides of the wire.
+ */
+
+/** JSON:API resource identifier. */
+export interface ResourceIdentifier<T extends string = string> {
+  id: string;
+  type: T;
+}
+
+/** The `permissions` object of versions and platforms. */
+export interface AssetPermissions {
+  'can-delete': boolean;
+  'can-upload-asset': boolean;
+}
+
+/** `registry-providers` resource. */
+export interface ProviderResource {
+  id: string;
+  type: 'registry-providers';
+  attributes: {
+    name: string;
+    namespace: string;
+    'registry-name': 'private' | 'public';
+    'created-at': string;
+    'updated-at': string;
+    permissions: { 'can-delete': boolean };
+  };
+  relationships: {
+    organization: { data: ResourceIdentifier<'organizations'> };
+    versions: { data: ResourceIdentifier<'registry-provider-versions'>[]; links: { related: string } };
+  };
+  links: { self: string };
+}
+
+/** Upload links of a version (present while the matching file is not uploaded). */
+export interface VersionLinks {
+  'shasums-upload'?: string;
+  'shasums-sig-upload'?: string;
+  'shasums-download'?: string;
+  'shasums-sig-download'?: string;
+}
+
+/** `registry-provider-versions` resource. */
+export interface VersionResource {
+  id: string;
+  type: 'registry-provider-versions';
+  attributes: {
+    version: string;
+    'created-at': string;
+    'updated-at': string;
+    'key-id': string;
+    protocols: string[];
+    permissions: AssetPermissions;
+    'shasums-uploaded': boolean;
+    'shasums-sig-uploaded': boolean;
+  };
+  relationships: {
+    'registry-provider': { data: ResourceIdentifier<'registry-providers'> };
+    platforms: { data: ResourceIdentifier<'registry-provider-platforms'>[]; links: { related: string } };
+  };
+  links: VersionLinks;
+}
+
+/** Links of a platform: an upload link until the binary arrives, a download link after. */
+export interface PlatformLinks {
+  'provider-binary-upload'?: string;
+  'provider-binary-download'?: string;
+}
+
+/** `registry-provider-platforms` resource. */
+export interface PlatformResource {
+  id: string;
+  type: 'registry-provider-platforms';
+  attributes: {
+    os: string;
+    arch: string;
+    filename: string;
+    shasum: string;
+    permissions: AssetPermissions;
+    'provider-binary-uploaded': boolean;
+  };
+  relationships: {
+    'registry-provider-version': { data: ResourceIdentifier<'registry-provider-versions'> };
+  };
+  links: PlatformLinks;
+}
+
+/** `gpg-keys` resource (timestamps in whole seconds, ids are small numeric strings). */
+export interface GpgKeyResource {
+  id: string;
+  type: 'gpg-keys';
+  attributes: {
+    'ascii-armor': string;
+    'created-at': string;
+    'key-id': string;
+    namespace: string;
+    source: string;
+    'source-url': string | null;
+    'trust-signature': string;
+    'updated-at': string;
+  };
+  links: { self: string };
+}
+
+/** `meta.pagination` of list documents. */
+export interface Pagination {
+  'current-page': number;
+  'page-size': number;
+  'prev-page': number | null;
+  'next-page': number | null;
+  'total-pages': number;
+  'total-count': number;
+}
+
+/** Top-level `links` of list documents. */
+export interface ListLinks {
+  self: string;
+  first: string;
+  prev: string | null;
+  next: string | null;
+  last: string;
+}
+
+/** A single-resource document. */
+export interface Document<T> {
+  data: T;
+}
+
+/** A list document with pagination. */
+export interface ListDocument<T> {
+  data: T[];
+  links: ListLinks;
+  meta: { pagination: Pagination };
+}
+
+/** A JSON:API error object (`status` is a string in most answers, a number in the documented 429 sample). */
+export interface ErrorObject {
+  status: string | number;
+  title?: string;
+  detail?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+/** An error document. */
+export interface ErrorDocument {
+  errors: ErrorObject[];
+}
+
+/** Protocol versions the registry accepts for a provider version. */
+export const PROTOCOL_VERSIONS = ['4.0', '5.0', '6.0'] as const;
+
+/** Terraform's provider registry protocol: `GET :namespace/:type/versions`. */
+export interface ConsumerVersionsDocument {
+  versions: { version: string; protocols: string[]; platforms: { os: string; arch: string }[] }[];
+  warnings?: string[] | null;
+}
+
+/** Terraform's provider registry protocol: `GET :namespace/:type/:version/download/:os/:arch`. */
+export interface ConsumerDownloadDocument {
+  protocols: string[];
+  os: string;
+  arch: string;
+  filename: string;
+  download_url: string;
+  shasums_url: string;
+  shasums_signature_url: string;
+  shasum: string;
+  signing_keys: {
+    gpg_public_keys: {
+      key_id: string;
+      ascii_armor: string;
+      trust_signature: string;
+      source: string;
+      source_url: string | null;
+    }[];
+  };
+}
