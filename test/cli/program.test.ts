@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+describe('the program', () => {
+  it('prints its version on stdout and exits 0', async () => {
+    const result = await runCli(['--version']);
+    expect(result).toEqual({ exitCode: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+
+  it('prints help with every command group on stdout and exits 0', async () => {
+    const result = await runCli(['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('Usage: provider');
+    expect(result.stdout).toContain('emulate');
+    expect(result.stdout).toContain('--hostname');
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints a command help', async () => {
+    const result = await runCli(['emulate', '--help']);
+    expect(result.exitCode).toBe(0);
+    for (const flag of ['--port', '--data-dir', '--flag-delay', '--rate-limit', '--faults', '--request-log', '--strict']) {
+      expect(result.stdout).toContain(flag);
+    }
+  });
+
+  it('refuses an unknown option with exit 2 and says what to do', async () => {
+    const result = await runCli(['emulate', '--no-such-flag']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("unknown option '--no-such-flag'");
+    expect(result.stderr).toContain('--help');
+  });
+
+  it('refuses an unknown command with exit 2', async () => {
+    const result = await runCli(['publsh']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("unknown command 'publsh'");
+  });
+
+  it('reports a usage error as one JSON document with --json, exit 2', async () => {
+    const result = await runCli(['emulate', '--port', 'eighty', '--json']);
+    expect(result.exitCode).toBe(2);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      ok: false,
+      error: {
+        code: 'usage',
+        message: '--port must be a whole number between 0 and 65535, got "eighty"',
+        hint: null,
+        details: null,
+      },
+    });
+  });
+
+  it('reports a usage error in words on stderr without --json, nothing on stdout', async () => {
+    const result = await runCli(['emulate', '--flag-delay', 'soon']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/error: .*--flag-delay.*soon/);
+  });
+});

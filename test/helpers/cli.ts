@@ -1,0 +1,47 @@
+/** Runs the CLI in-process with captured output, as a user would from a shell (but without a process). */
+import { tmpdir } from 'node:os';
+import { run } from '../../src/cli/main.js';
+import type { TextStream } from '../../src/ui/output.js';
+
+/** A text stream that remembers what was written. */
+export class Capture implements TextStream {
+  text = '';
+  constructor(readonly isTTY = false) {}
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+/** What a run produced. */
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of `runCli`. */
+export interface RunCliOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  homeDir?: string;
+  signal?: AbortSignal;
+  tty?: boolean;
+}
+
+/** Runs `provider <argv>` in-process. The environment is empty unless given: tests never see the real one. */
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliResult> {
+  const stdout = new Capture(options.tty);
+  const stderr = new Capture(options.tty);
+  const exitCode = await run({
+    argv,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    homeDir: options.homeDir ?? tmpdir(),
+    stdout,
+    stderr,
+    stdinIsTTY: options.tty === true,
+    signal: options.signal ?? new AbortController().signal,
+  });
+  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
