@@ -1,0 +1,215 @@
+/**
+ * The one place the common options are decided: flag > environment > config file > default. Each value
+ * remembers its source so `--verbose` can say why a setting has the value it has.
+ */
+import * as path from 'node:path';
+import { UsageError } from '../errors.js';
+import { parseDuration } from './duration.js';
+import { parseHostname, type ApiHost } from './hostname.js';
+import { loadConfigFile } from './load.js';
+
+/** Where a setting's value came from. */
+export type SettingSource = 'flag' | 'env' | 'config' | 'default';
+
+/** The global flags this resolver reads, as the CLI parsed them. */
+export interface SettingsFlags {
+  hostname?: string | undefined;
+  organization?: string | undefined;
+  namespace?: string | undefined;
+  name?: string | undefined;
+  config?: string | undefined;
+  concurrency?: number | string | undefined;
+  waitTimeout?: string | undefined;
+}
+
+/** Everything from the process that the resolver needs, passed in. */
+export interface ResolveSettingsInput {
+  flags: SettingsFlags;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+/** The resolved common settings. */
+export interface Settings {
+  apiHost: ApiHost;
+  organization?: string;
+  /** Defaults to the organization: a private registry's namespace is its organization's name. */
+  namespace?: string;
+  name?: string;
+  concurrency: number;
+  waitTimeoutMs: number;
+  protocols?: string[];
+  /** Absolute; a relative `key` in the config file is taken from the config file's folder. */
+  keyFile?: string;
+  /** From the config file only; the CLI applies `--no-color` itself. */
+  color?: boolean;
+  warnings: string[];
+  sources: Record<string, SettingSource>;
+  configFile?: string;
+}
+
+/** The hostname used when nothing names one. */
+export const DEFAULT_HOSTNAME = 'app.terraform.io';
+/** Uploads in flight at once when nothing says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+/** How long to wait for the registry to process an upload when nothing says otherwise: 5 minutes. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 5 * 60_000;
+
+interface Candidate<T> {
+  value: T | undefined;
+  source: SettingSource;
+  /** How to name this source in an error: `--concurrency`, `PROVIDER_CONCURRENCY`, `"concurrency" in <file>`. */
+  label: string;
+}
+
+/** Resolves hostname, organization, namespace, name, concurrency and wait timeout, plus file-only keys. */
+export async function resolveSettings(input: ResolveSettingsInput): Promise<Settings> {
+  const { flags } = input;
+  const env = (name: string): string | undefined => nonEmpty(input.env[name]);
+  const loaded = await loadConfigFile({ cwd: input.cwd, explicitPath: flags.config });
+  const file = loaded.config;
+  const inFile = (key: string): string => `"${key}" in ${loaded.filepath ?? 'the configuration file'}`;
+  const sources: Record<string, SettingSource> = {};
+  const warnings = [...loaded.warnings];
+
+  // TFE_HOSTNAME wins over TFE_ADDRESS: it is this tool's own variable, TFE_ADDRESS is shared with go-tfe.
+  const hostnameVar = env('TFE_HOSTNAME') !== undefined ? 'TFE_HOSTNAME' : 'TFE_ADDRESS';
+  const host = pickOr(
+    sources,
+    'hostname',
+    [
+      { value: flagString(flags.hostname, '--hostname'), source: 'flag', label: '--hostname' },
+      { value: env(hostnameVar), source: 'env', label: hostnameVar },
+      { value: file.hostname, source: 'config', label: inFile('hostname') },
+    ],
+    { value: DEFAULT_HOSTNAME, source: 'default', label: 'the default hostname' },
+  );
+  const apiHost = parseHostname(host.value, host.label);
+  if (host.label === 'TFE_HOSTNAME') warnings.push(...addressConflict(apiHost, env('TFE_ADDRESS')));
+
+  const organization = pick(sources, 'organization', [
+    { value: flagString(flags.organization, '--organization'), source: 'flag', label: '--organization' },
+    { value: env('TFE_ORGANIZATION'), source: 'env', label: 'TFE_ORGANIZATION' },
+    { value: file.organization, source: 'config', label: inFile('organization') },
+  ]);
+  const namespace = pick(sources, 'namespace', [
+    { value: flagString(flags.namespace, '--namespace'), source: 'flag', label: '--namespace' },
+    { value: file.namespace, source: 'config', label: inFile('namespace') },
+    { value: organization?.value, source: 'default', label: 'the organization' },
+  ]);
+  const name = pick(sources, 'name', [
+    { value: flagString(flags.name, '--name'), source: 'flag', label: '--name' },
+    { value: file.name, source: 'config', label: inFile('name') },
+  ]);
+
+  const concurrency = pickOr<number | string>(
+    sources,
+    'concurrency',
+    [
+      { value: flags.concurrency, source: 'flag', label: '--concurrency' },
+      { value: env('PROVIDER_CONCURRENCY'), source: 'env', label: 'PROVIDER_CONCURRENCY' },
+      { value: file.concurrency, source: 'config', label: inFile('concurrency') },
+    ],
+    { value: DEFAULT_CONCURRENCY, source: 'default', label: 'the default concurrency' },
+  );
+  // A number means seconds wherever it comes from (`90`, `waitTimeout: 90`), so every source goes through parseDuration.
+  const waitTimeout = pickOr<number | string>(
+    sources,
+    'waitTimeout',
+    [
+      { value: flags.waitTimeout, source: 'flag', label: '--wait-timeout' },
+      { value: env('PROVIDER_WAIT_TIMEOUT'), source: 'env', label: 'PROVIDER_WAIT_TIMEOUT' },
+      { value: file.waitTimeout, source: 'config', label: inFile('waitTimeout') },
+    ],
+    { value: DEFAULT_WAIT_TIMEOUT_MS / 1_000, source: 'default', label: 'the default wait timeout' },
+  );
+
+  const settings: Settings = {
+    apiHost,
+    concurrency: parseConcurrency(concurrency.value, concurrency.label),
+    waitTimeoutMs: parseDuration(String(waitTimeout.value), waitTimeout.label),
+    warnings,
+    sources,
+  };
+  if (organization !== undefined) settings.organization = organization.value;
+  if (namespace !== undefined) settings.namespace = namespace.value;
+  if (name !== undefined) settings.name = name.value;
+  if (file.protocols !== undefined) {
+    settings.protocols = [...file.protocols];
+    sources.protocols = 'config';
+  }
+  if (file.key !== undefined && loaded.filepath !== undefined) {
+    settings.keyFile = path.resolve(path.dirname(loaded.filepath), file.key);
+    sources.key = 'config';
+  }
+  if (file.color !== undefined) {
+    settings.color = file.color;
+    sources.color = 'config';
+  }
+  if (loaded.filepath !== undefined) settings.configFile = loaded.filepath;
+  return settings;
+}
+
+/** Concurrency from a flag, a variable or the file: an integer from 1 to 32. */
+export function parseConcurrency(value: number | string, label: string): number {
+  const text = String(value).trim();
+  const number = typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isInteger(number) || number < 1 || number > 32) {
+    throw new UsageError(`${label} must be an integer from 1 to 32 (got "${text}")`, {
+      hint: `It is how many uploads run at once; the default is ${DEFAULT_CONCURRENCY}.`,
+    });
+  }
+  return number;
+}
+
+/** The first candidate with a value, recording its source in `sources`; undefined when none has one. */
+function pick<T>(
+  sources: Record<string, SettingSource>,
+  key: string,
+  candidates: Candidate<T>[],
+): (Candidate<T> & { value: T }) | undefined {
+  for (const candidate of candidates) {
+    if (candidate.value !== undefined) {
+      sources[key] = candidate.source;
+      return { ...candidate, value: candidate.value };
+    }
+  }
+  return undefined;
+}
+
+/** Like `pick`, with a default that always has a value. */
+function pickOr<T>(
+  sources: Record<string, SettingSource>,
+  key: string,
+  candidates: Candidate<T>[],
+  fallback: Candidate<T> & { value: T; source: 'default' },
+): Candidate<T> & { value: T } {
+  return pick(sources, key, [...candidates, fallback]) ?? fallback;
+}
+
+/** A string flag; an empty one is a mistake (often an unset shell variable), not "use the default". */
+function flagString(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && value.trim() === '') {
+    throw new UsageError(`${flag} was given an empty value`, {
+      hint: `Give ${flag} a value, or leave it out.`,
+    });
+  }
+  return value;
+}
+
+/** A warning when TFE_ADDRESS, overridden by TFE_HOSTNAME, names another server (an unparsable one is ignored). */
+function addressConflict(apiHost: ApiHost, address: string | undefined): string[] {
+  if (address === undefined) return [];
+  try {
+    const other = parseHostname(address, 'TFE_ADDRESS').baseUrl;
+    if (other === apiHost.baseUrl) return [];
+    return [`TFE_HOSTNAME (${apiHost.baseUrl}) and TFE_ADDRESS (${other}) differ; using TFE_HOSTNAME`];
+  } catch {
+    return [];
+  }
+}
+
+// An empty variable is treated as unset, as most shells and CI systems make "unset" hard to express.
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
