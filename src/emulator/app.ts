@@ -70,7 +70,11 @@ export function findProvider(
   name: string,
 ): StoredProvider {
   const provider = app.store.data.providers.find(
-    (p) => p.organization === organization && p.registryName === 'private' && p.namespace === namespace && p.name === name,
+    (p) =>
+      p.organization === organization &&
+      p.registryName === 'private' &&
+      p.namespace === namespace &&
+      p.name === name,
   );
   if (!provider) throw notFound();
   return provider;

@@ -78,10 +78,23 @@ function validateRule(rule: unknown, where: string): FaultRule {
     throw new UsageError(`${where}: a fault rule must be an object`);
   }
   const r = rule as Record<string, unknown>;
-  const known = ['method', 'path', 'status', 'retryAfter', 'reset', 'delayMs', 'after', 'times', 'skip', 'probability'];
+  const known = [
+    'method',
+    'path',
+    'status',
+    'retryAfter',
+    'reset',
+    'delayMs',
+    'after',
+    'times',
+    'skip',
+    'probability',
+  ];
   for (const key of Object.keys(r)) {
     if (!known.includes(key)) {
-      throw new UsageError(`${where}: unknown field "${key}"`, { hint: `Known fields: ${known.join(', ')}.` });
+      throw new UsageError(`${where}: unknown field "${key}"`, {
+        hint: `Known fields: ${known.join(', ')}.`,
+      });
     }
   }
   const num = (key: string, min: number, max: number) => {
@@ -97,7 +110,8 @@ function validateRule(rule: unknown, where: string): FaultRule {
   num('skip', 0, Number.MAX_SAFE_INTEGER);
   num('probability', 0, 1);
   for (const key of ['method', 'path']) {
-    if (r[key] !== undefined && typeof r[key] !== 'string') throw new UsageError(`${where}: "${key}" must be a string`);
+    if (r[key] !== undefined && typeof r[key] !== 'string')
+      throw new UsageError(`${where}: "${key}" must be a string`);
   }
   if (typeof r.path === 'string' && r.path.startsWith('^')) {
     try {
@@ -107,7 +121,9 @@ function validateRule(rule: unknown, where: string): FaultRule {
     }
   }
   if (r.status === undefined && r.reset !== true && r.delayMs === undefined) {
-    throw new UsageError(`${where}: the rule does nothing`, { hint: 'Give "status", "reset": true or "delayMs".' });
+    throw new UsageError(`${where}: the rule does nothing`, {
+      hint: 'Give "status", "reset": true or "delayMs".',
+    });
   }
   return r as FaultRule;
 }
@@ -127,7 +143,8 @@ export function parseFaultFile(text: string, source: string): { seed: number; ru
     throw new UsageError(`${source}: expected an array of rules or an object with "rules"`);
   }
   const seedValue = Array.isArray(parsed) ? undefined : (parsed as { seed?: unknown }).seed;
-  if (seedValue !== undefined && typeof seedValue !== 'number') throw new UsageError(`${source}: "seed" must be a number`);
+  if (seedValue !== undefined && typeof seedValue !== 'number')
+    throw new UsageError(`${source}: "seed" must be a number`);
   return { seed: seedValue ?? 1, rules: list.map((r, i) => validateRule(r, `${source}: rule ${i + 1}`)) };
 }
 

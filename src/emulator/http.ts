@@ -32,7 +32,12 @@ export function invalid(pointer: string, detail: string): HttpProblem {
 export function invalidMany(errors: { pointer: string; detail: string }[]): HttpProblem {
   return new HttpProblem(
     422,
-    errors.map((e) => ({ status: '422', title: 'invalid attribute', detail: e.detail, source: { pointer: e.pointer } })),
+    errors.map((e) => ({
+      status: '422',
+      title: 'invalid attribute',
+      detail: e.detail,
+      source: { pointer: e.pointer },
+    })),
   );
 }
 
@@ -156,7 +161,11 @@ export function parseJson(body: Buffer | undefined): unknown {
     return JSON.parse((body ?? Buffer.alloc(0)).toString('utf8'));
   } catch (error) {
     throw new HttpProblem(400, [
-      { status: '400', title: 'bad request', detail: `The request body is not valid JSON: ${(error as Error).message}` },
+      {
+        status: '400',
+        title: 'bad request',
+        detail: `The request body is not valid JSON: ${(error as Error).message}`,
+      },
     ]);
   }
 }

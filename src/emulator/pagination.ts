@@ -26,8 +26,9 @@ export function paginate<T>(
   query: URLSearchParams,
   linkBase: string,
   extraQuery: URLSearchParams = new URLSearchParams(),
-  defaultSize = 20,
+  options: { withSelf?: boolean } = {},
 ): Page<T> {
+  const defaultSize = 20;
   const size = Math.min(positiveInt(query.get('page[size]'), defaultSize), 100);
   const number = positiveInt(query.get('page[number]'), 1);
   const totalCount = all.length;
@@ -44,7 +45,7 @@ export function paginate<T>(
   return {
     items,
     links: {
-      self: link(number),
+      ...(options.withSelf === false ? {} : { self: link(number) }),
       first: link(1),
       prev: prevPage === null ? null : link(prevPage),
       next: nextPage === null ? null : link(nextPage),

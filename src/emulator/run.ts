@@ -43,9 +43,12 @@ export function emulatorOptionsFromFlags(
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read the faults file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
-        hint: 'Check the path given to --faults.',
-      });
+      throw new UsageError(
+        `cannot read the faults file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+        {
+          hint: 'Check the path given to --faults.',
+        },
+      );
     }
     const parsed = parseFaultFile(text, path);
     options.faults = parsed.rules;
@@ -67,7 +70,8 @@ export async function runEmulator(input: {
 }): Promise<number> {
   const { output, flags, io } = input;
   const options = emulatorOptionsFromFlags(flags, io.cwd, io.env);
-  options.onError = (error) => output.warn(`emulator: unexpected error: ${(error as Error).stack ?? String(error)}`);
+  options.onError = (error) =>
+    output.warn(`emulator: unexpected error: ${(error as Error).stack ?? String(error)}`);
   const emulator = await startEmulator(options);
   const started = {
     url: emulator.url,
@@ -86,7 +90,9 @@ export async function runEmulator(input: {
     output.result(`  member token:   ${emulator.memberToken}`);
     output.result(`  outsider token: ${emulator.outsiderToken}`);
     output.result(`  data dir:       ${emulator.dataDir}`);
-    output.info(`Try: TFE_TOKEN=<owners token> provider publish --hostname ${emulator.url} --organization ${emulator.organization}`);
+    output.info(
+      `Try: TFE_TOKEN=<owners token> provider publish --hostname ${emulator.url} --organization ${emulator.organization}`,
+    );
     output.info('Press Ctrl-C to stop.');
   }
   await new Promise<void>((resolveWait) => {

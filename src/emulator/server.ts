@@ -243,7 +243,13 @@ function faultProblem(rule: FaultRule): HttpProblem {
   if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
   return new HttpProblem(
     status,
-    [{ status: String(status), title: 'injected fault', detail: 'This answer was injected by a --faults rule.' }],
+    [
+      {
+        status: String(status),
+        title: 'injected fault',
+        detail: 'This answer was injected by a --faults rule.',
+      },
+    ],
     headers,
   );
 }

@@ -116,7 +116,8 @@ export interface Pagination {
 
 /** Top-level `links` of list documents. */
 export interface ListLinks {
-  self: string;
+  /** Absent from the GPG key list, present on the `/api/v2` lists. */
+  self?: string;
   first: string;
   prev: string | null;
   next: string | null;

@@ -22,7 +22,8 @@ export function registerArchivistRoutes(router: Router, app: App): void {
     pattern,
     async (ctx) => {
       const grant = app.links.verify(ctx.params.secret!, app.now());
-      if (!grant || grant.op !== 'put') throw forbidden('This link is not a valid upload link, or it has expired.');
+      if (!grant || grant.op !== 'put')
+        throw forbidden('This link is not a valid upload link, or it has expired.');
       const found = app.store.findObject(grant.key);
       if (!found) throw notFound();
       const target = app.store.objectPath(grant.key);
@@ -58,7 +59,8 @@ export function registerArchivistRoutes(router: Router, app: App): void {
 
   router.on('GET', pattern, async (ctx) => {
     const grant = app.links.verify(ctx.params.secret!, app.now());
-    if (!grant || grant.op !== 'get') throw forbidden('This link is not a valid download link, or it has expired.');
+    if (!grant || grant.op !== 'get')
+      throw forbidden('This link is not a valid download link, or it has expired.');
     const found = app.store.findObject(grant.key);
     if (!found || found.object.uploadedAt === null) throw notFound();
     const path = app.store.objectPath(grant.key);

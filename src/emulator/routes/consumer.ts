@@ -25,7 +25,11 @@ export function registerConsumerRoutes(router: Router, app: App): void {
 
   const providerFor = (organization: string, namespace: string, name: string): StoredProvider => {
     const provider = app.store.data.providers.find(
-      (p) => p.organization === organization && p.registryName === 'private' && p.namespace === namespace && p.name === name,
+      (p) =>
+        p.organization === organization &&
+        p.registryName === 'private' &&
+        p.namespace === namespace &&
+        p.name === name,
     );
     if (!provider) throw notFound();
     return provider;
@@ -35,7 +39,9 @@ export function registerConsumerRoutes(router: Router, app: App): void {
     app.store.data.platforms.filter((p) => p.versionId === version.id && isUploaded(app, p.binary));
 
   const available = (version: StoredVersion): boolean =>
-    isUploaded(app, version.shasums) && isUploaded(app, version.shasumsSig) && platformsOf(version).length > 0;
+    isUploaded(app, version.shasums) &&
+    isUploaded(app, version.shasumsSig) &&
+    platformsOf(version).length > 0;
 
   router.on('GET', `${PROVIDERS_V1}:namespace/:name/versions`, (ctx) => {
     // Terraform sends the host's credentials to the registry protocol of a private registry.
@@ -63,7 +69,9 @@ export function registerConsumerRoutes(router: Router, app: App): void {
     const platform = platformsOf(version).find((p) => p.os === ctx.params.os && p.arch === ctx.params.arch);
     if (!platform) throw notFound();
     const link = (key: string) => app.links.sign(app.baseUrl(), 'get', key, app.now());
-    const keys = app.store.data.gpgKeys.filter((k) => k.namespace === provider.namespace && k.keyId === version.keyId);
+    const keys = app.store.data.gpgKeys.filter(
+      (k) => k.namespace === provider.namespace && k.keyId === version.keyId,
+    );
     const document: ConsumerDownloadDocument = {
       protocols: version.protocols,
       os: platform.os,

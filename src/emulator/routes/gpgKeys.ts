@@ -82,7 +82,9 @@ export function registerGpgKeyRoutes(router: Router, app: App): void {
     requirePrivateRegistry(ctx.params.registry!);
     const filter = ctx.query.get('filter[namespace]');
     if (filter === null || filter.trim() === '') {
-      throw new HttpProblem(400, [{ status: '400', title: 'bad request', detail: 'missing namespaces in request' }]);
+      throw new HttpProblem(400, [
+        { status: '400', title: 'bad request', detail: 'missing namespaces in request' },
+      ]);
     }
     const namespaces = filter.split(',').filter((n) => n === principal.organization);
     if (namespaces.length === 0) {
@@ -91,8 +93,16 @@ export function registerGpgKeyRoutes(router: Router, app: App): void {
       ]);
     }
     const all = app.store.data.gpgKeys.filter((k) => namespaces.includes(k.namespace));
-    // The documented list uses relative links without the /api/registry/private prefix.
-    const page = paginate(all, ctx.query, '/v2/gpg-keys', new URLSearchParams({ 'filter[namespace]': filter }));
+    // The documented list uses relative links without the /api/registry/private prefix, and no `self`.
+    const page = paginate(
+      all,
+      ctx.query,
+      '/v2/gpg-keys',
+      new URLSearchParams({ 'filter[namespace]': filter }),
+      {
+        withSelf: false,
+      },
+    );
     sendDocument(ctx.res, 200, {
       data: page.items.map(gpgKeyResource),
       links: page.links,

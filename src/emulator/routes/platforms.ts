@@ -33,7 +33,7 @@ export function registerPlatformRoutes(router: Router, app: App): void {
     }
     const platforms = app.store.data.platforms.filter((p) => p.versionId === version.id);
     if (platforms.some((p) => p.os === os && p.arch === arch)) {
-      problems.add('os', 'Os and arch have already been taken for this version');
+      problems.add('os', `Os has already been taken (${os}/${arch} exists for this version)`);
     }
     problems.throwIfAny();
     const stored = {
@@ -64,7 +64,9 @@ export function registerPlatformRoutes(router: Router, app: App): void {
   });
 
   const findPlatform = (versionId: string, os: string, arch: string) => {
-    const found = app.store.data.platforms.find((p) => p.versionId === versionId && p.os === os && p.arch === arch);
+    const found = app.store.data.platforms.find(
+      (p) => p.versionId === versionId && p.os === os && p.arch === arch,
+    );
     if (!found) throw notFound();
     return found;
   };

@@ -45,7 +45,11 @@ export function registerProviderRoutes(router: Router, app: App): void {
     const org = ctx.params.org!;
     if (
       app.store.data.providers.some(
-        (p) => p.organization === org && p.registryName === 'private' && p.namespace === namespace && p.name === name,
+        (p) =>
+          p.organization === org &&
+          p.registryName === 'private' &&
+          p.namespace === namespace &&
+          p.name === name,
       )
     ) {
       const taken = new Problems();
@@ -116,4 +120,3 @@ export function registerProviderRoutes(router: Router, app: App): void {
     ctx.res.writeHead(204).end();
   });
 }
-

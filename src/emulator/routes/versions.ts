@@ -36,7 +36,10 @@ export function registerVersionRoutes(router: Router, app: App): void {
     const problems = new Problems();
     const version = requiredString(attrs, 'version', problems);
     if (version !== undefined && !isSemver(version)) {
-      problems.add('version', `Version "${version}" is not a valid semantic version (e.g. 1.2.3 or 1.2.3-beta.1)`);
+      problems.add(
+        'version',
+        `Version "${version}" is not a valid semantic version (e.g. 1.2.3 or 1.2.3-beta.1)`,
+      );
     }
     const keyId = requiredString(attrs, 'key-id', problems);
     if (keyId !== undefined && app.settings.strict && !/^[0-9A-F]{16}$/.test(keyId)) {
