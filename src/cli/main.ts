@@ -8,10 +8,15 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
 import { createOutput, type CliIo, type GlobalOptions } from './context.js';
 import { registerEmulate } from './emulate.js';
+import { registerVerify } from './verify.js';
 import type { Output } from '../ui/output.js';
 
 /** A command action: gets the output sink and the merged options, returns an exit code (usually 0). */
-export type CommandHandler<T> = (output: Output, options: T & GlobalOptions, args: string[]) => Promise<number | void>;
+export type CommandHandler<T> = (
+  output: Output,
+  options: T & GlobalOptions,
+  args: string[],
+) => Promise<number | void>;
 
 /** Wires a handler into commander so that failures reach the top-level catch with the output sink. */
 export interface ProgramHooks {
@@ -20,20 +25,26 @@ export interface ProgramHooks {
 }
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }
 
 /** Builds the program. `state.exitCode` receives the result of the action that ran. */
 export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): Command {
   const program = new Command('provider')
-    .description('Publish privately built Terraform providers to HCP Terraform / Terraform Enterprise, and more.')
-    .version(packageVersion(), '-V, --version', 'print the version and exit')
+    .description(
+      'Publish privately built Terraform providers to HCP Terraform / Terraform Enterprise, and more.',
+    )
+    .version(packageVersion(), '-V', 'print the version and exit (also --version before a command)')
     .addOption(new Option('--hostname <host-or-url>', 'API host or URL (env TFE_HOSTNAME / TFE_ADDRESS)'))
     .addOption(new Option('--organization <name>', 'organization name (env TFE_ORGANIZATION)'))
     .addOption(new Option('--namespace <name>', 'registry namespace (default: the organization)'))
     .addOption(new Option('--name <name>', 'provider name (default: from the release)'))
-    .addOption(new Option('--token <token>', 'API token (prefer TF_TOKEN_<host> or TFE_TOKEN: flags are visible)'))
+    .addOption(
+      new Option('--token <token>', 'API token (prefer TF_TOKEN_<host> or TFE_TOKEN: flags are visible)'),
+    )
     .option('--json', 'print exactly one JSON document on stdout')
     .option('-q, --quiet', 'print only results and errors')
     .option('--verbose', 'trace HTTP requests on stderr (secrets redacted)')
@@ -63,7 +74,20 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   };
 
   registerEmulate(program, hooks);
+  registerVerify(program, hooks);
   return program;
+}
+
+/**
+ * `--version` before any command prints the version; after a command it is the command's own flag
+ * (`verify --version 1.2.3`), so the program's version flag is `-V` and this maps the first case to it.
+ */
+function versionAlias(argv: string[]): string[] {
+  const out = [...argv];
+  for (let i = 0; i < out.length && out[i]!.startsWith('-'); i++) {
+    if (out[i] === '--version') out[i] = '-V';
+  }
+  return out;
 }
 
 /** Runs the program on an argv (without node and script) and resolves to the exit code. Never exits itself. */
@@ -71,7 +95,7 @@ export async function run(io: CliIo): Promise<number> {
   const state: { exitCode: number; output?: Output } = { exitCode: ExitCode.ok };
   const program = buildProgram(io, state);
   try {
-    await program.parseAsync(io.argv, { from: 'user' });
+    await program.parseAsync(versionAlias(io.argv), { from: 'user' });
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -98,6 +122,11 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // `provider versions list | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const code = await run({
     argv: process.argv.slice(2),
     env: process.env,

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 describe('the program', () => {
   it('prints its version on stdout and exits 0', async () => {
@@ -22,7 +24,15 @@ describe('the program', () => {
   it('prints a command help', async () => {
     const result = await runCli(['emulate', '--help']);
     expect(result.exitCode).toBe(0);
-    for (const flag of ['--port', '--data-dir', '--flag-delay', '--rate-limit', '--faults', '--request-log', '--strict']) {
+    for (const flag of [
+      '--port',
+      '--data-dir',
+      '--flag-delay',
+      '--rate-limit',
+      '--faults',
+      '--request-log',
+      '--strict',
+    ]) {
       expect(result.stdout).toContain(flag);
     }
   });
@@ -61,5 +71,16 @@ describe('the program', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/error: .*--flag-delay.*soon/);
+  });
+});
+
+describe('--version', () => {
+  it('prints the version when it comes before any command, even after other global flags', async () => {
+    const result = await runCli(['--no-color', '--version']);
+    expect(result).toEqual({ exitCode: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+
+  it('prints the version with -V', async () => {
+    expect((await runCli(['-V'])).stdout).toBe(`${pkg.version}\n`);
   });
 });

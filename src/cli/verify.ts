@@ -1,0 +1,37 @@
+/** `provider verify [dir]`: flags → options → `runVerify`. */
+import type { Command } from 'commander';
+import type { ProgramHooks } from './main.js';
+import type { VerifyFlags } from '../release/run.js';
+
+/** Registers the command. */
+export function registerVerify(program: Command, hooks: ProgramHooks): void {
+  program
+    .command('verify')
+    .description('verify a release directory as Terraform and the registry will, without writing anything')
+    .argument('[dir]', 'the release folder goreleaser wrote', './dist')
+    .option(
+      '--key <file>',
+      'armored public key to check the signature with (env PROVIDER_GPG_KEY: the key itself)',
+    )
+    .option(
+      '--offline',
+      'never look up the keys registered on the registry (needs --key or PROVIDER_GPG_KEY)',
+    )
+    .option(
+      '--version <version>',
+      'the version to verify when the folder holds several (a leading v is dropped)',
+    )
+    .option(
+      '--protocols <list>',
+      'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
+    )
+    .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
+    .action(
+      hooks.action<VerifyFlags>(async (output, flags, args) => {
+        const { runVerify } = await import('../release/run.js');
+        const { io } = hooks;
+        const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal };
+        return runVerify({ output, flags, dir: args[0] ?? './dist', world });
+      }),
+    );
+}

@@ -1,0 +1,186 @@
+/**
+ * The one HTTP layer for the registry API, on got: base URL, bearer token for the API host's origin only,
+ * JSON:API headers, timeouts, retries with backoff (429/5xx/network; `Retry-After` and `X-RateLimit-Reset`
+ * honoured), JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted.
+ */
+import got, { HTTPError, RequestError, type Got, type Method, type RetryObject } from 'got';
+import type { ApiHost } from '../config/index.js';
+import { InterruptedError } from '../errors.js';
+import type { Output } from '../ui/output.js';
+import type { ListDocument } from './types.js';
+import { toApiError, unreachableError } from './httpErrors.js';
+
+/** The JSON:API media type. */
+export const JSONAPI = 'application/vnd.api+json';
+
+/** How to build a client. Only `apiHost`, `token` and `output` are required. */
+export interface RegistryClientOptions {
+  apiHost: ApiHost;
+  token: string;
+  output: Output;
+  signal?: AbortSignal | undefined;
+  userAgent?: string;
+  /** Retries after the first attempt (default 4), first backoff (default 500 ms), backoff cap (default 8 s). */
+  retry?: { limit?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** Milliseconds: connect (default 10 s) and response (default 60 s). */
+  timeout?: { connect?: number; response?: number };
+}
+
+/** Per-request options. */
+export interface RequestOptions {
+  searchParams?: Record<string, string | number>;
+  /** A JSON:API body; sets `Content-Type: application/vnd.api+json`. */
+  json?: unknown;
+}
+
+const RETRY_STATUSES = [408, 429, 500, 502, 503, 504, 521, 522, 524];
+const MAX_RETRY_AFTER_MS = 120_000;
+const PAGE_SIZE = 100;
+const MAX_PAGES = 10_000;
+
+/** A small, typed client for the registry API. */
+export class RegistryClient {
+  /** The API origin, e.g. `https://app.terraform.io`. */
+  readonly baseUrl: string;
+  private readonly got: Got;
+
+  constructor(private readonly options: RegistryClientOptions) {
+    const { apiHost, token, output } = options;
+    this.baseUrl = apiHost.baseUrl;
+    output.addSecret(token);
+    const origin = new URL(apiHost.baseUrl).origin;
+    // The token goes to the API origin and nowhere else, redirects included.
+    const authorize = (
+      url: URL | string | undefined,
+      headers: Record<string, string | string[] | undefined>,
+    ): void => {
+      if (url !== undefined && new URL(url).origin === origin) headers.authorization = `Bearer ${token}`;
+      else delete headers.authorization;
+    };
+    const retry = options.retry ?? {};
+    this.got = got.extend({
+      headers: { accept: JSONAPI, 'user-agent': options.userAgent ?? 'provider-cli' },
+      timeout: { connect: options.timeout?.connect ?? 10_000, response: options.timeout?.response ?? 60_000 },
+      signal: options.signal,
+      responseType: 'text',
+      retry: {
+        limit: retry.limit ?? 4,
+        statusCodes: RETRY_STATUSES,
+        maxRetryAfter: MAX_RETRY_AFTER_MS,
+        calculateDelay: (attempt) => retryDelay(attempt, retry.baseDelayMs ?? 500, retry.maxDelayMs ?? 8_000),
+      },
+      hooks: {
+        beforeRequest: [
+          (request) => {
+            authorize(request.url, request.headers);
+            request.context.started = Date.now();
+            output.debug(`→ ${request.method} ${String(request.url)}`);
+          },
+        ],
+        beforeRedirect: [(request) => authorize(request.url, request.headers)],
+        beforeRetry: [
+          (error, count) => {
+            const why = error.response
+              ? `status ${error.response.statusCode}`
+              : (error.code ?? error.message);
+            output.debug(`↻ retry ${count} of ${error.options.method} ${String(error.options.url)} (${why})`);
+          },
+        ],
+        afterResponse: [
+          (response) => {
+            const started = response.request.options.context.started;
+            const ms = typeof started === 'number' ? ` ${Date.now() - started}ms` : '';
+            output.debug(`← ${response.statusCode} ${response.request.options.method} ${response.url}${ms}`);
+            return response;
+          },
+        ],
+      },
+    });
+  }
+
+  /** Sends one request and returns the parsed JSON body (undefined for an empty body such as 204). */
+  async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T | undefined> {
+    const url = new URL(path, this.baseUrl);
+    for (const [key, value] of Object.entries(options.searchParams ?? {}))
+      url.searchParams.set(key, String(value));
+    try {
+      const response = await this.got(url, {
+        method,
+        ...(options.json === undefined
+          ? {}
+          : { body: JSON.stringify(options.json), headers: { 'content-type': JSONAPI } }),
+      });
+      const body = response.body as string;
+      return body.trim() === '' ? undefined : (JSON.parse(body) as T);
+    } catch (error) {
+      throw this.translate(error, method, url);
+    }
+  }
+
+  /** GET that must return a document. */
+  async get<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    const doc = await this.request<T>('GET', path, options);
+    if (doc === undefined) throw unreachableError(this.options.apiHost, 'GET', path, 'an empty answer');
+    return doc;
+  }
+
+  /** Reads every page of a list (page[size]=100) and returns all items. */
+  async list<T>(path: string, searchParams: Record<string, string | number> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let page = 1;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const doc = await this.get<ListDocument<T>>(path, {
+        searchParams: { ...searchParams, 'page[number]': page, 'page[size]': PAGE_SIZE },
+      });
+      items.push(...(doc.data ?? []));
+      const next = nextPage(doc);
+      if (next === undefined || next <= page) break;
+      page = next;
+    }
+    return items;
+  }
+
+  private translate(error: unknown, method: string, url: URL): Error {
+    if (this.options.signal?.aborted)
+      return new InterruptedError(`Interrupted during ${method} ${url.pathname}`);
+    if (error instanceof HTTPError) {
+      return toApiError(
+        this.options.apiHost,
+        method,
+        url.pathname,
+        error.response.statusCode,
+        String(error.response.body ?? ''),
+      );
+    }
+    if (error instanceof SyntaxError)
+      return unreachableError(this.options.apiHost, method, url.pathname, 'a body that is not JSON');
+    if (error instanceof RequestError) {
+      return unreachableError(this.options.apiHost, method, url.pathname, error.code ?? error.message);
+    }
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Builds the registry client. */
+export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
+  return new RegistryClient(options);
+}
+
+/** The next page number from `meta.pagination`, else from `links.next`; undefined on the last page. */
+function nextPage<T>(doc: ListDocument<T>): number | undefined {
+  const fromMeta = doc.meta?.pagination?.['next-page'];
+  if (typeof fromMeta === 'number') return fromMeta;
+  if (fromMeta === null || !doc.links?.next) return undefined;
+  const number = new URL(doc.links.next, 'http://relative.invalid').searchParams.get('page[number]');
+  return number === null ? undefined : Number(number);
+}
+
+/** got's rules decide whether to retry; we decide how long to wait. */
+function retryDelay(attempt: RetryObject, baseMs: number, maxMs: number): number {
+  if (attempt.computedValue === 0) return 0;
+  if (attempt.retryAfter !== undefined && attempt.retryAfter > 0) return attempt.computedValue;
+  const reset = Number(attempt.error.response?.headers['x-ratelimit-reset']);
+  if (Number.isFinite(reset) && reset > 0 && reset * 1000 <= MAX_RETRY_AFTER_MS) return reset * 1000;
+  const ceiling = Math.min(maxMs, baseMs * 2 ** (attempt.attemptCount - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}

@@ -1,0 +1,91 @@
+/**
+ * Turning the registry's refusals into ApiError: the server's own words (JSON:API `errors[]`, or the
+ * string-array form some registry endpoints use) plus a hint that says what to do for each status.
+ */
+import { encodeTokenVariable, type ApiHost } from '../config/index.js';
+import { ApiError } from '../errors.js';
+import type { ErrorObject } from './types.js';
+
+/** An ApiError for an HTTP error answer. */
+export function toApiError(
+  apiHost: ApiHost,
+  method: string,
+  path: string,
+  status: number,
+  body: string,
+): ApiError {
+  const objects = parseErrors(body);
+  const detail = objects
+    .map(
+      (e) =>
+        [e.title, e.detail].filter(Boolean).join(': ') + (e.source?.pointer ? ` (${e.source.pointer})` : ''),
+    )
+    .filter((text) => text !== '')
+    .join('; ');
+  const message = `${method} ${path} was refused: ${status}${detail ? ` ${detail}` : ''}`;
+  return new ApiError(message, {
+    status,
+    serverDetail: detail || undefined,
+    hint: hintFor(apiHost, status, detail),
+    details: { status, method, path, errors: objects },
+  });
+}
+
+/** An ApiError for a request that got no usable answer (network error, timeout, garbage); status 0. */
+export function unreachableError(apiHost: ApiHost, method: string, path: string, what: string): ApiError {
+  return new ApiError(`${method} ${path} on ${apiHost.baseUrl} failed: ${what}`, {
+    status: 0,
+    hint: `Check --hostname (${apiHost.host}) and the network, then run the command again.`,
+    details: { method, path, reason: what },
+  });
+}
+
+function hintFor(apiHost: ApiHost, status: number, detail: string): string {
+  const variable = encodeTokenVariable(apiHost.hostname);
+  switch (status) {
+    case 401:
+      return `The token for ${apiHost.host} is missing, invalid or expired. Run \`terraform login ${apiHost.host}\`, or set ${variable} (or TFE_TOKEN) to a valid token.`;
+    case 403:
+      return 'The token may not do this here: check the organization and namespace, and that the registry is the private one.';
+    case 404:
+      return 'Not found — or the token may not see it (the platform answers 404 for both). Check --organization, --namespace and --name, and that the token belongs to the owners team or a team with "Manage Private Registry".';
+    case 409:
+      return 'The registry holds something that conflicts with this request; read its current state and run again.';
+    case 422:
+      return detail
+        ? `The registry refused a value: ${detail}. Fix it and run again.`
+        : 'The registry refused a value; run with --verbose to see the request.';
+    case 429:
+      return 'The registry kept rate-limiting the requests; wait a minute and run the same command again.';
+    default:
+      return status >= 500
+        ? 'The registry failed to answer after several retries; try again later.'
+        : 'Run with --verbose to see the requests and answers.';
+  }
+}
+
+/** The error objects of a body: `{"errors":[{...}]}` or `{"errors":["text"]}`; empty when neither. */
+function parseErrors(body: string): ErrorObject[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const errors = (doc as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((e): ErrorObject[] => {
+    if (typeof e === 'string') return [{ status: '', detail: e }];
+    if (typeof e !== 'object' || e === null) return [];
+    const o = e as Record<string, unknown>;
+    const source = o.source as ErrorObject['source'] | undefined;
+    return [
+      {
+        status: typeof o.status === 'number' || typeof o.status === 'string' ? o.status : '',
+        ...(typeof o.title === 'string' ? { title: o.title } : {}),
+        ...(typeof o.detail === 'string' ? { detail: o.detail } : {}),
+        ...(source && typeof source === 'object' ? { source } : {}),
+      },
+    ];
+  });
+}

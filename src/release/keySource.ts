@@ -1,0 +1,84 @@
+/**
+ * Where the public keys come from: a file (`--key` or the configuration file), the `PROVIDER_GPG_KEY`
+ * variable, or the keys registered on the registry for the namespace. The core asks a KeySource only when it
+ * reaches the signature, so a release that fails earlier costs no network request.
+ */
+import * as fs from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import type { GpgKeyResource } from '../registry/types.js';
+import type { KeyOrigin } from './types.js';
+
+/** One armored public key (or key ring) to try, with a description of where it came from. */
+export interface CandidateKey {
+  armored: string;
+  origin: KeyOrigin;
+  /** `--key ./signer.asc`, `PROVIDER_GPG_KEY`, `registry key 23 (namespace acme)`. */
+  label: string;
+}
+
+/** A place keys come from. */
+export interface KeySource {
+  readonly origin: KeyOrigin;
+  /** Names the source in messages. */
+  readonly label: string;
+  /** What to do when the signer is not among the keys. */
+  readonly missingKeyHint: string;
+  load(): Promise<CandidateKey[]>;
+}
+
+/** Keys from an armored file; `shown` is the path as the user wrote it. */
+export function fileKeySource(path: string, shown: string, origin: 'flag' | 'config'): KeySource {
+  const label = origin === 'flag' ? `--key ${shown}` : `key file ${shown} (configuration file)`;
+  return {
+    origin,
+    label,
+    missingKeyHint: `Give the public key that made the signature (gpg --armor --export <key id> > key.asc), or sign with the key in ${shown}.`,
+    async load() {
+      let armored: string;
+      try {
+        armored = await fs.readFile(path, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new UsageError(
+          `${label}: the file ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}`,
+          {
+            hint: 'Export the public key with: gpg --armor --export <key id> > key.asc',
+            details: { file: path },
+          },
+        );
+      }
+      return [{ armored, origin, label }];
+    },
+  };
+}
+
+/** Keys from armored text (the `PROVIDER_GPG_KEY` variable). */
+export function textKeySource(armored: string, variable: string): KeySource {
+  return {
+    origin: 'env',
+    label: variable,
+    missingKeyHint: `Put the public key that made the signature in ${variable} (gpg --armor --export <key id>).`,
+    load: () => Promise.resolve([{ armored, origin: 'env', label: variable }]),
+  };
+}
+
+/** The keys registered on the registry for a namespace, fetched on first use. */
+export function registryKeySource(
+  list: () => Promise<GpgKeyResource[]>,
+  namespace: string,
+  host: string,
+): KeySource {
+  return {
+    origin: 'registry',
+    label: `the keys registered for ${namespace} on ${host}`,
+    missingKeyHint: `Register the signing key with \`provider gpg-keys add <public-key.asc> --namespace ${namespace}\`, or pass it with --key <file>.`,
+    async load() {
+      const keys = await list();
+      return keys.map((k) => ({
+        armored: k.attributes['ascii-armor'],
+        origin: 'registry' as const,
+        label: `registry key ${k.attributes['key-id']} (id ${k.id}, namespace ${k.attributes.namespace})`,
+      }));
+    },
+  };
+}

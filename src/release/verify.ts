@@ -1,0 +1,182 @@
+/**
+ * `verifyRelease`: everything Terraform and the registry will check, done locally before any write. The
+ * core takes its world as arguments (cwd, output, clock, key source) and returns plain data.
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { VerificationError } from '../errors.js';
+import type { Output } from '../ui/output.js';
+import { FileReadError, hashFiles, type FileDigest, type HashOptions } from './hashing.js';
+import type { KeySource } from './keySource.js';
+import { readLayout, type ReleaseLayout } from './layout.js';
+import { checkListing } from './listing.js';
+import { chooseProtocols, parseManifest } from './protocols.js';
+import { parseShasums, type ShasumEntry } from './shasums.js';
+import { readSignatureFile } from './signature.js';
+import { checkSigner } from './signer.js';
+import type { ReleaseFile, ReleasePlatform, VerifiedRelease } from './types.js';
+import { checkZip } from './zipCheck.js';
+
+/** What `verifyRelease` needs. */
+export interface VerifyReleaseOptions {
+  /** The release directory as the user wrote it (resolved against `cwd`). */
+  dir: string;
+  cwd: string;
+  output: Output;
+  now: () => Date;
+  keySource: KeySource;
+  /** Provider name to pick (`--name`). */
+  name?: string | undefined;
+  /** Version to pick (`--version`, already normalised). */
+  version?: string | undefined;
+  /** `--protocols`, parsed. */
+  protocols?: string[] | undefined;
+  /** `protocols` from the configuration file. */
+  configProtocols?: string[] | undefined;
+  /** Convert an ASCII-armored `.sig` to binary in memory instead of failing. */
+  dearmorSignature?: boolean | undefined;
+  hashing?: HashOptions;
+}
+
+/** Verifies a release directory; throws UsageError or VerificationError, else returns the release. */
+export async function verifyRelease(options: VerifyReleaseOptions): Promise<VerifiedRelease> {
+  const { output } = options;
+  const warnings: string[] = [];
+  const warn = (message: string): void => {
+    warnings.push(message);
+    output.warn(message);
+  };
+  const dir = path.resolve(options.cwd, options.dir);
+  const layout = await readLayout(dir, { name: options.name, version: options.version });
+  layout.warnings.forEach(warn);
+  output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
+
+  const shasums = await readReleaseFile(layout, layout.shasums);
+  const entries = parseShasums(shasums.content, layout.shasums);
+  checkListing(layout, entries).forEach(warn);
+
+  const manifest = layout.manifest === undefined ? undefined : await readReleaseFile(layout, layout.manifest);
+  const chosen = chooseProtocols({
+    flag: options.protocols,
+    config: options.configProtocols,
+    manifest: manifest === undefined ? undefined : parseManifest(manifest.content, manifest.file.filename),
+    manifestFile: layout.manifest,
+  });
+  chosen.warnings.forEach(warn);
+
+  const sig = await readReleaseFile(layout, layout.signature);
+  const signature = await readSignatureFile(sig.content, layout.signature, {
+    dearmor: options.dearmorSignature === true,
+    shasumsFile: layout.shasums,
+  });
+  if (signature.dearmored)
+    output.info(`Converted ${layout.signature} from ASCII armor to binary (in memory only)`);
+  output.info(`Checking the signature against ${options.keySource.label}`);
+  const signer = await checkSigner({
+    signature,
+    signatureFile: layout.signature,
+    shasumsBytes: shasums.content,
+    shasumsFile: layout.shasums,
+    keySource: options.keySource,
+    now: options.now(),
+    warn,
+  });
+
+  const digests = await hashListed(layout, entries, options.hashing);
+  const byName = new Map(entries.map((e) => [e.filename, e]));
+  const platforms: ReleasePlatform[] = [];
+  for (const platform of layout.platforms) {
+    const entry = byName.get(platform.filename)!;
+    const digest = digests.get(platform.filename)!;
+    const file = path.join(dir, platform.filename);
+    const zip = await checkZip(file, platform.filename, { name: layout.name, os: platform.os });
+    zip.warnings.forEach(warn);
+    platforms.push({
+      ...platform,
+      path: file,
+      shasum: entry.shasum,
+      bytes: digest.bytes,
+      executable: zip.executable,
+    });
+  }
+
+  const release: VerifiedRelease = {
+    dir,
+    name: layout.name,
+    version: layout.version,
+    protocols: chosen.protocols,
+    protocolsSource: chosen.source,
+    shasums: shasums.file,
+    shasumsBytes: shasums.content,
+    signature: { ...sig.file, dearmored: signature.dearmored },
+    signatureBytes: signature.binary,
+    platforms,
+    signer,
+    warnings,
+  };
+  if (manifest !== undefined) release.manifest = manifest.file;
+  return release;
+}
+
+/** Reads one small file of the release (SHA256SUMS, signature, manifest). */
+async function readReleaseFile(
+  layout: ReleaseLayout,
+  filename: string,
+): Promise<{ file: ReleaseFile; content: Uint8Array }> {
+  const file = path.join(layout.dir, filename);
+  try {
+    const content = new Uint8Array(await fs.readFile(file));
+    return { file: { filename, path: file, bytes: content.length }, content };
+  } catch (error) {
+    throw new VerificationError(
+      `${filename} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        hint: 'Check the file permissions of the release folder.',
+        details: { file: filename },
+        cause: error,
+      },
+    );
+  }
+}
+
+/** Hashes every listed file and compares it with its line; a mismatch names the file and the line. */
+async function hashListed(
+  layout: ReleaseLayout,
+  entries: ShasumEntry[],
+  options: HashOptions | undefined,
+): Promise<Map<string, FileDigest>> {
+  const paths = entries.map((e) => path.join(layout.dir, e.filename));
+  let digests: Map<string, FileDigest>;
+  try {
+    digests = await hashFiles(paths, options);
+  } catch (error) {
+    if (!(error instanceof FileReadError)) throw error;
+    const filename = path.basename(error.path);
+    throw new VerificationError(`${filename} cannot be read (${error.code})`, {
+      hint: 'Check that the file is a regular, readable file.',
+      details: { file: filename },
+      cause: error,
+    });
+  }
+  const byName = new Map<string, FileDigest>();
+  for (const entry of entries) {
+    const digest = digests.get(path.join(layout.dir, entry.filename))!;
+    if (digest.sha256 !== entry.shasum) {
+      throw new VerificationError(
+        `${entry.filename} does not match ${layout.shasums} line ${entry.line}: the file hashes to ${digest.sha256}, the line says ${entry.shasum}`,
+        {
+          hint: 'The file changed after SHA256SUMS was written. Rebuild the release (goreleaser release --clean) instead of editing files in it.',
+          details: {
+            file: entry.filename,
+            shasumsFile: layout.shasums,
+            line: entry.line,
+            expected: entry.shasum,
+            actual: digest.sha256,
+          },
+        },
+      );
+    }
+    byName.set(entry.filename, digest);
+  }
+  return byName;
+}

@@ -1,0 +1,84 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { VerificationError } from '../../src/errors.js';
+import { checkZip } from '../../src/release/zipCheck.js';
+import { FIXTURES, R, makeZip, tempRoot, zipName, type ZipMember } from './helpers.js';
+
+const EXE = 'terraform-provider-example_v1.2.3';
+
+async function check(members: ZipMember[] | Buffer, os = 'linux') {
+  const file = path.join(tempRoot(), zipName(`${os}_amd64`));
+  fs.writeFileSync(file, Buffer.isBuffer(members) ? members : makeZip(members));
+  return checkZip(file, path.basename(file), { name: 'example', os });
+}
+
+async function failure(members: ZipMember[] | Buffer, os = 'linux'): Promise<VerificationError> {
+  const error = await check(members, os).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(VerificationError);
+  expect((error as Error).message).toContain(zipName(`${os}_amd64`));
+  expect((error as VerificationError).hint).toBeTruthy();
+  return error as VerificationError;
+}
+
+describe('checkZip', () => {
+  it('accepts the fixture archives (gpg/zip-made, unix modes)', async () => {
+    for (const platform of ['linux_amd64', 'windows_amd64']) {
+      const file = path.join(FIXTURES, 'release', `${R}_${platform}.zip`);
+      const result = await checkZip(file, path.basename(file), {
+        name: 'example',
+        os: platform.split('_')[0]!,
+      });
+      expect(result.executable).toMatch(/^terraform-provider-example_v1\.2\.3(\.exe)?$/);
+      expect(result.warnings).toEqual([]);
+    }
+  });
+
+  it('accepts deflated members, extra files and a DOS entry without unix mode', async () => {
+    expect(
+      (
+        await check([
+          { name: 'README.md', data: 'hi' },
+          { name: EXE, data: 'x'.repeat(5000), deflate: true },
+        ])
+      ).executable,
+    ).toBe(EXE);
+    expect((await check([{ name: EXE, data: 'x', mode: null }])).executable).toBe(EXE);
+  });
+
+  it('needs no executable bit on windows, but warns without .exe', async () => {
+    expect((await check([{ name: `${EXE}.exe`, data: 'x', mode: 0o644 }], 'windows')).warnings).toEqual([]);
+    expect((await check([{ name: EXE, data: 'x', mode: null }], 'windows')).warnings[0]).toContain(
+      'no .exe extension',
+    );
+  });
+
+  it.each([
+    [
+      'not a zip',
+      Buffer.from('this is not a zip archive at all, just text'),
+      'is not a readable zip archive',
+    ],
+    ['empty zip', makeZip([]), 'is an empty zip archive'],
+    [
+      'no executable',
+      [{ name: 'README.md', data: 'hi' }],
+      'holds no executable named terraform-provider-example* (found: README.md)',
+    ],
+    [
+      'wrong name',
+      [{ name: 'terraform-provider-other_v1.2.3', data: 'x' }],
+      'holds no executable named terraform-provider-example*',
+    ],
+    ['in a folder', [{ name: `bin/${EXE}`, data: 'x' }], 'in a folder'],
+    ['not executable', [{ name: EXE, data: 'x', mode: 0o644 }], 'is not executable (mode 0644)'],
+  ] as [string, ZipMember[] | Buffer, string][])('refuses %s', async (_, members, words) => {
+    expect((await failure(members)).message).toContain(words);
+  });
+
+  it('refuses a truncated archive', async () => {
+    const good = makeZip([{ name: EXE, data: 'x'.repeat(100) }]);
+    const error = await failure(good.subarray(0, good.length - 30));
+    expect(error.message).toMatch(/not a readable zip|damaged/);
+  });
+});
