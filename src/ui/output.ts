@@ -90,7 +90,8 @@ export class Output {
 
   /** The single JSON document of a `--json` run. */
   resultJson(document: unknown): void {
-    if (this.jsonWritten) throw new Error('Output.resultJson called twice: --json prints exactly one document');
+    if (this.jsonWritten)
+      throw new Error('Output.resultJson called twice: --json prints exactly one document');
     this.jsonWritten = true;
     this.stdout.write(this.redact(JSON.stringify(document)) + '\n');
   }

@@ -3,10 +3,18 @@ import { ApiError, UsageError } from '../../src/errors.js';
 import { Output, colorLevel } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 
-function sink(options: { json?: boolean; quiet?: boolean; env?: Record<string, string>; tty?: boolean } = {}) {
+function sink(
+  options: { json?: boolean; quiet?: boolean; env?: Record<string, string>; tty?: boolean } = {},
+) {
   const stdout = new Capture(options.tty);
   const stderr = new Capture(options.tty);
-  const output = new Output({ stdout, stderr, env: options.env ?? {}, json: options.json, quiet: options.quiet });
+  const output = new Output({
+    stdout,
+    stderr,
+    env: options.env ?? {},
+    json: options.json,
+    quiet: options.quiet,
+  });
   return { output, stdout, stderr };
 }
 
@@ -46,7 +54,9 @@ describe('Output', () => {
 
   it('writes the error document on stdout in --json mode and the words on stderr', () => {
     const { output, stdout, stderr } = sink({ json: true });
-    output.failure(new ApiError('the API refused', { status: 422, serverDetail: 'Version has already been taken' }));
+    output.failure(
+      new ApiError('the API refused', { status: 422, serverDetail: 'Version has already been taken' }),
+    );
     expect(JSON.parse(stdout.text)).toEqual({
       ok: false,
       error: { code: 'api', message: 'the API refused', hint: null, details: null },
