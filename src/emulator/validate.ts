@@ -4,15 +4,6 @@
  */
 import { invalid, invalidMany } from './http.js';
 
-/** semver.org's official pattern: no leading `v`, no leading zeros, optional pre-release and build. */
-const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
-
-/** True for a strict semantic version. */
-export function isSemver(value: string): boolean {
-  return SEMVER.test(value);
-}
-
 /** Collects 422 problems so that one answer lists them all. */
 export class Problems {
   private readonly list: { pointer: string; detail: string }[] = [];

@@ -3,15 +3,12 @@
  * `v` is accepted and dropped, as git tags usually carry one and goreleaser's `{{ .Version }}` drops it too.
  */
 import { UsageError } from '../errors.js';
-
-// semver.org's official pattern: no leading zeros, optional pre-release and build metadata.
-const SEMVER =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+import { isStrictSemver } from '../registry/version.js';
 
 /** The version without its leading `v` when it is strict semver; undefined otherwise. */
 export function normalizeVersion(input: string): string | undefined {
   const text = input.startsWith('v') ? input.slice(1) : input;
-  return SEMVER.test(text) ? text : undefined;
+  return isStrictSemver(text) ? text : undefined;
 }
 
 /** `--version` as given on the command line: strict semver (a leading `v` dropped) or a UsageError. */

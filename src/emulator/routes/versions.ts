@@ -14,7 +14,8 @@ import { versionResource } from '../documents.js';
 import { parseJson, sendDocument, type RequestContext, type Router } from '../http.js';
 import { paginate } from '../pagination.js';
 import { newId, newObject, type StoredProvider } from '../state.js';
-import { Problems, attributesOf, isSemver, requiredString } from '../validate.js';
+import { isStrictSemver } from '../../registry/version.js';
+import { Problems, attributesOf, requiredString } from '../validate.js';
 
 /** Path of the versions collection of a provider. */
 export const VERSIONS = '/api/v2/organizations/:org/registry-providers/:registry/:namespace/:name/versions';
@@ -35,7 +36,7 @@ export function registerVersionRoutes(router: Router, app: App): void {
     const attrs = attributesOf(parseJson(ctx.body));
     const problems = new Problems();
     const version = requiredString(attrs, 'version', problems);
-    if (version !== undefined && !isSemver(version)) {
+    if (version !== undefined && !isStrictSemver(version)) {
       problems.add(
         'version',
         `Version "${version}" is not a valid semantic version (e.g. 1.2.3 or 1.2.3-beta.1)`,
