@@ -1,6 +1,7 @@
 /** The registry's GPG keys (`/api/registry/private/v2/gpg-keys`). */
 import type { RegistryClient } from './http.js';
-import type { GpgKeyResource } from './types.js';
+import { mustHave, orUndefinedOn404 } from './providers.js';
+import type { Document, GpgKeyResource } from './types.js';
 
 /** The GPG key endpoints' base path (they live outside `/api/v2`). */
 export const GPG_KEYS_PATH = '/api/registry/private/v2/gpg-keys';
@@ -8,4 +9,35 @@ export const GPG_KEYS_PATH = '/api/registry/private/v2/gpg-keys';
 /** Every key registered for the namespace, all pages. */
 export async function listGpgKeys(client: RegistryClient, namespace: string): Promise<GpgKeyResource[]> {
   return client.list<GpgKeyResource>(GPG_KEYS_PATH, { 'filter[namespace]': namespace });
+}
+
+/** Registers an armored public key for the namespace; the registry answers with its key id. */
+export async function addGpgKey(
+  client: RegistryClient,
+  namespace: string,
+  asciiArmor: string,
+): Promise<GpgKeyResource> {
+  const doc = await client.request<Document<GpgKeyResource>>('POST', GPG_KEYS_PATH, {
+    json: { data: { type: 'gpg-keys', attributes: { namespace, 'ascii-armor': asciiArmor } } },
+  });
+  return mustHave(doc, 'POST', GPG_KEYS_PATH).data;
+}
+
+/** One registered key by its long key id, or undefined when absent. */
+export async function getGpgKey(
+  client: RegistryClient,
+  namespace: string,
+  keyId: string,
+): Promise<GpgKeyResource | undefined> {
+  const path = `${GPG_KEYS_PATH}/${encodeURIComponent(namespace)}/${encodeURIComponent(keyId)}`;
+  const doc = await orUndefinedOn404(client.get<Document<GpgKeyResource>>(path));
+  return doc?.data;
+}
+
+/** Removes a registered key. */
+export async function deleteGpgKey(client: RegistryClient, namespace: string, keyId: string): Promise<void> {
+  await client.request(
+    'DELETE',
+    `${GPG_KEYS_PATH}/${encodeURIComponent(namespace)}/${encodeURIComponent(keyId)}`,
+  );
 }
