@@ -4,9 +4,9 @@
  * files and at least one platform binary are uploaded; only uploaded platforms are listed.
  */
 import type { ConsumerDownloadDocument, ConsumerVersionsDocument } from '../../registry/types.js';
-import { authenticate, isUploaded, type App } from '../app.js';
+import { authenticate, findProvider, isUploaded, type App } from '../app.js';
 import { notFound, sendJson, type Router } from '../http.js';
-import type { StoredProvider, StoredVersion } from '../state.js';
+import type { StoredVersion } from '../state.js';
 
 /** Where the registry protocol lives, announced by service discovery. */
 export const PROVIDERS_V1 = '/api/registry/v1/providers/';
@@ -23,18 +23,6 @@ export function registerConsumerRoutes(router: Router, app: App): void {
     });
   });
 
-  const providerFor = (organization: string, namespace: string, name: string): StoredProvider => {
-    const provider = app.store.data.providers.find(
-      (p) =>
-        p.organization === organization &&
-        p.registryName === 'private' &&
-        p.namespace === namespace &&
-        p.name === name,
-    );
-    if (!provider) throw notFound();
-    return provider;
-  };
-
   const platformsOf = (version: StoredVersion) =>
     app.store.data.platforms.filter((p) => p.versionId === version.id && isUploaded(app, p.binary));
 
@@ -46,7 +34,7 @@ export function registerConsumerRoutes(router: Router, app: App): void {
   router.on('GET', `${PROVIDERS_V1}:namespace/:name/versions`, (ctx) => {
     // Terraform sends the host's credentials to the registry protocol of a private registry.
     const principal = authenticate(app, ctx.req);
-    const provider = providerFor(principal.organization, ctx.params.namespace!, ctx.params.name!);
+    const provider = findProvider(app, principal.organization, ctx.params.namespace!, ctx.params.name!);
     const versions = app.store.data.versions.filter((v) => v.providerId === provider.id && available(v));
     const document: ConsumerVersionsDocument = {
       versions: versions.map((v) => ({
@@ -61,7 +49,7 @@ export function registerConsumerRoutes(router: Router, app: App): void {
 
   router.on('GET', `${PROVIDERS_V1}:namespace/:name/:version/download/:os/:arch`, (ctx) => {
     const principal = authenticate(app, ctx.req);
-    const provider = providerFor(principal.organization, ctx.params.namespace!, ctx.params.name!);
+    const provider = findProvider(app, principal.organization, ctx.params.namespace!, ctx.params.name!);
     const version = app.store.data.versions.find(
       (v) => v.providerId === provider.id && v.version === ctx.params.version,
     );
