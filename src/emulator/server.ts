@@ -111,14 +111,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       body: undefined,
     };
     const record: Partial<RequestRecord> = {};
-    res.on('close', () => {
+    // Recorded when the answer is complete (before its last bytes leave, so a client that has its answer
+    // always finds the record), or when the connection closes without one (a reset).
+    let logged = false;
+    const log = (status: number): void => {
+      if (logged) return;
+      logged = true;
       const length = req.headers['content-length'];
       requestLog.add({
         time: new Date(started).toISOString(),
         method,
         path: url.pathname,
         ...(url.search ? { query: url.search.slice(1) } : {}),
-        status: res.headersSent ? res.statusCode : 0,
+        status,
         authorization: req.headers.authorization !== undefined,
         contentType: req.headers['content-type'] ?? null,
         contentLength: length === undefined ? null : Number(length),
@@ -127,7 +132,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         userAgent: req.headers['user-agent'] ?? null,
         ...record,
       });
-    });
+    };
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      log(res.statusCode);
+      return end(...args);
+    }) as typeof res.end;
+    res.on('close', () => log(res.headersSent ? res.statusCode : 0));
 
     const decision = faults.decide(method, url.pathname);
     if (decision) {
@@ -172,10 +183,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
       }
       ctx.params = match.params;
+      if (ctx.params.secret) Object.assign(record, objectFacts(app, ctx.params.secret));
       if (!match.route.streaming) ctx.body = await readBody(req, API_BODY_LIMIT);
       await match.route.handler(ctx);
-      const object = ctx.params.secret ? objectFacts(app, ctx.params.secret) : undefined;
-      if (object) Object.assign(record, object);
     } catch (error) {
       if (res.headersSent) {
         res.destroy();

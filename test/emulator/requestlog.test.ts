@@ -134,6 +134,28 @@ describe('the request log', () => {
     expect(put!.status).toBeLessThan(300);
   });
 
+  it('a download: GET, 200, which file of which resource, no Authorization', () => {
+    const gets = records.filter((r) => r.method === 'GET' && r.path === '/_archivist/v1/object/[secret]');
+    const served = gets.filter((r) => r.status === 200).map((r) => r.object);
+    expect(served.sort()).toEqual(['provider-binary', 'shasums', 'shasums-sig']);
+    for (const r of gets) {
+      expect(r.authorization).toBe(false);
+      expect(r.owner).toMatch(/^(provver|provpltfrm)-[A-Za-z0-9]{16}$/);
+    }
+  });
+
+  it('is written by the time a client has its answer', async () => {
+    const live = await startEmulator({});
+    try {
+      for (let i = 0; i < 20; i++) {
+        expectStatus(await call(live.url, 'GET', '/api/v2/ping'), 204);
+        expect(live.requestLog.records).toHaveLength(i + 1);
+      }
+    } finally {
+      await live.close();
+    }
+  });
+
   it('an API create: POST, its path, 201, Authorization present, JSON:API content type, body bytes', () => {
     const org = emulator.organization;
     const post = records.find(
