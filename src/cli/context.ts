@@ -4,6 +4,7 @@
  */
 import type { TextStream } from '../ui/output.js';
 import { Output } from '../ui/output.js';
+import type { Confirm } from '../ui/prompt.js';
 
 /** The process, as seen by the program. */
 export interface CliIo {
@@ -16,6 +17,8 @@ export interface CliIo {
   stdinIsTTY: boolean;
   /** Aborted on SIGINT or SIGTERM; `reason` is the signal name. */
   signal: AbortSignal;
+  /** Asks the person at the terminal a yes/no question; absent means nobody can be asked. */
+  confirm?: Confirm | undefined;
 }
 
 /** The options every command shares (declared once on the program). */

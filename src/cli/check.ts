@@ -1,0 +1,22 @@
+/** `provider check <version>`: what terraform init checks, against what the registry serves. */
+import type { Command } from 'commander';
+import type { CheckFlags } from '../manage/check.js';
+import type { ProgramHooks } from './main.js';
+import { worldOf } from './world.js';
+
+/** Registers the command. */
+export function registerCheck(program: Command, hooks: ProgramHooks): void {
+  program
+    .command('check')
+    .description(
+      'check a published version as terraform init will: signature, SHA256SUMS against every platform, optionally the zips',
+    )
+    .argument('<version>', 'the version, e.g. 1.2.3')
+    .option('--download', 'also download every stored zip and hash it (streamed)')
+    .action(
+      hooks.action<CheckFlags>(async (output, flags, args) => {
+        const { runCheck } = await import('../manage/check.js');
+        return runCheck({ output, flags, world: worldOf(hooks.io), version: args[0] });
+      }),
+    );
+}

@@ -1,0 +1,33 @@
+/** `provider delete <version> [--platform <os>_<arch> ...]`. */
+import type { Command } from 'commander';
+import type { DeleteFlags } from '../manage/delete.js';
+import type { ProgramHooks } from './main.js';
+import { worldOf } from './world.js';
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Registers the command. */
+export function registerDelete(program: Command, hooks: ProgramHooks): void {
+  program
+    .command('delete')
+    .description('delete a version (its platforms and files go with it) or single platforms of it')
+    .argument('<version>', 'the version, e.g. 1.2.3')
+    .option(
+      '--platform <os_arch>',
+      'delete only this platform (repeatable; os/arch also accepted)',
+      collect,
+      [],
+    )
+    .option('-y, --yes', 'delete without asking (required when there is no terminal)')
+    .option('--dry-run', 'show what would be deleted and stop')
+    .option('--ignore-missing', 'an absent version or platform counts as deleted (cleanup scripts)')
+    .action(
+      hooks.action<DeleteFlags>(async (output, flags, args) => {
+        const { runDelete } = await import('../manage/delete.js');
+        const { io } = hooks;
+        // Only a person at a terminal can answer; otherwise --yes is required.
+        const confirm = io.stdinIsTTY ? io.confirm : undefined;
+        return runDelete({ output, flags, world: worldOf(io), version: args[0], confirm });
+      }),
+    );
+}

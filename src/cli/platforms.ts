@@ -1,0 +1,36 @@
+/** `provider platforms list <version>` and `platforms show <version> <os>_<arch>`. */
+import type { Command } from 'commander';
+import type { ProgramHooks } from './main.js';
+import { worldOf } from './world.js';
+
+/** Registers the command group. */
+export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
+  const platforms = program.command('platforms').description("read a version's platforms on the registry");
+  platforms
+    .command('list')
+    .description('every platform of a version (all pages): filename, shasum, binary uploaded')
+    .argument('<version>', 'the version, e.g. 1.2.3')
+    .action(
+      hooks.action(async (output, flags, args) => {
+        const { runPlatformsList } = await import('../manage/platforms.js');
+        return runPlatformsList({ output, flags, world: worldOf(hooks.io), version: args[0] });
+      }),
+    );
+  platforms
+    .command('show')
+    .description('one platform of a version')
+    .argument('<version>', 'the version, e.g. 1.2.3')
+    .argument('<platform>', 'os_arch, e.g. linux_amd64 (os/arch also accepted)')
+    .action(
+      hooks.action(async (output, flags, args) => {
+        const { runPlatformsShow } = await import('../manage/platforms.js');
+        return runPlatformsShow({
+          output,
+          flags,
+          world: worldOf(hooks.io),
+          version: args[0],
+          platform: args[1],
+        });
+      }),
+    );
+}

@@ -1,0 +1,78 @@
+/** `provider check <version>`: the consumer check on its own, rendered for people or as one JSON document. */
+import { checkConsumerView, type ConsumerCheckReport } from '../publish/consumerCheck.js';
+import type { Output } from '../ui/output.js';
+import { printFacts, printTable } from '../ui/table.js';
+import { openProvider, parseVersionArgument, type ManageInput } from './context.js';
+
+/** Flags of `provider check`. */
+export interface CheckFlags {
+  download?: boolean;
+}
+
+/** Runs the check; exit 0 when terraform init would accept the version, else throws (exit 3). */
+export async function runCheck(
+  input: ManageInput<CheckFlags> & { version: string | undefined; now?: () => Date },
+): Promise<number> {
+  const { output, flags } = input;
+  const version = parseVersionArgument(input.version);
+  const context = await openProvider(input);
+  output.info(
+    `Checking ${context.source} ${version} as terraform init would${flags.download === true ? ' (downloading every archive)' : ''}`,
+  );
+  const report = await checkConsumerView({
+    client: context.client,
+    address: context.address,
+    version,
+    output,
+    download: flags.download === true,
+    ...(input.world.signal ? { signal: input.world.signal } : {}),
+    ...(input.now ? { now: input.now } : {}),
+    onArchive: (p, problem) =>
+      output.info(
+        `  ${p.os}_${p.arch}: ${p.filename} (${p.bytes ?? 0} bytes) ${problem ? 'does NOT hash to its shasum' : 'hashes to its shasum'}`,
+      ),
+  });
+  renderCheck(output, report, context.source);
+  return 0;
+}
+
+/** Prints a passing check. */
+export function renderCheck(output: Output, report: ConsumerCheckReport, source: string): void {
+  if (output.json) {
+    output.resultJson({ ok: true, source, ...report });
+    return;
+  }
+  const { signature } = report;
+  const subkey = signature.signingKeyId === signature.keyId ? '' : ` (subkey ${signature.signingKeyId})`;
+  const count = report.platforms.length;
+  printFacts(output, [
+    ['source', source],
+    ['version', `${report.version} (protocols ${report.protocols.join(', ') || 'none'})`],
+    [
+      'signature',
+      `good: SHA256SUMS signed by ${signature.keyId}${subkey}, registered key id ${signature.gpgKeyId} (${signature.userId})`,
+    ],
+    [
+      'checksums',
+      `SHA256SUMS lists all ${count} platform${count === 1 ? '' : 's'} under their filenames with their shasums`,
+    ],
+    [
+      'archives',
+      report.downloaded
+        ? `all ${count} downloaded and hashed to their shasums`
+        : 'not downloaded (--download also hashes every stored zip)',
+    ],
+  ]);
+  output.result('');
+  printTable(
+    output,
+    ['PLATFORM', 'FILENAME', 'SHASUM', 'ARCHIVE'],
+    report.platforms.map((p) => [
+      `${p.os}_${p.arch}`,
+      p.filename,
+      p.shasum,
+      p.archive === 'verified' ? `verified (${p.bytes ?? 0} bytes)` : 'listed',
+    ]),
+  );
+  output.info(`ok: terraform init will accept ${source} ${report.version}`);
+}

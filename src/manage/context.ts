@@ -1,0 +1,109 @@
+/**
+ * What every read, delete and check starts from: a registry session for the provider the flags name, and
+ * the command-line arguments that address a version or a platform, checked before any request.
+ */
+import { ApiError, UsageError } from '../errors.js';
+import { normalizeVersion } from '../release/version.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
+import { openSession, providerAddress, type SessionWorld } from '../registry/session.js';
+import type { Output } from '../ui/output.js';
+
+/** The global flags these commands read. */
+export interface ManageFlags {
+  hostname?: string | undefined;
+  organization?: string | undefined;
+  namespace?: string | undefined;
+  name?: string | undefined;
+  token?: string | undefined;
+  config?: string | undefined;
+}
+
+/** What a command core is given: the sink, the flags, the process. */
+export interface ManageInput<F = ManageFlags> {
+  output: Output;
+  flags: F & ManageFlags;
+  world: SessionWorld;
+}
+
+/** An open session on one provider. */
+export interface ProviderContext {
+  client: RegistryClient;
+  address: ProviderAddress;
+  /** `host[:port]` of the API, as Terraform's source addresses write it. */
+  hostname: string;
+  /** `hostname/namespace/name`: the provider's source address for `required_providers`. */
+  source: string;
+}
+
+/** Opens the session and resolves the provider name (`--name` or the configuration file). */
+export async function openProvider(input: ManageInput): Promise<ProviderContext> {
+  const session = await openSession({ flags: input.flags, world: input.world, output: input.output });
+  const address = providerAddress(session, session.settings.name);
+  const hostname = session.settings.apiHost.host;
+  return {
+    client: session.client,
+    address,
+    hostname,
+    source: `${hostname}/${address.namespace}/${address.name}`,
+  };
+}
+
+/** The `<version>` argument: strict semver, a leading `v` dropped. */
+export function parseVersionArgument(text: string | undefined): string {
+  const version = text === undefined ? undefined : normalizeVersion(text.trim());
+  if (version === undefined) {
+    throw new UsageError(`"${text ?? ''}" is not a provider version`, {
+      hint: 'Give the version as MAJOR.MINOR.PATCH with an optional pre-release, such as 1.2.3 or 2.0.0-beta.1 (provider versions list shows them).',
+    });
+  }
+  return version;
+}
+
+/** One platform as `<os>_<arch>` or `<os>/<arch>`. */
+export interface PlatformKey {
+  os: string;
+  arch: string;
+}
+
+/** Parses `linux_amd64` or `linux/amd64`. */
+export function parsePlatformArgument(text: string, what = 'platform'): PlatformKey {
+  const match = /^([a-z0-9]+)[_/]([a-z0-9]+)$/.exec(text.trim());
+  if (!match) {
+    throw new UsageError(`${what} "${text}" is not <os>_<arch>`, {
+      hint: 'Write it as Go names it, e.g. linux_amd64 or darwin/arm64 (provider platforms list <version> shows them).',
+    });
+  }
+  return { os: match[1]!, arch: match[2]! };
+}
+
+/** `os_arch`. */
+export function platformName(p: PlatformKey): string {
+  return `${p.os}_${p.arch}`;
+}
+
+/** The error for a version the registry does not have (or does not show this token). */
+export function versionNotFound(context: ProviderContext, version: string): ApiError {
+  const { address, hostname } = context;
+  return new ApiError(`Version ${version} of ${address.namespace}/${address.name} is not on ${hostname}`, {
+    status: 404,
+    hint: `provider versions list --name ${address.name} shows the versions there are; check --organization and --namespace, and that the token may read the private registry.`,
+    details: { provider: address, version },
+  });
+}
+
+/** True for the ApiError of a 404 answer. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
+/** The error for a provider the registry does not have (or does not show this token). */
+export function providerNotFound(context: ProviderContext, cause: unknown): ApiError {
+  const { address, hostname } = context;
+  return new ApiError(`Provider ${address.namespace}/${address.name} is not on ${hostname}`, {
+    status: 404,
+    hint: 'Check --name, --organization and --namespace, and that the token may read the private registry (the platform answers 404 for both).',
+    details: { provider: address },
+    cause,
+  });
+}

@@ -1,0 +1,186 @@
+/**
+ * `provider delete <version> [--platform <os>_<arch> ...]`: read what is there, show exactly what will go,
+ * ask on a terminal (default no) or require `--yes`, then delete. A 404 to a DELETE whose read just
+ * succeeded means the token may read but not write: that is said plainly, with the permission to ask for.
+ */
+import { ApiError, UsageError } from '../errors.js';
+import { deletePlatform, getPlatform } from '../registry/providerPlatforms.js';
+import { deleteVersion, getVersion } from '../registry/versions.js';
+import type { Confirm } from '../ui/prompt.js';
+import {
+  isNotFound,
+  openProvider,
+  parsePlatformArgument,
+  parseVersionArgument,
+  type ManageInput,
+  type PlatformKey,
+  type ProviderContext,
+} from './context.js';
+import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from './deletePlan.js';
+import { providerView } from './views.js';
+
+/** Flags of `provider delete`. */
+export interface DeleteFlags {
+  platform?: string[];
+  yes?: boolean;
+  dryRun?: boolean;
+  ignoreMissing?: boolean;
+}
+
+/** What happened to one target. */
+type Outcome = 'deleted' | 'would-delete' | 'missing' | 'already-gone';
+
+const PERMISSION_HINT =
+  'Deleting needs a token of the owners team, or of a team with the "Manage Private Registry" permission; a member token may only read. Use such a token (TF_TOKEN_<host> or TFE_TOKEN) and run the same command again.';
+
+/** Runs the command; `confirm` is absent when nobody can be asked (no terminal). */
+export async function runDelete(
+  input: ManageInput<DeleteFlags> & { version: string | undefined; confirm: Confirm | undefined },
+): Promise<number> {
+  const { output, flags } = input;
+  const version = parseVersionArgument(input.version);
+  const platforms = parsePlatforms(flags.platform ?? []);
+  const context = await openProvider(input);
+  const plan = await planDelete(context, version, platforms, flags.ignoreMissing === true);
+  const present = plan.targets.filter((t) => t.state === 'present');
+  const dryRun = flags.dryRun === true;
+  printPlan(output, context, plan, dryRun);
+  const outcomes = new Map<DeleteTarget, Outcome>(
+    plan.targets.map((t) => [t, t.state === 'missing' ? 'missing' : 'would-delete']),
+  );
+  const refused = present.filter((t) => t.canDelete === false);
+  if (refused.length > 0 && !dryRun)
+    throw permissionError(context, plan, 'the registry reports can-delete: false for this token');
+  if (refused.length > 0)
+    output.warn(`this token may not delete ${describe(context, plan)}: ${PERMISSION_HINT}`);
+
+  if (present.length > 0 && !dryRun && flags.yes !== true) {
+    if (input.confirm === undefined) {
+      throw new UsageError(
+        `Refusing to delete ${describe(context, plan)} without confirmation: there is no terminal to ask on`,
+        {
+          hint: 'Pass --yes to delete without asking (CI and scripts), or --dry-run to only see what would be deleted.',
+          details: { version, targets: present.map((t) => t.platform ?? t.version) },
+        },
+      );
+    }
+    const ok = await input.confirm(`Delete ${describe(context, plan)}? This cannot be undone.`, {
+      default: false,
+      signal: input.world.signal,
+    });
+    if (!ok) {
+      output.info('Nothing was deleted.');
+      return render(input, context, plan, outcomes, { dryRun, declined: true });
+    }
+  }
+  if (!dryRun) {
+    for (const target of present) {
+      const outcome = await deleteTarget(context, plan, target);
+      outcomes.set(target, outcome);
+      const what = target.kind === 'version' ? `version ${version}` : `platform ${target.platform ?? ''}`;
+      output.info(`${outcome === 'deleted' ? 'deleted' : 'already gone:'} ${what}`);
+    }
+  }
+  return render(input, context, plan, outcomes, { dryRun, declined: false });
+}
+
+/** Deletes one target; a 404 is re-read to tell "already gone" from "not allowed". */
+async function deleteTarget(
+  context: ProviderContext,
+  plan: DeletePlan,
+  target: DeleteTarget,
+): Promise<Outcome> {
+  const { client, address } = context;
+  const key = target.platform === undefined ? undefined : parsePlatformArgument(target.platform);
+  try {
+    if (key === undefined) await deleteVersion(client, address, target.version);
+    else await deletePlatform(client, address, target.version, key.os, key.arch);
+    return 'deleted';
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    const still =
+      key === undefined
+        ? await getVersion(client, address, target.version)
+        : await getPlatform(client, address, target.version, key.os, key.arch);
+    if (still === undefined) return 'already-gone';
+    throw permissionError(
+      context,
+      plan,
+      'the registry answered 404 to the DELETE right after showing it to this token',
+      error,
+    );
+  }
+}
+
+function permissionError(context: ProviderContext, plan: DeletePlan, why: string, cause?: unknown): ApiError {
+  return new ApiError(
+    `The token may not delete ${describe(context, plan)}: ${why}, which most likely means it lacks the permission; nothing more was deleted`,
+    {
+      status: cause instanceof ApiError ? cause.status : 403,
+      hint: PERMISSION_HINT,
+      details: { version: plan.version, reason: why },
+      cause,
+    },
+  );
+}
+
+function render(
+  input: ManageInput<DeleteFlags>,
+  context: ProviderContext,
+  plan: DeletePlan,
+  outcomes: Map<DeleteTarget, Outcome>,
+  how: { dryRun: boolean; declined: boolean },
+): number {
+  const { output } = input;
+  if (output.json) {
+    output.resultJson({
+      ok: true,
+      dryRun: how.dryRun,
+      declined: how.declined,
+      provider: providerView(context),
+      version: plan.version,
+      targets: plan.targets.map((t) => ({
+        kind: t.kind,
+        version: t.version,
+        ...(t.platform
+          ? { platform: t.platform, filename: t.filename ?? null }
+          : { platforms: plan.cascade.map((p) => p.platform) }),
+        outcome: how.declined && outcomes.get(t) === 'would-delete' ? 'kept' : outcomes.get(t),
+      })),
+    });
+    return 0;
+  }
+  if (how.dryRun) output.result('Dry run: nothing was deleted.');
+  if (how.dryRun || how.declined) return 0;
+  for (const [t, outcome] of outcomes) {
+    const what =
+      t.kind === 'version'
+        ? `version ${t.version} of ${context.source}`
+        : `platform ${t.platform ?? ''} of ${context.source} ${t.version}`;
+    if (outcome === 'deleted')
+      output.result(
+        `Deleted ${what}${t.kind === 'version' && plan.cascade.length > 0 ? ` and its ${plan.cascade.length} platform${plan.cascade.length === 1 ? '' : 's'}` : ''}`,
+      );
+    if (outcome === 'already-gone')
+      output.result(`Already gone: ${what} (deleted meanwhile by someone else)`);
+    if (outcome === 'missing') output.result(`Not there (ignored): ${what}`);
+  }
+  return 0;
+}
+
+function describe(context: ProviderContext, plan: DeletePlan): string {
+  const present = plan.targets.filter((t) => t.state === 'present');
+  if (present.some((t) => t.kind === 'version')) {
+    const n = plan.cascade.length;
+    return `version ${plan.version} of ${context.source}${n > 0 ? ` with its ${n} platform${n === 1 ? '' : 's'}` : ''}`;
+  }
+  return `platform ${present.map((t) => t.platform).join(', ')} of ${context.source} ${plan.version}`;
+}
+
+function parsePlatforms(values: string[]): PlatformKey[] {
+  const keys = values
+    .flatMap((v) => v.split(','))
+    .filter((v) => v.trim() !== '')
+    .map((v) => parsePlatformArgument(v, '--platform'));
+  return keys.filter((k, i) => keys.findIndex((o) => o.os === k.os && o.arch === k.arch) === i);
+}

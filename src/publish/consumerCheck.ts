@@ -1,0 +1,206 @@
+/**
+ * What `terraform init` will get: read the version and its platforms, download SHA256SUMS and its signature
+ * through the download links (no token), verify the signature with the registered key of the version's
+ * key-id, match every platform's `filename` and `shasum` against SHA256SUMS, and optionally hash every
+ * stored zip. Every mismatch is collected and reported at once, with Terraform's own error text beside ours.
+ */
+import { ApiError, VerificationError } from '../errors.js';
+import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
+import { fileStates } from '../registry/fileStates.js';
+import { listGpgKeys } from '../registry/gpgKeys.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
+import { listPlatforms } from '../registry/providerPlatforms.js';
+import { getVersion } from '../registry/versions.js';
+import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { Output } from '../ui/output.js';
+import {
+  archiveChecksumProblem,
+  matchingChecksumProblem,
+  type ConsumerProblem,
+  type ServedPlatform,
+} from './consumerChecksums.js';
+import { authenticateSignature, type SignatureVerdict } from './consumerSignature.js';
+import { describeProblems, downloadProblem, mapPool } from './consumerReport.js';
+
+export type { ConsumerProblem } from './consumerChecksums.js';
+
+/** What the check needs: the client, the provider, the version, the sink. */
+export interface ConsumerCheckInput {
+  client: RegistryClient;
+  address: ProviderAddress;
+  version: string;
+  output: Output;
+  /** Also download every zip and hash it (streamed). */
+  download?: boolean;
+  signal?: AbortSignal;
+  /** The clock used to judge key expiry (default: now). */
+  now?: () => Date;
+  /** Called as each archive has been downloaded and hashed (for progress lines); `problem` when it mismatched. */
+  onArchive?: (platform: ConsumerPlatformReport, problem: ConsumerProblem | undefined) => void;
+  /** Archives downloaded at once with `download` (default 4). */
+  concurrency?: number;
+}
+
+/** One platform as checked. */
+export interface ConsumerPlatformReport {
+  os: string;
+  arch: string;
+  filename: string;
+  shasum: string;
+  /** `verified`: downloaded and hashed to `shasum`; `listed`: only matched against SHA256SUMS. */
+  archive: 'verified' | 'listed';
+  /** Bytes downloaded, when downloaded. */
+  bytes: number | null;
+}
+
+/** The outcome of a passing check, as plain data (safe to print as JSON: no links). */
+export interface ConsumerCheckReport {
+  provider: { hostname: string; organization: string; namespace: string; name: string };
+  version: string;
+  protocols: string[];
+  keyId: string;
+  signature: SignatureVerdict;
+  shasums: { bytes: number; lines: number };
+  platforms: ConsumerPlatformReport[];
+  downloaded: boolean;
+}
+
+/** Checks the version as `terraform init` would; throws VerificationError (exit 3) on any mismatch. */
+export async function checkConsumerView(input: ConsumerCheckInput): Promise<ConsumerCheckReport> {
+  const { client, address, output } = input;
+  const hostname = new URL(client.baseUrl).host;
+  const label = `${address.namespace}/${address.name} ${input.version}`;
+  const version = await getVersion(client, address, input.version);
+  if (version === undefined) {
+    throw new ApiError(
+      `Version ${input.version} of ${address.namespace}/${address.name} is not on ${hostname}`,
+      {
+        status: 404,
+        hint: `Check the version (provider versions list --name ${address.name}) and --organization/--namespace; publish it with provider publish <dir>.`,
+        details: { version: input.version, provider: address },
+      },
+    );
+  }
+  const platforms = await listPlatforms(client, address, input.version);
+  requireComplete(version, platforms, label, hostname);
+
+  const downloader = createDownloader({ output, signal: input.signal });
+  const links = version.links;
+  const [sums, sig, keys] = await Promise.all([
+    fetchSmall(downloader, links['shasums-download'], `SHA256SUMS of ${label}`, 'checksums'),
+    fetchSmall(downloader, links['shasums-sig-download'], `SHA256SUMS.sig of ${label}`, 'signature'),
+    listGpgKeys(client, address.namespace),
+  ]);
+  const problems: ConsumerProblem[] = [...sums.problems, ...sig.problems];
+  const keyId = version.attributes['key-id'];
+  const served = keys
+    .filter((k) => k.attributes['key-id'].toUpperCase() === keyId.toUpperCase())
+    .map((k) => ({ asciiArmor: k.attributes['ascii-armor'], id: k.id, keyId: k.attributes['key-id'] }));
+
+  let signature: SignatureVerdict | undefined;
+  if (sums.bytes && sig.bytes) {
+    const verdict = await authenticateSignature({
+      document: sums.bytes,
+      signature: sig.bytes,
+      keys: served,
+      subject: 'SHA256SUMS.sig',
+      now: input.now?.() ?? new Date(),
+    });
+    if ('message' in verdict) problems.push(verdict);
+    else signature = verdict;
+  }
+
+  const servedPlatforms = platforms
+    .map((p) => ({ resource: p, served: servedPlatform(p) }))
+    .sort((x, y) => key(x.served).localeCompare(key(y.served)));
+  if (sums.bytes) {
+    for (const { served: p } of servedPlatforms) {
+      const problem = matchingChecksumProblem(sums.bytes, p);
+      if (problem) problems.push(problem);
+    }
+  }
+
+  const reports = await mapPool(servedPlatforms, input.concurrency ?? 4, async ({ resource, served: p }) => {
+    const report: ConsumerPlatformReport = { ...p, archive: 'listed', bytes: null };
+    if (input.download !== true) return report;
+    const link = resource.links['provider-binary-download'];
+    const what = `${p.filename} (${key(p)} of ${label})`;
+    try {
+      if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
+      const digest = await downloader.digest(link, what);
+      const problem = archiveChecksumProblem(p, digest.sha256);
+      report.bytes = digest.bytes;
+      if (problem) problems.push(problem);
+      else report.archive = 'verified';
+      input.onArchive?.(report, problem);
+    } catch (error) {
+      if (!(error instanceof DownloadError)) throw error;
+      problems.push(downloadProblem(error, key(p), what, 'archive'));
+    }
+    return report;
+  });
+
+  if (problems.length > 0 || signature === undefined || sums.bytes === undefined) {
+    throw new VerificationError(describeProblems(problems, label, hostname), {
+      hint: [...new Set(problems.map((p) => p.hint))].join(' '),
+      details: { provider: address, version: input.version, problems },
+    });
+  }
+  return {
+    provider: { hostname, ...address },
+    version: input.version,
+    protocols: version.attributes.protocols,
+    keyId,
+    signature,
+    shasums: {
+      bytes: sums.bytes.length,
+      lines: sums.bytes.toString('utf8').split('\n').filter(Boolean).length,
+    },
+    platforms: reports,
+    downloaded: input.download === true,
+  };
+}
+
+/** Fails (exit 3) before any download when files are missing: Terraform would not see the version yet. */
+function requireComplete(
+  version: VersionResource,
+  platforms: PlatformResource[],
+  label: string,
+  hostname: string,
+): void {
+  const states = fileStates(version, platforms);
+  if (states.complete) return;
+  throw new VerificationError(
+    `${label} is not complete on ${hostname}, so terraform init cannot install it yet: missing ${states.missing.join(', ')} (files ${states.summary})`,
+    {
+      hint: 'Run the same provider publish command again: it resumes and uploads only what is missing.',
+      details: { missing: states.missing, files: states.summary },
+    },
+  );
+}
+
+async function fetchSmall(
+  downloader: Downloader,
+  link: string | undefined,
+  what: string,
+  kind: 'checksums' | 'signature',
+): Promise<{ bytes?: Buffer; problems: ConsumerProblem[] }> {
+  const subject = kind === 'checksums' ? 'SHA256SUMS' : 'SHA256SUMS.sig';
+  try {
+    if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
+    return { bytes: await downloader.bytes(link, what), problems: [] };
+  } catch (error) {
+    if (!(error instanceof DownloadError)) throw error;
+    return { problems: [downloadProblem(error, subject, what, kind, link)] };
+  }
+}
+
+function servedPlatform(p: PlatformResource): ServedPlatform {
+  const a = p.attributes;
+  return { os: a.os, arch: a.arch, filename: a.filename, shasum: a.shasum };
+}
+
+function key(p: { os: string; arch: string }): string {
+  return `${p.os}_${p.arch}`;
+}

@@ -1,0 +1,69 @@
+/** Wording of the consumer check's failures, and the small concurrency helper its downloads use. */
+import { ApiError } from '../errors.js';
+import type { DownloadError } from '../registry/downloads.js';
+import type { ConsumerProblem } from './consumerChecksums.js';
+
+/** The VerificationError message: one header line, then each problem with Terraform's words beneath. */
+export function describeProblems(problems: ConsumerProblem[], label: string, hostname: string): string {
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  const lines = [`terraform init would refuse ${label} as ${hostname} serves it (${count}):`];
+  for (const p of problems) {
+    lines.push(`  ${p.subject}: ${p.message}`);
+    if (p.terraform !== null) lines.push(`    terraform init says: ${p.terraform}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * A failed download as a problem. A link that answers an HTTP error is something consumers would meet too
+ * (Terraform's words for the checksum files are kept); a network failure is ours alone, so it is thrown as
+ * an ApiError (exit 4) rather than reported as a verification failure.
+ */
+export function downloadProblem(
+  error: DownloadError,
+  subject: string,
+  what: string,
+  kind: 'checksums' | 'signature' | 'archive',
+  link?: string,
+): ConsumerProblem {
+  if (error.status === undefined && error.reason !== 'no link' && error.reason !== 'too large') {
+    throw new ApiError(`Downloading ${what} failed: ${error.reason}`, {
+      status: 0,
+      hint: 'Check the network (and --hostname), then run the same command again.',
+      details: { file: what, reason: error.reason },
+    });
+  }
+  const host = link === undefined ? 'the registry' : new URL(link).host;
+  const served = `${error.reason} returned from ${host}`;
+  const terraform =
+    error.reason === 'no link'
+      ? null
+      : kind === 'checksums'
+        ? `failed to retrieve authentication checksums for provider: ${served}`
+        : kind === 'signature'
+          ? `failed to retrieve cryptographic signature for provider: ${served}`
+          : null;
+  return {
+    subject,
+    message:
+      error.reason === 'no link'
+        ? `the registry serves no download link for ${what}`
+        : `${error.message}; consumers cannot download it`,
+    terraform,
+    hint: 'Run the same provider publish command again to upload what is missing, or delete the version (provider delete <version>) and publish it again.',
+  };
+}
+
+/** Maps items with at most `limit` promises in flight, keeping the order of the input. */
+export async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

@@ -1,0 +1,132 @@
+/**
+ * Helpers for the reads, deletes, check and gpg-keys suites: an emulator with the fixture release published
+ * through its HTTP API, the CLI pointed at it, ways to alter the emulator's stored data, and a core-level
+ * client.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { vi } from 'vitest';
+import { parseHostname } from '../../src/config/index.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import type { StoredPlatform, StoredVersion } from '../../src/emulator/state.js';
+import { createRegistryClient, type RegistryClient } from '../../src/registry/http.js';
+import type { ProviderAddress } from '../../src/registry/paths.js';
+import { Output } from '../../src/ui/output.js';
+import { Capture, runCli, type CliResult } from '../helpers/cli.js';
+import { publishFixture, REPO_ROOT } from '../helpers/emulator-api.js';
+
+/** The fixture release's platforms. */
+export const ALL_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+
+/** `terraform-provider-example_1.2.3_<platform>.zip`. */
+export function zipName(platform: string, version = '1.2.3'): string {
+  return `terraform-provider-example_${version}_${platform}.zip`;
+}
+
+/** A fresh folder marked as a project root, so no configuration file above it is found. */
+export function tempRoot(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'provider-manage-')));
+  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/test\n');
+  return dir;
+}
+
+/** Publishes the whole fixture release (every file uploaded), or the parts named. */
+export async function publishAll(
+  emulator: Emulator,
+  options: Parameters<typeof publishFixture>[1] = {},
+): Promise<void> {
+  await publishFixture(emulator, {
+    platforms: ALL_PLATFORMS,
+    uploads: ['sums', 'sig', ...ALL_PLATFORMS],
+    ...options,
+  });
+  emulator.requestLog.clear();
+}
+
+/** Runs `provider <argv> --hostname … --organization … --name example` with a token in TFE_TOKEN. */
+export function cli(
+  emulator: Emulator,
+  argv: string[],
+  options: { token?: string; tty?: boolean; cwd?: string; env?: Record<string, string>; name?: string } = {},
+): Promise<CliResult> {
+  return runCli(
+    [
+      ...argv,
+      '--hostname',
+      emulator.url,
+      '--organization',
+      emulator.organization,
+      '--name',
+      options.name ?? 'example',
+    ],
+    {
+      env: { TFE_TOKEN: options.token ?? emulator.ownerToken, ...options.env },
+      cwd: options.cwd ?? tempRoot(),
+      tty: options.tty === true,
+    },
+  );
+}
+
+/** The stored version record (to alter what the emulator serves). */
+export function storedVersion(emulator: Emulator, version = '1.2.3'): StoredVersion {
+  const found = emulator.store.data.versions.find((v) => v.version === version);
+  if (!found) throw new Error(`the emulator holds no version ${version}`);
+  return found;
+}
+
+/** The stored platform record of a version (to alter what the emulator serves). */
+export function storedPlatform(emulator: Emulator, platform: string, version = '1.2.3'): StoredPlatform {
+  const v = storedVersion(emulator, version);
+  const [os_, arch] = platform.split('_');
+  const found = emulator.store.data.platforms.find(
+    (p) => p.versionId === v.id && p.os === os_ && p.arch === arch,
+  );
+  if (!found) throw new Error(`the emulator holds no platform ${platform} of ${version}`);
+  return found;
+}
+
+/** A fixture file's path. */
+export function fixture(...parts: string[]): string {
+  return path.join(REPO_ROOT, 'fixtures', ...parts);
+}
+
+/** Method and path of every request the emulator recorded (archivist secrets already redacted). */
+export function requests(emulator: Emulator): string[] {
+  return emulator.requestLog.records.map((r) => `${r.method} ${r.path}`);
+}
+
+/** A core-level client and sink against an emulator; `stdout`/`stderr` capture what the sink writes. */
+export function coreWorld(
+  emulator: Emulator,
+  token = emulator.ownerToken,
+): { client: RegistryClient; output: Output; address: ProviderAddress; stdout: Capture; stderr: Capture } {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const output = new Output({ stdout, stderr, env: {} });
+  const client = createRegistryClient({
+    apiHost: parseHostname(emulator.url, 'test'),
+    token,
+    output,
+    retry: { limit: 0 },
+  });
+  const org = emulator.organization;
+  return { client, output, address: { organization: org, namespace: org, name: 'example' }, stdout, stderr };
+}
+
+/** Replaces the host:port of an emulator URL and the ids that change per run, for stable comparisons. */
+export function normalize(text: string, emulator: Emulator): string {
+  return text
+    .replaceAll(new URL(emulator.url).host, 'HOST')
+    .replace(/provver-[A-Za-z0-9]{16}/g, 'provver-ID')
+    .replace(/provpltfrm-[A-Za-z0-9]{16}/g, 'provpltfrm-ID')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/g, 'TIME');
+}
+
+/**
+ * Waits for an assertion on the request log: the emulator records a request when the response closes, which
+ * can come a moment after the client has read the answer (both run in this process).
+ */
+export function eventually(assertion: () => void): Promise<void> {
+  return vi.waitFor(assertion, { timeout: 2_000, interval: 5 });
+}
