@@ -1,0 +1,78 @@
+/** `provider runtask serve` and `provider runtask callback`: flags → options → the run task core. */
+import { tmpdir } from 'node:os';
+import type { Command } from 'commander';
+import type { ProgramHooks } from './main.js';
+import type { ServeFlags } from '../runtask/serveOptions.js';
+import type { CallbackFlags } from '../runtask/callbackCommand.js';
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+const PLATFORM_HOST_HELP =
+  'a platform host the access token may be sent to: host, host:port or URL (repeatable; default app.terraform.io)';
+
+function currentUser(): string {
+  return String(process.getuid?.() ?? 'user');
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Registers the `runtask` command group. */
+export function registerRuntask(program: Command, hooks: ProgramHooks): void {
+  const group = program
+    .command('runtask')
+    .description('run task integrations (integrator server, callbacks)');
+
+  group
+    .command('serve')
+    .description('run a run task integrator: verify, answer 200, run --exec per request, report back')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
+    .option('--path <path>', 'path the platform POSTs to', '/')
+    .option('--exec <command>', 'the check to run per request, through the shell (see docs/runtask.md)')
+    .option('--hmac-key-file <file>', 'file holding the run task HMAC key')
+    .option('--hmac-key-env <name>', 'variable holding the HMAC key (default RUNTASK_HMAC_KEY)')
+    .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
+    .option('--heartbeat <duration>', 'interval of running callbacks (under the 10-minute window)', '4m')
+    .option('--timeout <duration>', 'how long a handler may run before it is killed', '50m')
+    .option('--max-jobs <n>', 'handlers running at once; the rest queue', '4')
+    .option('--grace <duration>', 'on SIGTERM, how long running checks may finish', '30s')
+    .option('--callback-timeout <duration>', 'how long a final callback is retried', '5m')
+    .option(
+      '--state-dir <dir>',
+      'job journal (holds access tokens, mode 0600; default under the temp folder)',
+    )
+    .action(
+      hooks.action<ServeFlags>(async (output, flags) => {
+        const { runServe } = await import('../runtask/serve.js');
+        const { io } = hooks;
+        const world = { env: io.env, cwd: io.cwd, tmpDir: tmpdir(), user: currentUser(), signal: io.signal };
+        return runServe({ output, flags, world });
+      }),
+    );
+
+  group
+    .command('callback')
+    .description('send one task result callback (e.g. from a CI job)')
+    .option('--status <status>', 'passed, failed or running')
+    .option('--message <text>', 'short message shown on the run (up to 1000 characters)')
+    .option('--result-url <url>', 'link to the details (http or https, up to 500 characters)')
+    .option('--outcomes <file>', 'JSON array of outcomes {id, description, body, url, tags}; - reads stdin')
+    .option('--payload <file>', 'the saved run task request (callback URL, token, capabilities)')
+    .option('--url <url>', 'the task_result_callback_url (token from RUNTASK_ACCESS_TOKEN)')
+    .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
+    .option('--timeout <duration>', 'how long to retry transient failures', '2m')
+    .action(
+      hooks.action<CallbackFlags>(async (output, flags) => {
+        const { runCallbackCommand } = await import('../runtask/callbackCommand.js');
+        const { io } = hooks;
+        const world = { env: io.env, cwd: io.cwd, signal: io.signal, readStdin };
+        return runCallbackCommand({ output, flags, world });
+      }),
+    );
+}

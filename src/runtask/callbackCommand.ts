@@ -1,0 +1,205 @@
+/**
+ * The `provider runtask callback` core: send one task result callback, e.g. from a CI job that did the check.
+ * Everything is validated locally first (exit 2: status, message, URL, outcomes against the documented limits,
+ * where the token may go); outcomes are dropped with a warning when the saved request says the platform does
+ * not accept them; then one PATCH, retried on transient failures: 0 on success, 4 on a refusal.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseDuration } from '../config/duration.js';
+import { ApiError, InterruptedError, TimeoutError, UsageError } from '../errors.js';
+import type { Output } from '../ui/output.js';
+import { sendCallback } from './callbackClient.js';
+import { loggableUrl, originNotAllowed, parsePlatformHosts } from './origins.js';
+import {
+  TASK_RESULT_STATUSES,
+  VERIFICATION_TOKEN,
+  acceptsOutcomes,
+  checkTaskResult,
+  parseRunTaskRequest,
+  type RunTaskRequest,
+} from './payload.js';
+
+/** Flags of `provider runtask callback`. */
+export interface CallbackFlags {
+  status?: string;
+  message?: string;
+  resultUrl?: string;
+  outcomes?: string;
+  payload?: string;
+  url?: string;
+  platformHost?: string[];
+  timeout: string;
+}
+
+/** The world of the command. */
+export interface CallbackWorld {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  signal: AbortSignal;
+  /** Reads all of standard input (for `--outcomes -`). */
+  readStdin: () => Promise<string>;
+}
+
+async function readText(path: string, what: string, flag: string, world: CallbackWorld): Promise<string> {
+  if (path === '-') return world.readStdin();
+  const full = resolve(world.cwd, path);
+  try {
+    return await readFile(full, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the ${what} ${full}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      {
+        hint: `Check the path given to ${flag}.`,
+      },
+    );
+  }
+}
+
+async function readPayload(flags: CallbackFlags, world: CallbackWorld): Promise<RunTaskRequest | undefined> {
+  if (flags.payload === undefined) return undefined;
+  const parsed = parseRunTaskRequest(await readText(flags.payload, 'saved request', '--payload', world));
+  if (parsed.kind === 'malformed') {
+    throw new UsageError(`--payload ${flags.payload}: ${parsed.reason}`, {
+      hint: 'Give the run task request body exactly as the platform sent it (a JSON object).',
+    });
+  }
+  return parsed.request;
+}
+
+async function readOutcomes(flags: CallbackFlags, world: CallbackWorld): Promise<unknown> {
+  if (flags.outcomes === undefined) return undefined;
+  const text = await readText(flags.outcomes, 'outcomes file', '--outcomes', world);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--outcomes ${flags.outcomes} is not JSON: ${(error as Error).message}`, {
+      hint: 'Give a JSON array of {"id","description","body","url","tags"} objects, or {"outcomes": [...]}.',
+    });
+  }
+  const wrapped = value as { outcomes?: unknown } | null;
+  return !Array.isArray(value) && typeof wrapped === 'object' && wrapped !== null && 'outcomes' in wrapped
+    ? wrapped.outcomes
+    : value;
+}
+
+/** Sends the callback; resolves with the exit code or throws the error that decides it. */
+export async function runCallbackCommand(input: {
+  output: Output;
+  flags: CallbackFlags;
+  world: CallbackWorld;
+}): Promise<number> {
+  const { output, flags, world } = input;
+  if (flags.status === undefined || !(TASK_RESULT_STATUSES as readonly string[]).includes(flags.status)) {
+    throw new UsageError(
+      `--status must be one of ${TASK_RESULT_STATUSES.join(', ')}, got "${flags.status ?? ''}"`,
+      {
+        hint: 'running reports progress; passed and failed are final.',
+      },
+    );
+  }
+  const deadlineMs = parseDuration(flags.timeout, '--timeout');
+  const allowed = parsePlatformHosts(flags.platformHost);
+  const payload = await readPayload(flags, world);
+  const url = flags.url ?? payload?.task_result_callback_url;
+  if (!url) {
+    throw new UsageError(
+      'no callback URL: give --payload <saved request> or --url <task_result_callback_url>',
+      {
+        hint: 'The URL is the task_result_callback_url of the run task request.',
+      },
+    );
+  }
+  const token = world.env.RUNTASK_ACCESS_TOKEN || payload?.access_token;
+  if (!token) {
+    throw new UsageError('no access token: set RUNTASK_ACCESS_TOKEN or give --payload <saved request>', {
+      hint: 'The token is the access_token of the run task request; it lives 10 minutes.',
+    });
+  }
+  output.addSecret(token);
+  if (token === VERIFICATION_TOKEN) {
+    throw new UsageError(
+      'the saved request is the platform\'s verification request ("test-token"): it expects no callback',
+      {
+        hint: 'Use the request of a real run.',
+      },
+    );
+  }
+  if (!allowed.allows(url)) throw originNotAllowed('callback URL', url, allowed);
+
+  const candidate = {
+    status: flags.status,
+    message: flags.message,
+    url: flags.resultUrl,
+    outcomes: await readOutcomes(flags, world),
+  };
+  const checked = checkTaskResult(candidate);
+  if (checked.result === undefined || checked.problems.length > 0) {
+    const list = checked.problems
+      .slice(0, 10)
+      .map((p) => `${p.path.replace(/^url$/, 'result-url') || 'result'} ${p.message}`);
+    throw new UsageError(
+      `the result cannot be sent: ${list.join('; ')}${checked.problems.length > 10 ? '; …' : ''}`,
+      {
+        hint: 'Fix the values (limits: message 1000 characters, URLs 500, 250 outcomes, body 10000, …) and run again.',
+        details: { problems: checked.problems },
+      },
+    );
+  }
+  const result = checked.result;
+  if (payload !== undefined && result.outcomes !== undefined && !acceptsOutcomes(payload)) {
+    if (result.outcomes.length > 0) {
+      output.warn(
+        `the platform did not offer outcomes (capabilities.outcomes is not true): ${result.outcomes.length} not sent`,
+      );
+    }
+    delete result.outcomes;
+  }
+  output.debug(`→ PATCH ${loggableUrl(url)}`);
+  const sent = await sendCallback({
+    url,
+    token,
+    result,
+    allowed,
+    deadlineMs,
+    signal: world.signal,
+    onRetry: (info) => output.info(`retrying the callback in ${info.delayMs}ms: ${info.reason}`),
+  });
+  switch (sent.kind) {
+    case 'sent': {
+      const summary = {
+        ok: true,
+        status: result.status,
+        http: sent.status,
+        outcomes: result.outcomes?.length ?? 0,
+        attempts: sent.attempts,
+      };
+      if (output.json) output.resultJson(summary);
+      else output.result(`sent the ${result.status} callback (${sent.status})`);
+      return 0;
+    }
+    case 'refused':
+      throw new ApiError(
+        `the platform refused the callback: ${sent.status}${sent.detail ? ` ${sent.detail}` : ''}`,
+        {
+          status: sent.status,
+          serverDetail: sent.detail,
+          hint:
+            sent.status === 401
+              ? 'The access token is invalid or expired (run task tokens live 10 minutes).'
+              : sent.status === 409
+                ? 'The task result already has a final status.'
+                : 'Fix what the platform named and send again.',
+        },
+      );
+    case 'gave-up':
+      throw new TimeoutError(`could not deliver the callback within ${flags.timeout}: ${sent.reason}`, {
+        hint: 'Check that this machine can reach the platform, then send again (before the token expires).',
+      });
+    case 'aborted':
+      throw new InterruptedError('interrupted before the callback was delivered');
+    case 'not-allowed':
+      throw originNotAllowed('callback URL', url, allowed);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * One check, start to result: a private temp folder, the payload file (without the access token), the plan
+ * JSON when the stage has one, the handler with its environment, and the result read from what it did.
+ * The handler's environment never holds the access token or the HMAC key.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ProviderError } from '../errors.js';
+import { interpretHandlerExit, lastLine, type InterpretedResult } from './handlerResult.js';
+import { runHandler } from './handler.js';
+import type { EventLog } from './log.js';
+import type { PlatformOrigins } from './origins.js';
+import { withoutAccessToken, type RunTaskRequest } from './payload.js';
+import { fetchPlanJson } from './planJson.js';
+import type { BackoffOptions } from './retry.js';
+
+/** How checks run. */
+export interface CheckSettings {
+  exec: string;
+  allowed: PlatformOrigins;
+  timeoutMs: number;
+  /** The timeout as the user wrote it, for messages. */
+  timeoutText: string;
+  /** Where per-job temp folders go. */
+  workRoot: string;
+  /** The environment handlers inherit (secrets removed before use). */
+  env: Record<string, string | undefined>;
+  /** Variables never passed on (the HMAC key's variable, RUNTASK_ACCESS_TOKEN). */
+  secretEnvNames: readonly string[];
+  hmacKey?: string | undefined;
+  planTimeoutMs?: number;
+  killGraceMs?: number;
+  retry?: BackoffOptions | undefined;
+}
+
+/** The job as a check sees it. */
+export interface CheckInput {
+  id: string;
+  request: RunTaskRequest;
+  raw: Record<string, unknown>;
+}
+
+/** The handler's environment: the inherited one without secrets, plus the RUNTASK_* facts of this run. */
+export function handlerEnvironment(
+  settings: CheckSettings,
+  input: CheckInput,
+  files: { payload: string; plan?: string | undefined },
+): Record<string, string> {
+  const secrets = [input.request.access_token, settings.hmacKey].filter((s): s is string => !!s);
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(settings.env)) {
+    if (value === undefined || settings.secretEnvNames.includes(name)) continue;
+    if (secrets.some((secret) => value.includes(secret))) continue;
+    if (name.startsWith('RUNTASK_')) continue;
+    env[name] = value;
+  }
+  const r = input.request;
+  const facts: Record<string, string | undefined> = {
+    RUNTASK_PAYLOAD: files.payload,
+    RUNTASK_PLAN_JSON: files.plan,
+    RUNTASK_STAGE: r.stage,
+    RUNTASK_RUN_ID: r.run_id,
+    RUNTASK_WORKSPACE_NAME: r.workspace_name,
+    RUNTASK_WORKSPACE_ID: r.workspace_id,
+    RUNTASK_ORGANIZATION: r.organization_name,
+    RUNTASK_TASK_RESULT_ID: r.task_result_id,
+    RUNTASK_ENFORCEMENT_LEVEL: r.task_result_enforcement_level,
+    RUNTASK_IS_SPECULATIVE: r.is_speculative === undefined ? undefined : String(r.is_speculative),
+  };
+  for (const [name, value] of Object.entries(facts)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+/** Runs one check to its result. Aborting `signal` stops it (the caller reports why). */
+export async function runCheck(
+  settings: CheckSettings,
+  input: CheckInput,
+  log: EventLog,
+  signal: AbortSignal,
+): Promise<InterpretedResult> {
+  await mkdir(settings.workRoot, { recursive: true });
+  const root = await mkdtemp(join(settings.workRoot, 'provider-runtask-job-'));
+  const fields = { job: input.id, run_id: input.request.run_id };
+  try {
+    const payload = join(root, 'payload.json');
+    await writeFile(payload, JSON.stringify(withoutAccessToken(input.raw), null, 2) + '\n', { mode: 0o600 });
+    let plan: string | undefined;
+    const planUrl = input.request.plan_json_api_url;
+    if (planUrl !== undefined && input.request.access_token !== undefined) {
+      plan = join(root, 'plan.json');
+      try {
+        const bytes = await fetchPlanJson({
+          url: planUrl,
+          token: input.request.access_token,
+          allowed: settings.allowed,
+          file: plan,
+          deadlineMs: settings.planTimeoutMs ?? 120_000,
+          signal,
+          retry: settings.retry,
+          onRetry: (info) =>
+            log.warn('plan.retry', `retrying the plan JSON download: ${info.reason}`, { ...fields, ...info }),
+        });
+        log.info('plan.fetched', 'fetched the plan JSON', { ...fields, bytes });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const why = error instanceof ProviderError ? error.message : String(error);
+        log.error('plan.failed', `could not fetch the plan JSON: ${why}`, fields);
+        return {
+          result: { status: 'failed', message: `The check could not start: ${why}` },
+          source: 'plan-error',
+          limits: [],
+        };
+      }
+    }
+    const cwd = join(root, 'work');
+    await mkdir(cwd, { mode: 0o700 });
+    log.info('handler.started', 'handler started', fields);
+    const exit = await runHandler({
+      command: settings.exec,
+      cwd,
+      env: handlerEnvironment(settings, input, { payload, plan }),
+      timeoutMs: settings.timeoutMs,
+      signal,
+      ...(settings.killGraceMs === undefined ? {} : { killGraceMs: settings.killGraceMs }),
+    });
+    const interpreted = interpretHandlerExit(exit, settings.timeoutText);
+    const level = exit.timedOut || exit.spawnError !== undefined ? 'error' : 'info';
+    log[level]('handler.finished', `handler finished: ${interpreted.result.status} (${interpreted.source})`, {
+      ...fields,
+      exit_code: exit.exitCode,
+      signal: exit.signal,
+      timed_out: exit.timedOut,
+      aborted: exit.aborted,
+      duration_ms: exit.durationMs,
+      stdout_truncated: exit.stdoutTruncated || undefined,
+      last_stderr: exit.exitCode === 0 ? undefined : lastLine(exit.stderrTail)?.slice(0, 300),
+    });
+    return interpreted;
+  } finally {
+    await rm(root, { recursive: true, force: true }).catch(() => undefined);
+  }
+}

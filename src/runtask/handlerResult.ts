@@ -1,0 +1,99 @@
+/**
+ * Turning what the handler did into a task result. A JSON object on stdout (the whole of it, or its last line
+ * when that line is an object with a `status`) decides; otherwise exit code 0 means passed, anything else
+ * failed, and the last line printed is the message. A result that cannot be read fails the task: a checker
+ * that cannot say what it found must not let the run through.
+ */
+import type { HandlerExit } from './handler.js';
+import { checkTaskResult, type ResultProblem, type TaskResult } from './payload.js';
+
+/** The result and how it was read (for the log). */
+export interface InterpretedResult {
+  result: TaskResult;
+  source: 'json' | 'exit-code' | 'timeout' | 'aborted' | 'spawn-error' | 'plan-error' | 'invalid-json';
+  /** Over-the-limit problems left for trimming. */
+  limits: ResultProblem[];
+}
+
+function asObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The handler's JSON result, if it printed one. */
+export function findJsonResult(stdout: string): Record<string, unknown> | undefined {
+  const whole = stdout.trim();
+  if (whole.startsWith('{')) {
+    const value = asObject(whole);
+    if (value !== undefined) return value;
+  }
+  const last = lastLine(stdout);
+  if (last?.startsWith('{')) {
+    const value = asObject(last);
+    if (value !== undefined && 'status' in value) return value;
+  }
+  return undefined;
+}
+
+/** The last non-empty line of a text. */
+export function lastLine(text: string): string | undefined {
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]) return lines[i];
+  return undefined;
+}
+
+function ending(exit: HandlerExit): string {
+  if (exit.exitCode !== null) return `exit code ${exit.exitCode}`;
+  return `killed by ${exit.signal ?? 'a signal'}`;
+}
+
+/** Reads the result of a handler run; `timeoutText` is the configured timeout, for the message. */
+export function interpretHandlerExit(exit: HandlerExit, timeoutText: string): InterpretedResult {
+  if (exit.spawnError !== undefined) {
+    return {
+      result: { status: 'failed', message: `The check could not be started: ${exit.spawnError}` },
+      source: 'spawn-error',
+      limits: [],
+    };
+  }
+  if (exit.aborted) {
+    return { result: { status: 'failed', message: 'The check was stopped.' }, source: 'aborted', limits: [] };
+  }
+  if (exit.timedOut) {
+    return {
+      result: {
+        status: 'failed',
+        message: `The check did not finish within ${timeoutText} and was stopped.`,
+      },
+      source: 'timeout',
+      limits: [],
+    };
+  }
+  const json = findJsonResult(exit.stdout);
+  if (json !== undefined) {
+    const checked = checkTaskResult(json, ['passed', 'failed']);
+    if (checked.result !== undefined) {
+      return { result: checked.result, source: 'json', limits: checked.problems };
+    }
+    const problems = checked.problems
+      .filter((p) => p.kind === 'invalid')
+      .slice(0, 3)
+      .map((p) => `${p.path || 'result'} ${p.message}`)
+      .join('; ');
+    return {
+      result: { status: 'failed', message: `The check printed a result that cannot be used (${problems}).` },
+      source: 'invalid-json',
+      limits: [],
+    };
+  }
+  const passed = exit.exitCode === 0;
+  const said = lastLine(exit.stdout) ?? lastLine(exit.stderrTail);
+  const message = said ?? (passed ? 'The check passed.' : `The check failed (${ending(exit)}).`);
+  return { result: { status: passed ? 'passed' : 'failed', message }, source: 'exit-code', limits: [] };
+}

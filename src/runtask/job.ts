@@ -1,0 +1,106 @@
+/**
+ * One accepted job: its two abort switches (the work: queue, plan, handler; the delivery: callbacks), its phase,
+ * and its progress reports — a first `running` callback at once, then one per `--heartbeat`, never two at a time,
+ * so that the platform's 10-minute progress window stays open while the job waits or runs.
+ */
+import type { CheckInput } from './check.js';
+import type { EventLog } from './log.js';
+import type { PlatformOrigins } from './origins.js';
+import { reportResult, type ReportDeps } from './report.js';
+import type { BackoffOptions } from './retry.js';
+import type { Slots } from './slots.js';
+
+/** Why a job's work was aborted: shutdown, a hard stop, or the platform refusing its token. */
+export type StopReason = 'stopped' | 'destroyed' | 'refused';
+
+/** The messages a job's final callback carries when its check was cut short. */
+export const STOPPED_MESSAGE =
+  'The check did not finish: the integrator stopped (integrator stopped). Start a new run to check again.';
+export const RESTARTED_MESSAGE =
+  'The check did not finish: the integrator restarted while it was running. Start a new run to check again.';
+
+/** What progress reports need from the integrator's settings. */
+export interface ProgressSettings {
+  heartbeatMs: number;
+  callbackTimeoutMs: number;
+  maxJobs: number;
+  allowed: PlatformOrigins;
+  retry?: BackoffOptions | undefined;
+}
+
+/** Statuses that say nothing this job sends can land (unknown token or result, or already final). */
+const HOPELESS = [401, 403, 404, 409];
+
+/** One job of the integrator. */
+export class Job {
+  readonly work = new AbortController();
+  readonly delivery = new AbortController();
+  phase: 'queued' | 'running' | 'reporting' = 'queued';
+  startedAt: number | undefined;
+  done: Promise<void> = Promise.resolve();
+  private pending: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly input: CheckInput,
+    readonly acceptedAt: Date,
+  ) {}
+
+  get id(): string {
+    return this.input.id;
+  }
+
+  /** What a callback of this job needs. */
+  reportDeps(settings: ProgressSettings, log: EventLog): ReportDeps {
+    return {
+      id: this.id,
+      request: this.input.request,
+      allowed: settings.allowed,
+      log,
+      signal: this.delivery.signal,
+      retry: settings.retry,
+    };
+  }
+
+  /** Sends the first `running` callback now and one per heartbeat until `stopProgress`. */
+  startProgress(settings: ProgressSettings, slots: Slots, log: EventLog): void {
+    const send = (): void => {
+      if (this.pending !== undefined || this.phase === 'reporting') return;
+      const deadline = Math.min(settings.heartbeatMs, settings.callbackTimeoutMs);
+      const message =
+        this.heartbeat === undefined && slots.available
+          ? 'Running the check.'
+          : this.progressMessage(slots, settings.maxJobs);
+      this.pending = reportResult(
+        this.reportDeps(settings, log),
+        { status: 'running', message },
+        deadline,
+        'progress',
+      )
+        .then((outcome) => {
+          if (outcome.kind === 'refused' && HOPELESS.includes(outcome.status)) {
+            this.work.abort('refused' satisfies StopReason);
+          }
+        })
+        .finally(() => {
+          this.pending = undefined;
+        });
+    };
+    send();
+    this.heartbeat = setInterval(send, settings.heartbeatMs);
+  }
+
+  /** Stops the heartbeats and waits for the one in flight, so that the final status comes last. */
+  async stopProgress(): Promise<void> {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    await this.pending;
+  }
+
+  private progressMessage(slots: Slots, maxJobs: number): string {
+    if (this.phase === 'queued') {
+      return `Queued: waiting for a free check slot (${slots.waiting} waiting, ${maxJobs} at once).`;
+    }
+    const seconds = Math.round((Date.now() - (this.startedAt ?? Date.now())) / 1000);
+    return `Running the check (${seconds}s so far).`;
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The accepted jobs of one integrator: each gets a first `running` callback, waits for a slot (`--max-jobs`),
+ * runs its check, keeps the platform's 10-minute progress window open with `running` heartbeats, and ends with
+ * one final `passed`/`failed`. The journal holds every job until its final callback is delivered, so that a
+ * restart can deliver it, or report `failed` for a check that was cut short (checks are not re-run: a handler
+ * may have side effects, and the run's token lives only 10 minutes).
+ */
+import { runCheck, type CheckInput, type CheckSettings } from './check.js';
+import type { InterpretedResult } from './handlerResult.js';
+import type { Journal, JobRecord } from './journal.js';
+import type { EventLog } from './log.js';
+import { readRunTaskRequest, type TaskResult } from './payload.js';
+import { pause } from './retry.js';
+import { Slots } from './slots.js';
+import { reportResult, shapeFinalResult } from './report.js';
+import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, type StopReason } from './job.js';
+
+export { RESTARTED_MESSAGE, STOPPED_MESSAGE };
+
+/** Settings of the job manager. */
+export interface JobSettings extends CheckSettings {
+  heartbeatMs: number;
+  maxJobs: number;
+  /** How long a final callback is retried. */
+  callbackTimeoutMs: number;
+  /** How long the "integrator stopped" callbacks are retried at shutdown (default 10 s). */
+  shutdownCallbackTimeoutMs?: number;
+}
+
+/** The jobs of one integrator process. */
+export class JobManager {
+  private readonly jobs = new Map<string, Job>();
+  private readonly slots: Slots;
+  private stopping = false;
+
+  constructor(
+    private readonly settings: JobSettings,
+    private readonly journal: Journal,
+    private readonly log: EventLog,
+  ) {
+    this.slots = new Slots(settings.maxJobs);
+  }
+
+  /** True while a job with this id is being handled (the platform re-sent a request). */
+  has(id: string): boolean {
+    return this.jobs.has(id);
+  }
+
+  /** Counts by phase, for /healthz and the log. */
+  counts(): { queued: number; running: number; reporting: number } {
+    const counts = { queued: 0, running: 0, reporting: 0 };
+    for (const job of this.jobs.values()) counts[job.phase]++;
+    return counts;
+  }
+
+  /** Journals the job (before the platform gets its 200) and starts it. */
+  async accept(input: CheckInput): Promise<void> {
+    const job = new Job(input, new Date());
+    await this.journal.save(this.record(job, 'accepted'));
+    this.jobs.set(job.id, job);
+    job.done = this.run(job).finally(() => this.jobs.delete(job.id));
+  }
+
+  /** Finishes what a previous process left in the journal: delivers stored results, fails cut-short checks. */
+  async recover(): Promise<number> {
+    const { records, unreadable } = await this.journal.list();
+    for (const name of unreadable) {
+      this.log.error('journal.unreadable', `cannot read the journal file ${name}; moved it aside`, {
+        file: name,
+      });
+    }
+    for (const record of records) {
+      const { request, raw } = readRunTaskRequest(record.request);
+      const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+      const result =
+        record.phase === 'reporting' && record.result
+          ? record.result
+          : shapeFinalResult({ status: 'failed', message: RESTARTED_MESSAGE }, request, this.log, record.id);
+      this.log.info('job.recovered', `recovered job ${record.id} from the journal (${record.phase})`, {
+        job: record.id,
+        run_id: request.run_id,
+        phase: record.phase,
+        status: result.status,
+      });
+      this.jobs.set(job.id, job);
+      job.done = this.finish(job, result, this.settings.callbackTimeoutMs).finally(() =>
+        this.jobs.delete(job.id),
+      );
+    }
+    return records.length;
+  }
+
+  /** Resolves when no job is left. */
+  async idle(): Promise<void> {
+    while (this.jobs.size > 0) await Promise.all([...this.jobs.values()].map((job) => job.done));
+  }
+
+  /** Shutdown: waits up to `graceMs` for the jobs, then reports the unfinished ones as failed. */
+  async drain(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const timer = new AbortController();
+    await Promise.race([this.idle(), pause(graceMs, timer.signal)]);
+    timer.abort();
+    for (const job of this.jobs.values()) {
+      // A final result already waiting for delivery stays in the journal for the next start.
+      if (job.phase === 'reporting') job.delivery.abort('stopped');
+      else job.work.abort('stopped' satisfies StopReason);
+    }
+    await this.idle();
+  }
+
+  /** A hard stop: handlers killed, nothing reported, the journal left as it is (as after a crash). */
+  async destroy(): Promise<void> {
+    this.stopping = true;
+    for (const job of this.jobs.values()) {
+      job.work.abort('destroyed' satisfies StopReason);
+      job.delivery.abort('destroyed');
+    }
+    await this.idle();
+  }
+
+  private record(job: Job, phase: JobRecord['phase'], result?: TaskResult): JobRecord {
+    return {
+      version: 1,
+      id: job.id,
+      acceptedAt: job.acceptedAt.toISOString(),
+      phase,
+      request: job.input.raw,
+      ...(result === undefined ? {} : { result }),
+    };
+  }
+
+  private fields(job: Job): Record<string, string | undefined> {
+    return { job: job.id, run_id: job.input.request.run_id };
+  }
+
+  private async run(job: Job): Promise<void> {
+    job.startProgress(this.settings, this.slots, this.log);
+    let interpreted: InterpretedResult | undefined;
+    let release: (() => void) | undefined;
+    try {
+      release = await this.slots.acquire(job.work.signal);
+      job.phase = 'running';
+      job.startedAt = Date.now();
+      interpreted = await runCheck(this.settings, job.input, this.log, job.work.signal);
+    } catch (error) {
+      if (!job.work.signal.aborted) {
+        this.log.error(
+          'job.error',
+          `the check failed inside the integrator: ${String(error)}`,
+          this.fields(job),
+        );
+        interpreted = {
+          result: { status: 'failed', message: 'The integrator failed to run the check; see its log.' },
+          source: 'spawn-error',
+          limits: [],
+        };
+      }
+    } finally {
+      release?.();
+    }
+    const reason = job.work.signal.reason as StopReason | undefined;
+    if (reason === 'destroyed' || reason === 'refused') {
+      await job.stopProgress();
+      if (reason === 'refused') await this.journal.remove(job.id);
+      return;
+    }
+    const cutShort = interpreted === undefined || interpreted.source === 'aborted';
+    const result = shapeFinalResult(
+      cutShort ? { status: 'failed', message: STOPPED_MESSAGE } : interpreted!.result,
+      job.input.request,
+      this.log,
+      job.id,
+    );
+    const deadline = cutShort
+      ? (this.settings.shutdownCallbackTimeoutMs ?? 10_000)
+      : this.settings.callbackTimeoutMs;
+    await this.finish(job, result, deadline);
+  }
+
+  private async finish(job: Job, result: TaskResult, deadlineMs: number): Promise<void> {
+    job.phase = 'reporting';
+    await this.journal.save(this.record(job, 'reporting', result));
+    await job.stopProgress();
+    const outcome = await reportResult(job.reportDeps(this.settings, this.log), result, deadlineMs, 'final');
+    this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
+      ...this.fields(job),
+      status: result.status,
+      delivered: outcome.kind === 'sent',
+    });
+    // Undelivered at shutdown: the journal keeps it, and the next start sends it.
+    if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
+    await this.journal.remove(job.id);
+  }
+}

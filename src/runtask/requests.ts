@@ -1,0 +1,156 @@
+/**
+ * One request to the integrator. Order of checks on a POST: stopping → 503; body over the limit → 413;
+ * signature (when a key is set) → 401 and nothing else happens; empty body or the verification request → 200
+ * and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422; no usable callback (URL on an allowed host,
+ * token) → 422; otherwise the job is journaled and the answer is 200 at once, the check running afterwards.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { admissionProblem } from './admission.js';
+import { readBody } from './body.js';
+import { SIGNATURE_HEADER, verifySignature } from './hmac.js';
+import type { JobManager } from './jobs.js';
+import type { EventLog } from './log.js';
+import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from './payload.js';
+import type { IntegratorOptions } from './server.js';
+
+/** What a request handler sees of the integrator. */
+export interface RequestContext {
+  options: Pick<IntegratorOptions, 'path' | 'hmacKey' | 'allowed' | 'bodyLimit'>;
+  jobs: JobManager;
+  log: EventLog;
+  stopping: () => boolean;
+}
+
+/** The default body limit: 1 MiB. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** A JSON (or empty) answer. */
+function send(
+  res: ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    ...(text ? { 'content-type': 'application/json' } : {}),
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** A JSON:API error answer. */
+export function refuse(
+  res: ServerResponse,
+  status: number,
+  title: string,
+  detail: string,
+  headers?: Record<string, string>,
+): void {
+  send(res, status, { errors: [{ status: String(status), title, detail }] }, headers);
+}
+
+/** A job id from the task result id when it is a safe file name, else a fresh one. */
+function jobId(taskResultId: string | undefined): string {
+  return taskResultId !== undefined && /^[A-Za-z0-9_-]{1,128}$/.test(taskResultId)
+    ? taskResultId
+    : `job-${randomUUID()}`;
+}
+
+/** Handles one request; resolves once the answer is sent. */
+export async function handleRequest(
+  context: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const { options, jobs, log } = context;
+  const path = new URL(req.url ?? '/', 'http://integrator.invalid').pathname;
+  const remote = req.socket.remoteAddress;
+  if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+    const stopping = context.stopping();
+    return send(res, stopping ? 503 : 200, { status: stopping ? 'stopping' : 'ok', jobs: jobs.counts() });
+  }
+  if (path !== options.path) return refuse(res, 404, 'not found', `run task requests go to ${options.path}`);
+  if (req.method !== 'POST') {
+    return refuse(res, 405, 'method not allowed', 'run task requests are POSTs', { allow: 'POST' });
+  }
+  const body = await readBody(req, options.bodyLimit ?? BODY_LIMIT);
+  if (context.stopping()) {
+    log.warn('request.rejected', 'refused a request: the integrator is stopping', { http: 503, remote });
+    return refuse(res, 503, 'stopping', 'the integrator is shutting down; retry', { connection: 'close' });
+  }
+  if (body === 'too-large') {
+    log.warn('request.rejected', 'refused a request: body over the limit', { http: 413, remote });
+    return refuse(res, 413, 'payload too large', `the body is over ${options.bodyLimit ?? BODY_LIMIT} bytes`);
+  }
+  if (
+    options.hmacKey !== undefined &&
+    !verifySignature(options.hmacKey, body, req.headers[SIGNATURE_HEADER])
+  ) {
+    const reason = req.headers[SIGNATURE_HEADER] ? 'signature does not match' : 'no signature';
+    log.warn('request.rejected', `refused a request: ${reason}`, { http: 401, remote });
+    return refuse(
+      res,
+      401,
+      'unauthorized',
+      'the X-TFC-Task-Signature header is missing or does not match the body',
+    );
+  }
+  if (body.toString('utf8').trim() === '') {
+    log.info('request.verification', 'answered a verification request (empty body)', { remote });
+    return send(res, 200);
+  }
+  const parsed = parseRunTaskRequest(body);
+  if (parsed.kind === 'malformed') {
+    log.warn('request.rejected', `refused a request: ${parsed.reason}`, { http: 400, remote });
+    return refuse(res, 400, 'bad request', parsed.reason);
+  }
+  const { request, raw, ignored } = parsed;
+  if (isVerificationRequest(request)) {
+    log.info('request.verification', 'answered a verification request', { remote, stage: request.stage });
+    return send(res, 200);
+  }
+  if (request.payload_version !== PAYLOAD_VERSION) {
+    const version = JSON.stringify(raw.payload_version ?? null);
+    log.warn('request.rejected', `refused a request: payload_version ${version}`, { http: 422, remote });
+    return refuse(
+      res,
+      422,
+      'unsupported payload_version',
+      `payload_version ${version} is not 1, the only one understood`,
+    );
+  }
+  const problem = admissionProblem(request, options.allowed);
+  if (problem !== undefined) {
+    log.error('request.rejected', `refused a request: ${problem}`, {
+      http: 422,
+      remote,
+      run_id: request.run_id,
+    });
+    return refuse(res, 422, 'cannot report a result', problem);
+  }
+  const id = jobId(request.task_result_id);
+  const fields = { job: id, run_id: request.run_id, stage: request.stage };
+  if (ignored.length > 0)
+    log.warn('request.fields_ignored', `fields with an unexpected type: ${ignored.join(', ')}`, fields);
+  if (jobs.has(id)) {
+    log.info('request.duplicate', 'the platform re-sent a request for a job already running', fields);
+    return send(res, 200);
+  }
+  await jobs.accept({ id, request, raw });
+  log.info(
+    'job.accepted',
+    `accepted ${request.stage ?? 'a'} check for run ${request.run_id ?? '(no run id)'}`,
+    {
+      ...fields,
+      organization: request.organization_name,
+      workspace: request.workspace_name,
+      enforcement: request.task_result_enforcement_level,
+      speculative: request.is_speculative,
+      outcomes_offered: request.capabilities?.outcomes === true,
+    },
+  );
+  send(res, 200);
+}

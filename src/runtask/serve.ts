@@ -1,0 +1,67 @@
+/**
+ * The `provider runtask serve` core: flags → options, start the integrator, print where it listens, serve until
+ * the signal (SIGINT/SIGTERM) fires, then stop gracefully (`--grace`) and exit 0.
+ */
+import { EventLog } from './log.js';
+import { startIntegrator } from './server.js';
+import { graceMs, serveOptionsFromFlags, type ServeFlags, type ServeWorld } from './serveOptions.js';
+import type { Output } from '../ui/output.js';
+
+/** Runs the integrator until `signal` fires. */
+export async function runServe(input: {
+  output: Output;
+  flags: ServeFlags;
+  world: ServeWorld & { signal: AbortSignal };
+  /** Tests subscribe to the event log through this. */
+  onLog?: (log: EventLog) => void;
+}): Promise<number> {
+  const { output, flags, world } = input;
+  const { options, warnings } = serveOptionsFromFlags(flags, world);
+  const grace = graceMs(flags);
+  output.addSecret(options.hmacKey);
+  const log = EventLog.for(output);
+  input.onLog?.(log);
+  const integrator = await startIntegrator({ ...options, log });
+  const started = {
+    url: integrator.url,
+    host: options.host,
+    port: integrator.port,
+    path: options.path,
+    healthz: new URL('/healthz', integrator.url).href,
+    stateDir: options.stateDir,
+    platformHosts: [...options.allowed.origins],
+    hmac: options.hmacKey !== undefined,
+    maxJobs: options.maxJobs,
+  };
+  if (output.json) output.resultJson(started);
+  else output.result(`provider runtask serve listening on ${integrator.url}`);
+  log.info('serve.started', `listening on ${integrator.url}`, {
+    url: integrator.url,
+    state_dir: options.stateDir,
+    platform_hosts: started.platformHosts.join(','),
+    max_jobs: options.maxJobs,
+  });
+  if (options.hmacKey === undefined) {
+    log.warn(
+      'serve.unauthenticated',
+      'no HMAC key: requests are NOT authenticated, anyone who can reach this port can start checks',
+      { hint: 'Set the run task HMAC key in RUNTASK_HMAC_KEY, or pass --hmac-key-file.' },
+    );
+  }
+  for (const warning of warnings) log.warn('serve.config', warning);
+
+  await new Promise<void>((resolve) => {
+    if (world.signal.aborted) resolve();
+    world.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  log.info(
+    'serve.stopping',
+    `stopping: new requests get 503; waiting up to ${flags.grace} for running checks`,
+    {
+      ...integrator.jobs.counts(),
+    },
+  );
+  await integrator.stop(grace);
+  log.info('serve.stopped', 'stopped');
+  return 0;
+}

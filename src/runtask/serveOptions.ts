@@ -1,0 +1,156 @@
+/**
+ * `runtask serve` flags → integrator options, every check done before anything listens: durations, bounds,
+ * the HMAC key (from a file or an environment variable, never a flag value) and the allowed platform hosts.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseDuration } from '../config/duration.js';
+import { UsageError } from '../errors.js';
+import { parsePlatformHosts } from './origins.js';
+import type { IntegratorOptions } from './server.js';
+
+/** Flags of `provider runtask serve`, as commander hands them over. */
+export interface ServeFlags {
+  host: string;
+  port: string;
+  path: string;
+  exec?: string;
+  hmacKeyFile?: string;
+  hmacKeyEnv?: string;
+  platformHost?: string[];
+  heartbeat: string;
+  timeout: string;
+  maxJobs: string;
+  grace: string;
+  callbackTimeout: string;
+  stateDir?: string;
+}
+
+/** The world the options are resolved in. */
+export interface ServeWorld {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  tmpDir: string;
+  /** Tells users' state dirs apart under a shared temp folder. */
+  user: string;
+}
+
+/** The default variable holding the HMAC key. */
+export const DEFAULT_HMAC_KEY_ENV = 'RUNTASK_HMAC_KEY';
+/** The platform errors a task without progress for 10 minutes (run-tasks.md §6). */
+const PROGRESS_WINDOW_MS = 10 * 60_000;
+const MAX_TASK_MS = 60 * 60_000;
+
+function integer(value: string, flag: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`${flag} must be a whole number between ${min} and ${max}, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function readKeyFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the HMAC key file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      {
+        hint: 'Check the path given to --hmac-key-file.',
+      },
+    );
+  }
+  // Editors and `echo` add a final newline that is not part of the key configured on the platform.
+  const key = text.replace(/\r?\n$/, '');
+  if (key === '')
+    throw new UsageError(`the HMAC key file ${path} is empty`, { hint: 'Put the run task HMAC key in it.' });
+  return key;
+}
+
+/** The HMAC key, from `--hmac-key-file` or the variable named by `--hmac-key-env`; undefined without one. */
+export function resolveHmacKey(flags: ServeFlags, world: ServeWorld): { key?: string; variable: string } {
+  const variable = flags.hmacKeyEnv ?? DEFAULT_HMAC_KEY_ENV;
+  if (flags.hmacKeyFile !== undefined) {
+    if (flags.hmacKeyEnv !== undefined) {
+      throw new UsageError('--hmac-key-file and --hmac-key-env both name an HMAC key', {
+        hint: 'Give only one of them.',
+      });
+    }
+    return { key: readKeyFile(resolve(world.cwd, flags.hmacKeyFile)), variable };
+  }
+  const value = world.env[variable];
+  if (value !== undefined && value !== '') return { key: value, variable };
+  if (flags.hmacKeyEnv !== undefined) {
+    throw new UsageError(`--hmac-key-env names ${variable}, but ${variable} is not set`, {
+      hint: `Export ${variable} with the run task's HMAC key, or leave out --hmac-key-env.`,
+    });
+  }
+  return { variable };
+}
+
+/** Builds the integrator options (without the log) and the warnings to log at start-up. */
+export function serveOptionsFromFlags(
+  flags: ServeFlags,
+  world: ServeWorld,
+): { options: Omit<IntegratorOptions, 'log'>; warnings: string[] } {
+  const warnings: string[] = [];
+  const exec = flags.exec?.trim();
+  if (!exec) {
+    throw new UsageError('runtask serve needs --exec "<command>": the check to run for each request', {
+      hint: 'For example: provider runtask serve --exec "./check-plan.sh" (see docs/runtask.md for the handler contract).',
+    });
+  }
+  if (!flags.path.startsWith('/') || flags.path === '/healthz') {
+    throw new UsageError(`--path must start with / and may not be /healthz, got "${flags.path}"`);
+  }
+  const heartbeatMs = parseDuration(flags.heartbeat, '--heartbeat');
+  if (heartbeatMs >= PROGRESS_WINDOW_MS) {
+    throw new UsageError(
+      `--heartbeat ${flags.heartbeat} is not inside the platform's 10-minute progress window`,
+      {
+        hint: 'Use 4m (the default) or less, so that a slow callback still lands in time.',
+      },
+    );
+  }
+  const timeoutMs = parseDuration(flags.timeout, '--timeout');
+  if (timeoutMs >= MAX_TASK_MS) {
+    warnings.push(`--timeout ${flags.timeout}: the platform gives up on a task after 60 minutes`);
+  }
+  const { key, variable } = resolveHmacKey(flags, world);
+  return {
+    warnings,
+    options: {
+      host: flags.host,
+      port: integer(flags.port, '--port', 0, 65535),
+      path: flags.path,
+      exec: anchorExec(exec, world.cwd),
+      hmacKey: key,
+      allowed: parsePlatformHosts(flags.platformHost),
+      heartbeatMs,
+      timeoutMs,
+      timeoutText: flags.timeout,
+      maxJobs: integer(flags.maxJobs, '--max-jobs', 1, 1000),
+      callbackTimeoutMs: parseDuration(flags.callbackTimeout, '--callback-timeout'),
+      stateDir: resolve(world.cwd, flags.stateDir ?? join(world.tmpDir, `provider-runtask-${world.user}`)),
+      workRoot: world.tmpDir,
+      env: world.env,
+      secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN'],
+    },
+  };
+}
+
+/**
+ * Handlers run in a per-job temp folder, so `./check.sh` would not be found there: a command that starts with
+ * a relative path (`./x`, `../x`) gets that path made absolute against the integrator's working directory.
+ */
+export function anchorExec(command: string, cwd: string): string {
+  const match = /^(\.{1,2}\/[^\s'"`$;|&<>()\\]*)(?=\s|$)(.*)$/s.exec(command);
+  if (!match) return command;
+  const absolute = resolve(cwd, match[1]!);
+  return `'${absolute.replace(/'/g, `'\\''`)}'${match[2]}`;
+}
+
+/** `--grace` in milliseconds. */
+export function graceMs(flags: { grace: string }): number {
+  return parseDuration(flags.grace, '--grace');
+}

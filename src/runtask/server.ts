@@ -1,0 +1,99 @@
+/**
+ * The integrator's HTTP side (node:http): the platform's POST on `path` (see requests.ts), `GET /healthz`,
+ * nothing else. Starting opens the journal (taking its lock), listens, then finishes what a previous process
+ * with the same state dir left; stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors.js';
+import { JobManager, type JobSettings } from './jobs.js';
+import { Journal } from './journal.js';
+import type { EventLog } from './log.js';
+import { handleRequest, refuse, type RequestContext } from './requests.js';
+
+export { BODY_LIMIT } from './requests.js';
+
+/** Everything the integrator needs. */
+export interface IntegratorOptions extends JobSettings {
+  host: string;
+  port: number;
+  /** The path the platform POSTs to, e.g. `/`. */
+  path: string;
+  stateDir: string;
+  log: EventLog;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+}
+
+/** A running integrator. */
+export interface Integrator {
+  /** Where the platform should POST, e.g. `http://127.0.0.1:8080/`. */
+  url: string;
+  port: number;
+  jobs: JobManager;
+  /** Graceful stop: new requests get 503, jobs get `graceMs`, the rest are reported failed. */
+  stop(graceMs: number): Promise<void>;
+  /** Hard stop, as a crash: handlers killed, nothing reported, journal kept. */
+  destroy(): Promise<void>;
+}
+
+/** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
+export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
+  const { log } = options;
+  const journal = await Journal.open(options.stateDir);
+  const jobs = new JobManager(options, journal, log);
+  let stopping = false;
+
+  const context: RequestContext = { options, jobs, log, stopping: () => stopping };
+  const server: Server = createServer((req, res) => {
+    handleRequest(context, req, res).catch((error: unknown) => {
+      log.error('request.error', `could not handle a request: ${String(error)}`, {});
+      if (!res.headersSent) refuse(res, 500, 'internal error', 'the integrator failed; see its log');
+      else res.destroy();
+    });
+  });
+  // Longer than the idle timeout of common load balancers (60 s), so that they never reuse a closed connection.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: NodeJS.ErrnoException) => {
+    await journal.release();
+    throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`, {
+      hint:
+        error.code === 'EADDRINUSE'
+          ? 'Another process uses that port: pick another --port.'
+          : 'Check --host and --port.',
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const close = async (): Promise<void> => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  };
+  await jobs.recover();
+  return {
+    url: `http://${host}:${port}${options.path}`,
+    port,
+    jobs,
+    async stop(graceMs) {
+      stopping = true;
+      await jobs.drain(graceMs);
+      await close();
+      await journal.release();
+    },
+    async destroy() {
+      stopping = true;
+      await close();
+      await jobs.destroy();
+      await journal.release({ keepLockFile: true });
+    },
+  };
+}
