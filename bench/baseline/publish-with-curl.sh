@@ -2,7 +2,7 @@
 # The documented way to publish a private provider (HCP Terraform docs, "Publishing private providers"):
 # create the version and each platform with curl, then upload each file with `curl -T`, one after another.
 # It verifies nothing and never waits. It is the baseline `provider publish` is measured against (bench/),
-# and the demo's stand-in publisher until `provider publish` exists.
+# and nothing else: the demo uses `provider publish`.
 #
 # Usage: publish-with-curl.sh <release-dir>
 # Env:   BASE_URL (e.g. http://127.0.0.1:8080), TOKEN, ORG, NAME, VERSION, KEY_ID, PROTOCOLS (JSON array)

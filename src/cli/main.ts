@@ -8,8 +8,16 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
 import { createOutput, type CliIo, type GlobalOptions } from './context.js';
 import { registerEmulate } from './emulate.js';
+import { registerPublish } from './publish.js';
 import { registerVerify } from './verify.js';
+import { registerRuntask } from './runtask.js';
+import { registerVersions } from './versions.js';
+import { registerPlatforms } from './platforms.js';
+import { registerCheck } from './check.js';
+import { registerDelete } from './delete.js';
+import { registerGpgKeys } from './gpgKeys.js';
 import type { Output } from '../ui/output.js';
+import { inquirerConfirm } from '../ui/prompt.js';
 
 /** A command action: gets the output sink and the merged options, returns an exit code (usually 0). */
 export type CommandHandler<T> = (
@@ -75,6 +83,13 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
 
   registerEmulate(program, hooks);
   registerVerify(program, hooks);
+  registerRuntask(program, hooks);
+  registerPublish(program, hooks);
+  registerVersions(program, hooks);
+  registerPlatforms(program, hooks);
+  registerCheck(program, hooks);
+  registerDelete(program, hooks);
+  registerGpgKeys(program, hooks);
   return program;
 }
 
@@ -136,6 +151,7 @@ export async function main(): Promise<void> {
     stderr: process.stderr,
     stdinIsTTY: process.stdin.isTTY === true,
     signal: controller.signal,
+    confirm: inquirerConfirm({ input: process.stdin, output: process.stderr }),
   });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

@@ -5,7 +5,7 @@
 import { resolveSettings, resolveToken, type Settings, type SettingsFlags } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
-import { createRegistryClient, type RegistryClient } from './http.js';
+import { createRegistryClient, type RegistryClient, type RegistryClientOptions } from './http.js';
 import type { ProviderAddress } from './paths.js';
 
 /** The parts of the process a session needs. */
@@ -30,6 +30,8 @@ export async function openSession(input: {
   world: SessionWorld;
   output: Output;
   settings?: Settings;
+  /** Retry and timeout tuning for the client (publish passes its own; defaults otherwise). */
+  client?: Pick<RegistryClientOptions, 'retry' | 'timeout'>;
 }): Promise<RegistrySession> {
   const { flags, world, output } = input;
   const settings = input.settings ?? (await resolveSettings({ flags, env: world.env, cwd: world.cwd }));
@@ -52,6 +54,7 @@ export async function openSession(input: {
     token: token.token,
     output,
     signal: world.signal,
+    ...input.client,
   });
   return { settings, client, organization, namespace: settings.namespace ?? organization };
 }

@@ -1,0 +1,40 @@
+/** `provider publish [dir]`: flags → options → `runPublish`. */
+import type { Command } from 'commander';
+import type { ProgramHooks } from './main.js';
+import type { PublishFlags } from '../publish/run.js';
+
+/** Registers the command. */
+export function registerPublish(program: Command, hooks: ProgramHooks): void {
+  program
+    .command('publish')
+    .description('verify a release directory, then create and upload everything the registry is missing')
+    .argument('[dir]', 'the release folder goreleaser wrote', './dist')
+    .option('--key <file>', 'armored public key of the signer (env PROVIDER_GPG_KEY: the key itself)')
+    .option(
+      '--version <version>',
+      'the version to publish when the folder holds several (a leading v is dropped)',
+    )
+    .option(
+      '--protocols <list>',
+      'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
+    )
+    .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary before upload')
+    .option('--concurrency <n>', 'uploads in flight at once, 1 to 32 (env PROVIDER_CONCURRENCY; default 4)')
+    .option('--dry-run', 'print the plan and stop: nothing is written')
+    .option('--no-wait', 'do not wait for the registry to report the files uploaded')
+    .option(
+      '--wait-timeout <duration>',
+      'how long to wait for that, e.g. 90s or 10m (env PROVIDER_WAIT_TIMEOUT; default 5m)',
+    )
+    .option('--no-check', 'skip the final check of what terraform init will get')
+    .option('--no-create-provider', 'fail instead of creating the provider when it does not exist')
+    .option('--no-register-key', 'fail instead of registering the signing key when it is not registered')
+    .action(
+      hooks.action<PublishFlags>(async (output, flags, args) => {
+        const { runPublish } = await import('../publish/run.js');
+        const { io } = hooks;
+        const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal, stderr: io.stderr };
+        return runPublish({ output, flags, dir: args[0] ?? './dist', world });
+      }),
+    );
+}

@@ -1,0 +1,137 @@
+/**
+ * Carrying out a plan, in the registry's order: the provider, the signing key, the version; then SHA256SUMS,
+ * its signature and every platform (create + upload) with at most `concurrency` transfers at once. Items
+ * the plan marks `skip` are not touched; creates reconcile lost answers by reading (see reconcile.ts).
+ */
+import { ConflictError } from '../errors.js';
+import { addGpgKey, getGpgKey } from '../registry/gpgKeys.js';
+import { createProvider, getProvider } from '../registry/providers.js';
+import type { VersionResource } from '../registry/types.js';
+import { createVersion, getVersion } from '../registry/versions.js';
+import type { VerifiedRelease } from '../release/types.js';
+import { versionDifferences } from './plan.js';
+import { runPool } from './pool.js';
+import { createOrAdopt } from './reconcile.js';
+import { publishPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
+import { platformName, type PublishOutcome, type PublishPlan, type RemoteState } from './types.js';
+
+/** What the executor needs beyond the transfer context. */
+export interface ExecuteInput extends TransferContext {
+  release: VerifiedRelease;
+  remote: RemoteState;
+  plan: PublishPlan;
+  concurrency: number;
+}
+
+/** Executes a plan without conflicts; returns what this run did. */
+export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> {
+  const { client, address, release, plan, progress, tuning, signal } = input;
+  const outcome = emptyOutcome();
+  const note = (text: string): void => progress.note(text);
+  const common = { retry: tuning.retry, signal, note };
+  const where = `${address.namespace}/${address.name}`;
+
+  if (plan.provider.action === 'create') {
+    const step = progress.step(`Creating provider ${where}`);
+    await createOrAdopt({
+      ...common,
+      label: `provider ${where}`,
+      create: () => createProvider(client, address),
+      read: () => getProvider(client, address),
+    });
+    outcome.providerCreated = true;
+    step.succeed(`Created provider ${where}`);
+  }
+
+  if (plan.key.action === 'create') {
+    const step = progress.step(`Registering signing key ${plan.key.keyId} for ${address.namespace}`);
+    const { resource } = await createOrAdopt({
+      ...common,
+      label: `GPG key ${plan.key.keyId}`,
+      create: () => addGpgKey(client, address.namespace, release.signer.armoredKey),
+      read: () => getGpgKey(client, address.namespace, plan.key.keyId),
+    });
+    outcome.keyRegistered = true;
+    const registered = resource.attributes['key-id'];
+    if (registered.toUpperCase() !== plan.key.keyId) {
+      input.output.warn(`the registry registered the key as ${registered}, not ${plan.key.keyId}`);
+    }
+    step.succeed(`Registered signing key ${plan.key.keyId}`);
+  }
+
+  let version = input.remote.version;
+  if (plan.version.action === 'create') {
+    const step = progress.step(`Creating version ${release.version}`);
+    const result = await createOrAdopt({
+      ...common,
+      label: `version ${release.version}`,
+      create: () =>
+        createVersion(client, address, {
+          version: release.version,
+          keyId: plan.version.keyId,
+          protocols: release.protocols,
+        }),
+      read: () => getVersion(client, address, release.version),
+    });
+    version = result.resource;
+    if (result.adopted) checkAdoptedVersion(release, plan.version.keyId, version);
+    outcome.versionCreated = true;
+    step.succeed(
+      `Created version ${release.version} (key ${plan.version.keyId}, protocols ${release.protocols.join(', ')})`,
+    );
+  }
+  if (version === undefined) throw new Error('executePlan: no version to publish into');
+
+  const existing = new Map(input.remote.platforms.map((p) => [platformName(p.attributes), p]));
+  const tasks: (() => Promise<void>)[] = [];
+  for (const file of plan.files.filter((f) => f.action === 'upload')) {
+    const data = file.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes;
+    const target = version;
+    tasks.push(async () => {
+      outcome.files[file.kind] = await uploadVersionFile(input, file, { data }, target);
+    });
+  }
+  for (const item of plan.platforms.filter((p) => p.action === 'create' || p.action === 'upload')) {
+    tasks.push(async () => {
+      const done = await publishPlatform(input, item, existing.get(platformName(item)));
+      outcome.platforms.set(platformName(item), done);
+    });
+  }
+  if (tasks.length > 0) {
+    const step = progress.step(
+      `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (at most ${input.concurrency} at once)`,
+    );
+    try {
+      await runPool(tasks, input.concurrency);
+    } catch (error) {
+      step.fail();
+      throw error;
+    }
+    step.succeed(`Uploaded ${tasks.length} file${tasks.length === 1 ? '' : 's'}`);
+  }
+  return outcome;
+}
+
+/** The outcome of a run that wrote nothing. */
+export function emptyOutcome(): PublishOutcome {
+  return {
+    providerCreated: false,
+    keyRegistered: false,
+    versionCreated: false,
+    files: { shasums: false, signature: false },
+    platforms: new Map(),
+  };
+}
+
+/** A version found after a lost create must be the one we meant to create. */
+function checkAdoptedVersion(release: VerifiedRelease, keyId: string, version: VersionResource): void {
+  const differences = versionDifferences(release, keyId, version);
+  if (differences.length === 0) return;
+  throw new ConflictError(
+    `Version ${release.version} appeared meanwhile with other content: ${differences.join('; ')}`,
+    {
+      hint: `Another publisher is at work. Delete it (provider delete ${release.version}) and run again.`,
+      details: { differences },
+    },
+  );
+}

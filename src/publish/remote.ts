@@ -1,0 +1,99 @@
+/**
+ * Reading what the registry holds for a release: the provider, the signing key, the version, every page of
+ * its platforms, and — when they are uploaded — the SHA256SUMS and signature themselves, downloaded through
+ * their (secret) links so the planner can compare them with the local files.
+ */
+import * as openpgp from 'openpgp';
+import type { RegistryClient } from '../registry/http.js';
+import { ApiError } from '../errors.js';
+import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
+import { getGpgKey } from '../registry/gpgKeys.js';
+import type { ProviderAddress } from '../registry/paths.js';
+import { listPlatforms } from '../registry/providerPlatforms.js';
+import { getProvider } from '../registry/providers.js';
+import { getVersion } from '../registry/versions.js';
+import type { VerifiedRelease } from '../release/types.js';
+import type { Output } from '../ui/output.js';
+import type { RemoteState } from './types.js';
+
+/** What reading the remote state needs. */
+export interface ReadRemoteInput {
+  client: RegistryClient;
+  address: ProviderAddress;
+  release: VerifiedRelease;
+  output: Output;
+  signal?: AbortSignal | undefined;
+  /** First backoff of download retries, in ms. */
+  retryDelayMs?: number | undefined;
+}
+
+// SHA256SUMS of a release lists a few dozen files at most; anything this large is not one.
+const MAX_SMALL_FILE = 1024 * 1024;
+
+/** Reads the registry's side of the release (only reads: never writes). */
+export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
+  const { client, address, release } = input;
+  const keyRegistered =
+    release.signer.origin === 'registry' ||
+    (await getGpgKey(client, address.namespace, release.signer.keyId)) !== undefined;
+  const provider = await getProvider(client, address);
+  if (provider === undefined) return { providerExists: false, keyRegistered, platforms: [] };
+  const version = await getVersion(client, address, release.version);
+  if (version === undefined) return { providerExists: true, keyRegistered, platforms: [] };
+  const platforms = await listPlatforms(client, address, release.version);
+  const state: RemoteState = { providerExists: true, keyRegistered, version, platforms };
+
+  const { attributes, links } = version;
+  const downloader = createDownloader({
+    output: input.output,
+    signal: input.signal,
+    ...(input.retryDelayMs === undefined ? {} : { baseDelayMs: input.retryDelayMs }),
+  });
+  if (attributes['shasums-uploaded'] && links['shasums-download'] !== undefined) {
+    state.shasumsBytes = await download(downloader, links['shasums-download'], release.shasums.filename);
+  }
+  if (attributes['shasums-sig-uploaded']) {
+    const link = links['shasums-sig-download'];
+    state.signature =
+      link === undefined
+        ? { verifies: false, reason: 'the registry gave no download link for it' }
+        : await judgeSignature(await download(downloader, link, release.signature.filename), release);
+  }
+  return state;
+}
+
+/** The registry's copy of a small file; a failed download is an API problem (exit 4), named by file. */
+async function download(downloader: Downloader, url: string, filename: string): Promise<Uint8Array> {
+  const what = `the registry's copy of ${filename}`;
+  try {
+    return new Uint8Array(await downloader.bytes(url, what, MAX_SMALL_FILE));
+  } catch (error) {
+    if (!(error instanceof DownloadError)) throw error;
+    throw new ApiError(`Reading ${what} to compare it failed: ${error.reason}`, {
+      status: error.status ?? 0,
+      hint: 'Check the network, then run the same command again.',
+      details: { file: filename, reason: error.reason },
+    });
+  }
+}
+
+/** Does the registry's signature verify over the local SHA256SUMS with the release's signing key? */
+export async function judgeSignature(
+  remote: Uint8Array,
+  release: Pick<VerifiedRelease, 'signatureBytes' | 'shasumsBytes' | 'signer'>,
+): Promise<{ verifies: boolean; reason?: string }> {
+  const local = release.signatureBytes;
+  if (remote.length === local.length && remote.every((b, i) => b === local[i])) return { verifies: true };
+  try {
+    const signature = await openpgp.readSignature({ binarySignature: remote });
+    const key = await openpgp.readKey({ armoredKey: release.signer.armoredKey });
+    const message = await openpgp.createMessage({ binary: release.shasumsBytes });
+    const result = await openpgp.verify({ message, signature, verificationKeys: [key] });
+    const first = result.signatures[0];
+    if (first === undefined) return { verifies: false, reason: 'it holds no signature' };
+    await first.verified;
+    return { verifies: true };
+  } catch (error) {
+    return { verifies: false, reason: (error as Error).message };
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * `provider publish` below the command line: verify, read the registry, plan, (stop for --dry-run), execute,
+ * wait for the uploaded flags, check what consumers get, and report — from one plan. Nothing is written
+ * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
+ */
+import { InterruptedError } from '../errors.js';
+import { openSession, providerAddress } from '../registry/session.js';
+import { verifyWithFlags, type VerifyFlags, type VerifyWorld } from '../release/run.js';
+import { appendStepSummary } from '../ui/githubSummary.js';
+import type { Output, TextStream } from '../ui/output.js';
+import { createProgress } from '../ui/progress.js';
+import { publishDocument, type CheckReport } from './document.js';
+import { emptyOutcome, executePlan } from './execute.js';
+import { checkStep, waitStep } from './finish.js';
+import { assertPublishable } from './guards.js';
+import { isNoop, planPublish } from './plan.js';
+import { readRemote } from './remote.js';
+import { markdownSummary, renderPublish } from './render.js';
+import { tuningFromEnv } from './tuning.js';
+
+/** The flags of `provider publish`, merged with the global ones. */
+export interface PublishFlags extends VerifyFlags {
+  concurrency?: string;
+  waitTimeout?: string;
+  dryRun?: boolean;
+  /** false with --no-wait. */
+  wait?: boolean;
+  /** false with --no-check. */
+  check?: boolean;
+  /** false with --no-create-provider. */
+  createProvider?: boolean;
+  /** false with --no-register-key. */
+  registerKey?: boolean;
+}
+
+/** The process as `runPublish` sees it. */
+export interface PublishWorld extends VerifyWorld {
+  /** The terminal for spinners (the command's stderr); plain lines go through the sink regardless. */
+  stderr?: TextStream | undefined;
+  /** Milliseconds clock for durations and the wait timeout. */
+  clock?: () => number;
+}
+
+/** Runs `provider publish [dir]`; returns the exit code (0) or throws. */
+export async function runPublish(input: {
+  output: Output;
+  flags: PublishFlags;
+  dir: string;
+  world: PublishWorld;
+}): Promise<number> {
+  const { output, flags, world } = input;
+  const clock = world.clock ?? Date.now;
+  const started = clock();
+  const tuning = tuningFromEnv(world.env);
+  const { release, settings } = await verifyWithFlags(input);
+  const session = await openSession({
+    flags,
+    world,
+    output,
+    settings,
+    client: { retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } },
+  });
+  const { client } = session;
+  const address = providerAddress(session, release.name);
+  const hostname = settings.apiHost.host;
+  const progress = createProgress(output, { stream: world.stderr, now: clock });
+  const signal = world.signal;
+  try {
+    const reading = progress.step(
+      `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,
+    );
+    const remote = await readRemote({
+      client,
+      address,
+      release,
+      output,
+      signal,
+      retryDelayMs: tuning.retry.baseDelayMs,
+    });
+    reading.succeed();
+    const plan = planPublish(release, remote, {
+      address,
+      options: { createProvider: flags.createProvider !== false, registerKey: flags.registerKey !== false },
+    });
+    for (const extra of plan.extraPlatforms) {
+      output.warn(
+        `the registry also holds ${extra.os}_${extra.arch} for ${release.version}, which this release does not have (kept, not deleted)`,
+      );
+    }
+
+    if (flags.dryRun === true) {
+      const doc = publishDocument({
+        plan,
+        hostname,
+        waited: false,
+        check: { status: 'skipped', reason: 'dry run' },
+        durationMs: clock() - started,
+      });
+      report(output, doc);
+      await appendStepSummary(output, world.env, markdownSummary(doc));
+      assertPublishable(plan, { hostname, keyFile: flags.key });
+      return 0;
+    }
+    assertPublishable(plan, { hostname, keyFile: flags.key });
+
+    const noop = isNoop(plan);
+    const outcome = noop
+      ? emptyOutcome()
+      : await executePlan({
+          ...{ client, address, output, progress, tuning, signal, release, remote, plan },
+          version: release.version,
+          concurrency: settings.concurrency,
+        });
+    const finish = { client, address, release, output, progress, tuning, signal, clock };
+    // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
+    const waited = !noop && flags.wait !== false;
+    if (waited) await waitStep(finish, settings.waitTimeoutMs);
+    let check: CheckReport = { status: 'skipped', reason: '--no-check' };
+    if (flags.wait === false && !noop) {
+      check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
+    } else if (flags.check !== false) {
+      check = await checkStep(finish);
+    }
+    const doc = publishDocument({ plan, outcome, hostname, waited, check, durationMs: clock() - started });
+    report(output, doc);
+    await appendStepSummary(output, world.env, markdownSummary(doc));
+    return 0;
+  } catch (error) {
+    throw signal?.aborted ? resumable(error) : error;
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Whatever was in flight when Ctrl-C came, the message says what stopped and the hint how to finish. */
+function resumable(error: unknown): InterruptedError {
+  const what = error instanceof Error ? error.message : String(error);
+  return new InterruptedError(what.startsWith('Interrupted') ? what : `Interrupted: ${what}`, {
+    hint: 'Run the same command again to finish: what is already in the registry is kept and not duplicated.',
+    cause: error,
+  });
+}
+
+function report(output: Output, doc: ReturnType<typeof publishDocument>): void {
+  if (output.json) output.resultJson(doc);
+  else renderPublish(output, doc);
+}

@@ -1,0 +1,168 @@
+/**
+ * The per-file work of a run: upload SHA256SUMS and its signature to the version's links, and create each
+ * platform and upload its zip. An upload link that is refused is replaced by reading the resource again
+ * (which also tells whether the file arrived after all).
+ */
+import { ApiError, ConflictError } from '../errors.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
+import { createPlatform, getPlatform } from '../registry/providerPlatforms.js';
+import type { PlatformResource, VersionResource } from '../registry/types.js';
+import { LinkRefusedError, uploadFile, type TransferBody } from '../registry/uploads.js';
+import { getVersion } from '../registry/versions.js';
+import type { Output } from '../ui/output.js';
+import type { Progress } from '../ui/progress.js';
+import { platformDifferences } from './plan.js';
+import { createOrAdopt } from './reconcile.js';
+import type { PublishTuning } from './tuning.js';
+import { platformName, type FilePlan, type PlatformOutcome, type PlatformPlan } from './types.js';
+
+/** What the file tasks share. */
+export interface TransferContext {
+  client: RegistryClient;
+  address: ProviderAddress;
+  version: string;
+  output: Output;
+  progress: Progress;
+  tuning: PublishTuning;
+  signal?: AbortSignal | undefined;
+}
+
+/** A file's state as the registry reports it: uploaded already, or the link to upload it to. */
+interface LinkState {
+  uploaded: boolean;
+  link: string | undefined;
+}
+
+// An expired link is replaced once; a second refusal of a fresh link is not an expiry problem.
+const MAX_LINK_REFRESHES = 2;
+
+/** Uploads SHA256SUMS or its signature; returns false when the registry turned out to have it already. */
+export async function uploadVersionFile(
+  ctx: TransferContext,
+  file: FilePlan,
+  body: TransferBody,
+  version: VersionResource,
+): Promise<boolean> {
+  const [flag, upload] =
+    file.kind === 'shasums'
+      ? (['shasums-uploaded', 'shasums-upload'] as const)
+      : (['shasums-sig-uploaded', 'shasums-sig-upload'] as const);
+  const stateOf = (v: VersionResource): LinkState => ({
+    uploaded: v.attributes[flag],
+    link: v.links[upload],
+  });
+  return uploadWithRefresh(ctx, file.filename, body, stateOf(version), async () => {
+    const fresh = await getVersion(ctx.client, ctx.address, ctx.version);
+    if (fresh === undefined) throw vanished(`version ${ctx.version}`);
+    return stateOf(fresh);
+  });
+}
+
+/** Creates a platform when needed, then uploads its zip unless the registry has it. */
+export async function publishPlatform(
+  ctx: TransferContext,
+  item: PlatformPlan,
+  existing: PlatformResource | undefined,
+): Promise<PlatformOutcome> {
+  const name = platformName(item);
+  const read = () => getPlatform(ctx.client, ctx.address, ctx.version, item.os, item.arch);
+  let resource = existing;
+  let created = false;
+  if (item.action === 'create') {
+    const result = await createOrAdopt({
+      label: `platform ${name}`,
+      create: () =>
+        createPlatform(ctx.client, ctx.address, ctx.version, {
+          os: item.os,
+          arch: item.arch,
+          shasum: item.shasum,
+          filename: item.filename,
+        }),
+      read,
+      retry: ctx.tuning.retry,
+      signal: ctx.signal,
+      note: (text) => ctx.progress.note(text),
+    });
+    resource = result.resource;
+    created = true;
+    ctx.progress.note(`Created platform ${name}`);
+    const differences = platformDifferences(item, resource);
+    if (differences.length > 0) {
+      throw new ConflictError(
+        `Platform ${name} of ${ctx.version} appeared meanwhile with other content: ${differences.join('; ')}`,
+        {
+          hint: `Another publisher is at work. Delete it (provider delete ${ctx.version} --platform ${name}) and run again.`,
+          details: { platform: name, differences },
+        },
+      );
+    }
+  }
+  if (resource === undefined) throw vanished(`platform ${name}`);
+  const stateOf = (p: PlatformResource): LinkState => ({
+    uploaded: p.attributes['provider-binary-uploaded'],
+    link: p.links['provider-binary-upload'],
+  });
+  const uploaded = await uploadWithRefresh(
+    ctx,
+    item.filename,
+    { path: item.path, bytes: item.bytes },
+    stateOf(resource),
+    async () => {
+      const fresh = await read();
+      if (fresh === undefined) throw vanished(`platform ${name}`);
+      return stateOf(fresh);
+    },
+  );
+  return { created, uploaded };
+}
+
+/** Uploads to the given link; a refused link is replaced by reading the resource again. */
+async function uploadWithRefresh(
+  ctx: TransferContext,
+  filename: string,
+  body: TransferBody,
+  initial: LinkState,
+  reread: () => Promise<LinkState>,
+): Promise<boolean> {
+  let state = initial;
+  for (let refresh = 0; ; refresh++) {
+    if (state.uploaded) return false;
+    if (state.link === undefined) {
+      throw new ApiError(`The registry gave no upload link for ${filename}`, {
+        status: 403,
+        hint: 'The token may read but not upload: use a token of the owners team or of a team with "Manage Private Registry".',
+        details: { file: filename },
+      });
+    }
+    const total = 'data' in body ? body.data.length : body.bytes;
+    const transfer = ctx.progress.transfer(filename, total);
+    try {
+      await uploadFile({
+        url: state.link,
+        filename,
+        body,
+        output: ctx.output,
+        signal: ctx.signal,
+        retry: ctx.tuning.retry,
+        timeoutMs: ctx.tuning.requestTimeoutMs,
+        onProgress: (p) => transfer.update(p.transferred),
+        onRetry: (attempt, reason) => ctx.progress.note(`retrying ${filename} (${reason}, retry ${attempt})`),
+      });
+      transfer.done();
+      return true;
+    } catch (error) {
+      transfer.fail();
+      if (!(error instanceof LinkRefusedError) || refresh >= MAX_LINK_REFRESHES) throw error;
+      ctx.progress.note(`the upload link of ${filename} was refused (${error.status}); reading a fresh one`);
+      state = await reread();
+    }
+  }
+}
+
+function vanished(what: string): ApiError {
+  return new ApiError(`${what} disappeared from the registry while publishing`, {
+    status: 404,
+    hint: 'Someone deleted it meanwhile; run the same command again to publish it anew.',
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Waiting for the registry to take the files in: poll the version and its platforms until
+ * `shasums-uploaded`, `shasums-sig-uploaded` and every release platform's `provider-binary-uploaded` are
+ * true, backing off from `pollMinMs` to `pollMaxMs`. Past the timeout: exit 6, and a re-run resumes.
+ */
+import { TimeoutError } from '../errors.js';
+import { pause } from '../registry/backoff.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
+import { listPlatforms } from '../registry/providerPlatforms.js';
+import { getVersion } from '../registry/versions.js';
+import { platformName } from './types.js';
+
+/** What the waiter needs. */
+export interface WaitInput {
+  client: RegistryClient;
+  address: ProviderAddress;
+  version: string;
+  /** File names of SHA256SUMS and the signature, for messages. */
+  shasumsFile: string;
+  signatureFile: string;
+  /** The release's platforms: only these must be uploaded. */
+  platforms: { os: string; arch: string; filename: string }[];
+  timeoutMs: number;
+  pollMinMs: number;
+  pollMaxMs: number;
+  now: () => number;
+  signal?: AbortSignal | undefined;
+}
+
+/** Polls until every file is flagged uploaded; resolves with the number of polls, or throws TimeoutError. */
+export async function waitForUploads(input: WaitInput): Promise<number> {
+  const started = input.now();
+  let delay = input.pollMinMs;
+  for (let polls = 1; ; polls++) {
+    const missing = await missingFiles(input);
+    if (missing.length === 0) return polls;
+    const elapsed = input.now() - started;
+    if (elapsed >= input.timeoutMs) {
+      throw new TimeoutError(
+        `The registry had not processed ${missing.join(', ')} after ${seconds(input.timeoutMs)}`,
+        {
+          hint: 'The uploads were sent; run the same command again to resume (it uploads only what is still missing), or allow more time with --wait-timeout.',
+          details: { missing, waitedMs: elapsed },
+        },
+      );
+    }
+    await pause(Math.min(delay, input.timeoutMs - elapsed), input.signal, 'waiting for the registry');
+    delay = Math.min(delay * 2, input.pollMaxMs);
+  }
+}
+
+/** The files the registry does not yet report as uploaded. */
+async function missingFiles(input: WaitInput): Promise<string[]> {
+  const version = await getVersion(input.client, input.address, input.version);
+  if (version === undefined) return [`version ${input.version} (not found)`];
+  const missing: string[] = [];
+  if (!version.attributes['shasums-uploaded']) missing.push(input.shasumsFile);
+  if (!version.attributes['shasums-sig-uploaded']) missing.push(input.signatureFile);
+  const remote = new Map(
+    (await listPlatforms(input.client, input.address, input.version)).map((p) => [
+      platformName(p.attributes),
+      p,
+    ]),
+  );
+  for (const platform of input.platforms) {
+    if (remote.get(platformName(platform))?.attributes['provider-binary-uploaded'] !== true) {
+      missing.push(platform.filename);
+    }
+  }
+  return missing;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Math.round(ms / 100) / 10}s`;
+}

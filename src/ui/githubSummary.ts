@@ -1,0 +1,24 @@
+/**
+ * GitHub Actions' job summary: Markdown appended to the file named by `$GITHUB_STEP_SUMMARY`. The variable
+ * comes from the environment the command was given (never read from the process here), and the text passes
+ * through the sink's redaction like everything else that leaves the program.
+ */
+import { appendFile } from 'node:fs/promises';
+import type { Output } from './output.js';
+
+/** Appends Markdown to the step summary when running under GitHub Actions; a failure only warns. */
+export async function appendStepSummary(
+  output: Output,
+  env: Record<string, string | undefined>,
+  markdown: string,
+): Promise<void> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (env.GITHUB_ACTIONS !== 'true' || file === undefined || file.trim() === '') return;
+  try {
+    await appendFile(file, output.redact(markdown));
+  } catch (error) {
+    output.warn(
+      `could not append the job summary to $GITHUB_STEP_SUMMARY (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
