@@ -2,6 +2,7 @@
  * Test helpers for release reading and `provider verify`: copies of the fixture release to mutate, a tiny
  * zip writer, detached signatures made with the test-only keys, and an in-process CLI runner.
  */
+import { runCli as runShared } from '../helpers/cli.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -9,7 +10,6 @@ import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as openpgp from 'openpgp';
-import { run } from '../../src/cli/main.js';
 import { Output } from '../../src/ui/output.js';
 
 /** The repository's fixtures folder. */
@@ -167,24 +167,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI in-process with captured streams (no colour, no TTY). */
+/** Runs the CLI in-process (the shared helper), with colour off and the release folder as home. */
 export async function runCli(
   argv: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await run({
-    argv,
-    env: { NO_COLOR: '1', ...options.env },
+  const result = await runShared(argv, {
     cwd: options.cwd,
     homeDir: options.cwd,
-    stdout: { write: (chunk: string) => (stdout += chunk) },
-    stderr: { write: (chunk: string) => (stderr += chunk) },
-    stdinIsTTY: false,
-    signal: new AbortController().signal,
+    env: { NO_COLOR: '1', ...options.env },
   });
-  return { code, stdout, stderr };
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** An output sink writing into strings, for calling the core directly. */
