@@ -7,6 +7,8 @@
 export const ExitCode = {
   ok: 0,
   internal: 1,
+  /** `runtask send --expect` saw another result (PRODUCT.md §8 gives it 1 too). */
+  unexpectedResult: 1,
   usage: 2,
   verification: 3,
   api: 4,
@@ -79,6 +81,14 @@ export class TimeoutError extends ProviderError {
   readonly code = 'timeout';
 }
 
+/**
+ * `runtask send --expect`: the integrator kept the contract but reached another result. Exit 1, which PRODUCT.md
+ * gives this case (1 is otherwise "internal error"); the message says "result X, expected Y".
+ */
+export class ResultMismatchError extends ProviderError {
+  readonly code = 'unexpected-result';
+}
+
 /** The user pressed Ctrl-C or the process got SIGINT/SIGTERM. Exit 130. */
 export class InterruptedError extends ProviderError {
   readonly code = 'interrupted';
@@ -92,6 +102,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof ConflictError) return ExitCode.conflict;
   if (error instanceof TimeoutError) return ExitCode.timeout;
   if (error instanceof InterruptedError) return ExitCode.interrupted;
+  if (error instanceof ResultMismatchError) return ExitCode.unexpectedResult;
   return ExitCode.internal;
 }
 

@@ -1,9 +1,10 @@
-/** `provider runtask serve` and `provider runtask callback`: flags → options → the run task core. */
+/** `provider runtask serve`, `callback` and `send`: flags → options → the run task core. */
 import { tmpdir } from 'node:os';
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import type { ServeFlags } from '../runtask/serveOptions.js';
 import type { CallbackFlags } from '../runtask/callbackCommand.js';
+import type { SendFlags } from '../runtask/send/options.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -26,7 +27,7 @@ async function readStdin(): Promise<string> {
 export function registerRuntask(program: Command, hooks: ProgramHooks): void {
   const group = program
     .command('runtask')
-    .description('run task integrations (integrator server, callbacks)');
+    .description('run task integrations (integrator server, callbacks, a local platform to test one)');
 
   group
     .command('serve')
@@ -73,6 +74,38 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, signal: io.signal, readStdin };
         return runCallbackCommand({ output, flags, world });
+      }),
+    );
+
+  group
+    .command('send')
+    .description(
+      'act as the platform: send a signed run task request to an integrator and judge its callbacks',
+    )
+    .argument('<integrator-url>', 'where the integrator takes run task requests, e.g. http://127.0.0.1:8080/')
+    .option('--stage <stage>', 'pre_plan, post_plan, pre_apply or post_apply', 'post_plan')
+    .option('--hmac-key-file <file>', 'file holding the run task HMAC key')
+    .option('--hmac-key-env <name>', 'variable holding the HMAC key (default RUNTASK_HMAC_KEY)')
+    .option('--plan-json <file>', 'the plan JSON to serve (`terraform show -json`; default: a small plan)')
+    .option('--config-version <file>', 'the configuration version .tar.gz to serve (default: a tiny one)')
+    .option('--enforcement <level>', 'mandatory or advisory', 'mandatory')
+    .option('--no-outcomes', 'do not offer outcomes (capabilities.outcomes false)')
+    .option('--verification', 'send the verification request the platform sends when a run task is created')
+    .option('--expect <status>', 'the result the check should reach: passed or failed')
+    .option('--progress-window <duration>', 'errored without a progress update for this long', '10m')
+    .option('--max-duration <duration>', 'errored when not final after this long', '60m')
+    .option('--host <address>', 'address the local platform listens on', '127.0.0.1')
+    .option('--port <port>', 'port of the local platform (0 picks a free one)', '0')
+    .option(
+      '--public-url <url>',
+      'base URL the integrator reaches the platform at (default: the listen address)',
+    )
+    .action(
+      hooks.action<SendFlags>(async (output, flags, args) => {
+        const { runSend } = await import('../runtask/send/run.js');
+        const { io } = hooks;
+        const world = { env: io.env, cwd: io.cwd, signal: io.signal, now: () => new Date() };
+        return runSend({ output, integratorUrl: args[0], flags, world });
       }),
     );
 }

@@ -68,7 +68,10 @@ function readKeyFile(path: string): string {
 }
 
 /** The HMAC key, from `--hmac-key-file` or the variable named by `--hmac-key-env`; undefined without one. */
-export function resolveHmacKey(flags: ServeFlags, world: ServeWorld): { key?: string; variable: string } {
+export function resolveHmacKey(
+  flags: Pick<ServeFlags, 'hmacKeyFile' | 'hmacKeyEnv'>,
+  world: Pick<ServeWorld, 'env' | 'cwd'>,
+): { key?: string; variable: string } {
   const variable = flags.hmacKeyEnv ?? DEFAULT_HMAC_KEY_ENV;
   if (flags.hmacKeyFile !== undefined) {
     if (flags.hmacKeyEnv !== undefined) {

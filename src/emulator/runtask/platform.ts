@@ -1,0 +1,143 @@
+/**
+ * The run task side of the platform on a real HTTP port: it issues task results (token, task result id,
+ * callback URL), judges callbacks like the platform, serves the plan JSON through a 307 and the configuration
+ * version through a 302 to short-lived blob links (`/_archivist/v1/object/<secret>`, no token), answers
+ * `GET /api/v2/ping` (go-tfe calls it first), and records every event for `runtask send`.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../../errors.js';
+import { HttpProblem, Router, readBody, sendProblem, type RequestContext } from '../http.js';
+import { LinkSigner } from '../links.js';
+import { PlatformEvents } from './events.js';
+import { issueTask, type IssuedTask, type RunTaskSetup } from './issue.js';
+import { registerRunTaskRoutes, type StoredBlob } from './routes.js';
+import { PlatformTaskResult, type TaskWindows } from './taskResult.js';
+
+/** How to start the platform. */
+export interface RunTaskPlatformOptions extends TaskWindows {
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** The base URL put in requests, when the integrator reaches this machine under another name. */
+  publicUrl?: string | undefined;
+  /** Lifetime of blob links (default 1 minute, as documented for the plan JSON link). */
+  blobTtlMs?: number;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** A running run task platform. */
+export interface RunTaskPlatform {
+  /** The base URL in requests, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  events: PlatformEvents;
+  /** Issues a task result for a run task request and stores its plan and configuration version. */
+  issueRun(setup: RunTaskSetup): PlatformTaskResult;
+  /** Issues the dummy task of the verification request (any callback to it is a violation). */
+  issueVerification(setup: Pick<RunTaskSetup, 'stage' | 'outcomesOffered'>): PlatformTaskResult;
+  close(): Promise<void>;
+}
+
+const BODY_LIMIT = 16 * 1024 * 1024;
+
+/** Starts the platform and resolves once it listens. */
+export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Promise<RunTaskPlatform> {
+  const now = options.now ?? Date.now;
+  const events = new PlatformEvents();
+  const tasks = new Map<string, PlatformTaskResult>();
+  const blobs = new Map<string, StoredBlob>();
+  const links = new LinkSigner(randomBytes(32).toString('hex'), options.blobTtlMs ?? 60_000);
+  let baseUrl = '';
+  const router = new Router();
+  registerRunTaskRoutes(router, { tasks, blobs, links, events, now, baseUrl: () => baseUrl });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://platform.invalid');
+    const method = req.method ?? 'GET';
+    const ctx: RequestContext = {
+      req,
+      res,
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      params: {},
+      body: undefined,
+    };
+    try {
+      const match = router.match(method, url.pathname);
+      if (!match.route) {
+        req.resume();
+        throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
+      }
+      ctx.params = match.params;
+      ctx.body = await readBody(req, BODY_LIMIT);
+      await match.route.handler(ctx);
+    } catch (error) {
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof HttpProblem) return sendProblem(res, error);
+      options.onError?.(error);
+      sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
+    }
+  };
+  const server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `the local platform cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.code ?? error.message}`,
+      {
+        hint:
+          error.code === 'EADDRINUSE'
+            ? 'Another process uses that port: pick another --port (0 picks a free one).'
+            : 'Check --host and --port.',
+      },
+    );
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  baseUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
+
+  const add = (issued: IssuedTask): PlatformTaskResult => {
+    const task = new PlatformTaskResult(issued, options, events, now);
+    tasks.set(issued.guid, task);
+    return task;
+  };
+  const defaults = {
+    enforcement: 'mandatory',
+    organization: 'test-org',
+    workspace: 'test-workspace',
+  } as const;
+  return {
+    url: baseUrl,
+    events,
+    issueRun(setup) {
+      const task = add(issueTask(baseUrl, setup, 'run', now()));
+      const { planId, configurationVersionId } = task.issued;
+      if (task.issued.planJsonApiUrl !== undefined)
+        blobs.set(planId, { bytes: setup.planJson, contentType: 'application/json', what: 'plan-json' });
+      blobs.set(configurationVersionId, {
+        bytes: setup.configurationVersion,
+        contentType: 'application/octet-stream',
+        what: 'configuration-version',
+      });
+      return task;
+    },
+    issueVerification(setup) {
+      return add(issueTask(baseUrl, { ...defaults, ...setup }, 'verification', now()));
+    },
+    async close() {
+      for (const task of tasks.values()) task.stopTimers();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

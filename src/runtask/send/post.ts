@@ -1,0 +1,139 @@
+/**
+ * Delivering the run task request like the platform: "respond with 200 OK, or HCP Terraform will retry"
+ * (run-tasks.md §3). How often and how fast it retries is undocumented; here: up to 4 attempts, 1 s, 2 s and
+ * 4 s apart, 30 s per attempt, stopping early once the task result is final. Any 2xx other than 200, or a
+ * redirect, is a broken contract (202 fails run task creation outright); 4xx/5xx and network errors are
+ * retried, and only an integrator that never answers 200 has broken it. The verification request is sent once:
+ * the platform refuses to create the run task unless that one answer is 200.
+ */
+import type { PlatformTaskResult } from '../../emulator/runtask/taskResult.js';
+import { serverDetail } from '../callbackClient.js';
+import { pause } from '../retry.js';
+import { deliverRequest, type Delivery } from './deliver.js';
+import type { SendEvent, SendViolation } from './events.js';
+
+/** Timings the tests shorten. */
+export interface SendTuning {
+  /** Pauses between attempts; their count + 1 is the number of attempts. */
+  retryDelaysMs: readonly number[];
+  /** Quiet time after the end is known, to catch late callbacks. */
+  lingerMs: number;
+  attemptTimeoutMs: number;
+}
+
+/** The platform-like defaults. */
+export const DEFAULT_TUNING: SendTuning = {
+  retryDelaysMs: [1000, 2000, 4000],
+  lingerMs: 1000,
+  attemptTimeoutMs: 30_000,
+};
+
+/** Past this, a 200 comes with a warning (the work is likely done before answering). */
+const SLOW_ANSWER_MS = 10_000;
+
+function describe(delivery: Delivery): string {
+  return delivery.kind === 'answered' ? String(delivery.status) : delivery.error;
+}
+
+function answerViolation(delivery: Delivery, verification: boolean, seen: Set<number>): SendViolation[] {
+  if (delivery.kind !== 'answered' || delivery.status === 200) return [];
+  const status = delivery.status;
+  if (verification) {
+    return [
+      {
+        rule: 'request-answer',
+        message: `answered ${status} to the verification request: the platform creates the run task only after a 200`,
+      },
+    ];
+  }
+  if (status >= 400 || seen.has(status)) return [];
+  seen.add(status);
+  return [
+    {
+      rule: 'request-answer',
+      message: `answered ${status} to the run task request: the platform takes exactly 200 and retries anything else`,
+    },
+  ];
+}
+
+function gaveUpMessage(answers: string[], platform: string): string {
+  const hint = answers.some((a) => a === '401' || a === '403')
+    ? ' (401/403: do both sides use the same HMAC key?)'
+    : answers.some((a) => a === '422')
+      ? ` (422: does the integrator accept callbacks to ${platform}? runtask serve needs --platform-host with a fixed --port here)`
+      : '';
+  return `never answered 200 to the run task request (${answers.length} attempt${answers.length > 1 ? 's' : ''}: ${answers.join(', ')})${hint}`;
+}
+
+/** POSTs the request until it is accepted; resolves true when an attempt got 200. */
+export async function postRequest(input: {
+  settings: { integratorUrl: URL; verification: boolean; tuning: SendTuning };
+  task: PlatformTaskResult;
+  body: Buffer;
+  signature: string;
+  emit: (event: SendEvent) => void;
+  signal: AbortSignal;
+}): Promise<boolean> {
+  const { settings, task, body, signature, emit, signal } = input;
+  const { tuning, verification } = settings;
+  const attempts = verification ? 1 : tuning.retryDelaysMs.length + 1;
+  const answers: string[] = [];
+  const seen = new Set<number>();
+  let previousDetail: string | undefined;
+  // A final status makes further attempts pointless: stop waiting between them at once.
+  const final = new AbortController();
+  const unsubscribe = task.events.subscribe(() => {
+    if (task.final) final.abort();
+  });
+  try {
+    for (let attempt = 1; attempt <= attempts && !task.final && !signal.aborted; attempt++) {
+      const url = settings.integratorUrl.href;
+      emit({ kind: 'request', at: Date.now(), attempt, url, bytes: body.length, signed: signature !== '' });
+      task.requestSent();
+      const delivery = await deliverRequest({
+        url: settings.integratorUrl,
+        body,
+        signature,
+        timeoutMs: tuning.attemptTimeoutMs,
+        signal,
+      });
+      if (signal.aborted) return false;
+      answers.push(describe(delivery));
+      const answered = delivery.kind === 'answered';
+      // The integrator's words for a refusal, once: a retry that gets the same words says nothing new.
+      const detail =
+        answered && delivery.status >= 400 ? serverDetail(delivery.body, delivery.status) : undefined;
+      emit({
+        kind: 'answer',
+        at: Date.now(),
+        attempt,
+        http: answered ? delivery.status : undefined,
+        error: answered ? undefined : delivery.error,
+        ms: delivery.ms,
+        detail: detail === previousDetail ? undefined : detail,
+        violations: answerViolation(delivery, verification, seen),
+      });
+      previousDetail = detail ?? previousDetail;
+      if (answered && delivery.status === 200) {
+        if (delivery.ms > SLOW_ANSWER_MS) {
+          const message = `the integrator took ${(delivery.ms / 1000).toFixed(1)}s to answer: the platform's HTTP timeout is undocumented; answer 200 at once and do the work afterwards`;
+          emit({ kind: 'warning', at: Date.now(), message });
+        }
+        return true;
+      }
+      const delayMs = tuning.retryDelaysMs[attempt - 1];
+      if (delayMs === undefined || task.final) break;
+      emit({ kind: 'retry', at: Date.now(), attempt, delayMs });
+      await pause(delayMs, AbortSignal.any([signal, final.signal]));
+    }
+    if (!verification && !task.final && !signal.aborted) {
+      const violations: SendViolation[] = [
+        { rule: 'never-accepted', message: gaveUpMessage(answers, new URL(task.issued.callbackUrl).origin) },
+      ];
+      emit({ kind: 'gave-up', at: Date.now(), attempts: answers.length, violations });
+    }
+    return false;
+  } finally {
+    unsubscribe();
+  }
+}

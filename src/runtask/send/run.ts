@@ -1,0 +1,45 @@
+/**
+ * The `provider runtask send` core: flags → settings, one session against the integrator, the timeline as it
+ * happens (or one JSON report at the end), then the verdict: exit 0, or the error that decides the exit code
+ * (3 contract violation, 6 timeout, 1 result other than `--expect`, 130 interrupted).
+ */
+import type { Output } from '../../ui/output.js';
+import { sendOptionsFromFlags, type SendFlags, type SendWorld } from './options.js';
+import type { SendTuning } from './post.js';
+import { reportDocument, timelineLines, verdictLines } from './render.js';
+import { runSession } from './session.js';
+import { decideVerdict } from './verdict.js';
+
+/** Runs `runtask send`; resolves with 0 or throws the error that carries the exit code. */
+export async function runSend(input: {
+  output: Output;
+  integratorUrl: string | undefined;
+  flags: SendFlags;
+  world: SendWorld & { signal: AbortSignal };
+  /** Tests shorten the retry pauses and the linger. */
+  tuning?: Partial<SendTuning>;
+}): Promise<number> {
+  const { output, flags, world } = input;
+  const { settings, expected, warnings } = await sendOptionsFromFlags(input.integratorUrl, flags, world);
+  settings.tuning = { ...settings.tuning, ...input.tuning };
+  output.addSecret(settings.hmacKey);
+  for (const warning of warnings) output.warn(warning);
+  const windows = { progressWindow: flags.progressWindow, maxDuration: flags.maxDuration };
+  let startedAt = Date.now();
+  const record = await runSession(
+    settings,
+    (event) => {
+      if (event.kind === 'platform') startedAt = event.at;
+      if (output.json) return;
+      for (const line of timelineLines(event, startedAt, windows, output.color)) output.result(line);
+    },
+    world.signal,
+    (token) => output.addSecret(token),
+  );
+  record.startedAt = startedAt;
+  const verdict = decideVerdict(record, expected, windows);
+  if (output.json) output.resultJson(reportDocument(record, verdict, settings.integratorUrl.href));
+  else for (const line of verdictLines(record, verdict, output.color)) output.result(line);
+  if (verdict.error !== undefined) throw verdict.error;
+  return 0;
+}
