@@ -10,7 +10,7 @@ import { fileStates } from '../registry/fileStates.js';
 import { listGpgKeys } from '../registry/gpgKeys.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import { listPlatforms } from '../registry/providerPlatforms.js';
+import { getPlatform, listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import type { Output } from '../ui/output.js';
@@ -40,6 +40,8 @@ export interface ConsumerCheckInput {
   onArchive?: (platform: ConsumerPlatformReport, problem: ConsumerProblem | undefined) => void;
   /** Archives downloaded at once with `download` (default 4). */
   concurrency?: number;
+  /** First backoff of download retries, in ms (default 300; publish passes its PROVIDER_RETRY_DELAY). */
+  retryDelayMs?: number;
 }
 
 /** One platform as checked. */
@@ -85,11 +87,29 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   const platforms = await listPlatforms(client, address, input.version);
   requireComplete(version, platforms, label, hostname);
 
-  const downloader = createDownloader({ output, signal: input.signal });
+  const downloader = createDownloader({
+    output,
+    signal: input.signal,
+    ...(input.retryDelayMs === undefined ? {} : { baseDelayMs: input.retryDelayMs }),
+  });
   const links = version.links;
+  const versionLink = (name: 'shasums-download' | 'shasums-sig-download') => async () =>
+    (await getVersion(client, address, input.version))?.links[name];
   const [sums, sig, keys] = await Promise.all([
-    fetchSmall(downloader, links['shasums-download'], `SHA256SUMS of ${label}`, 'checksums'),
-    fetchSmall(downloader, links['shasums-sig-download'], `SHA256SUMS.sig of ${label}`, 'signature'),
+    fetchSmall(
+      downloader,
+      links['shasums-download'],
+      `SHA256SUMS of ${label}`,
+      'checksums',
+      versionLink('shasums-download'),
+    ),
+    fetchSmall(
+      downloader,
+      links['shasums-sig-download'],
+      `SHA256SUMS.sig of ${label}`,
+      'signature',
+      versionLink('shasums-sig-download'),
+    ),
     listGpgKeys(client, address.namespace),
   ]);
   const problems: ConsumerProblem[] = [...sums.problems, ...sig.problems];
@@ -128,7 +148,9 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     const what = `${p.filename} (${key(p)} of ${label})`;
     try {
       if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
-      const digest = await downloader.digest(link, what);
+      const fresh = async () =>
+        (await getPlatform(client, address, input.version, p.os, p.arch))?.links['provider-binary-download'];
+      const digest = await withFreshLink(link, fresh, (l) => downloader.digest(l, what));
       const problem = archiveChecksumProblem(p, digest.sha256);
       report.bytes = digest.bytes;
       if (problem) problems.push(problem);
@@ -185,14 +207,35 @@ async function fetchSmall(
   link: string | undefined,
   what: string,
   kind: 'checksums' | 'signature',
+  refresh: () => Promise<string | undefined>,
 ): Promise<{ bytes?: Buffer; problems: ConsumerProblem[] }> {
   const subject = kind === 'checksums' ? 'SHA256SUMS' : 'SHA256SUMS.sig';
   try {
     if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
-    return { bytes: await downloader.bytes(link, what), problems: [] };
+    return { bytes: await withFreshLink(link, refresh, (l) => downloader.bytes(l, what)), problems: [] };
   } catch (error) {
     if (!(error instanceof DownloadError)) throw error;
     return { problems: [downloadProblem(error, subject, what, kind, link)] };
+  }
+}
+
+/**
+ * A download link that is refused (401/403/404: expired, most likely) is replaced once by reading the resource
+ * again, as `terraform init` would get a fresh one; only a fresh link that is refused too is a problem.
+ */
+async function withFreshLink<T>(
+  link: string,
+  refresh: () => Promise<string | undefined>,
+  download: (link: string) => Promise<T>,
+): Promise<T> {
+  try {
+    return await download(link);
+  } catch (error) {
+    const refused = error instanceof DownloadError && [401, 403, 404].includes(error.status ?? 0);
+    if (!refused) throw error;
+    const fresh = await refresh();
+    if (fresh === undefined || fresh === link) throw error;
+    return download(fresh);
   }
 }
 

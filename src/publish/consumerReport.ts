@@ -16,8 +16,9 @@ export function describeProblems(problems: ConsumerProblem[], label: string, hos
 
 /**
  * A failed download as a problem. A link that answers an HTTP error is something consumers would meet too
- * (Terraform's words for the checksum files are kept); a network failure is ours alone, so it is thrown as
- * an ApiError (exit 4) rather than reported as a verification failure.
+ * (Terraform's words for the checksum files are kept); a network failure is ours alone, and a link that kept
+ * answering 408/429/5xx says the registry is busy, not that the version is broken: both are thrown as an
+ * ApiError (exit 4) rather than reported as a verification failure whose hint is to delete the version.
  */
 export function downloadProblem(
   error: DownloadError,
@@ -30,6 +31,13 @@ export function downloadProblem(
     throw new ApiError(`Downloading ${what} failed: ${error.reason}`, {
       status: 0,
       hint: 'Check the network (and --hostname), then run the same command again.',
+      details: { file: what, reason: error.reason },
+    });
+  }
+  if (error.status !== undefined && (error.status === 408 || error.status === 429 || error.status >= 500)) {
+    throw new ApiError(`Downloading ${what} failed: ${error.reason} (after retries)`, {
+      status: error.status,
+      hint: 'The registry is busy or failing for the moment; what is published stays. Run the same command again later.',
       details: { file: what, reason: error.reason },
     });
   }

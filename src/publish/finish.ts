@@ -56,6 +56,7 @@ export async function checkStep(ctx: FinishContext): Promise<CheckReport> {
     address: ctx.address,
     version,
     output: ctx.output,
+    retryDelayMs: ctx.tuning.retry.baseDelayMs,
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
   }).catch((error: unknown) => {
     step.fail();

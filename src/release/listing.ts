@@ -5,6 +5,7 @@
 import { VerificationError } from '../errors.js';
 import type { ReleaseLayout } from './layout.js';
 import type { ShasumEntry } from './shasums.js';
+import { shorten } from './shorten.js';
 
 /** Checks the listing; returns warnings, throws a VerificationError naming the file (and line) otherwise. */
 export function checkListing(layout: ReleaseLayout, entries: ShasumEntry[]): string[] {
@@ -20,10 +21,10 @@ export function checkListing(layout: ReleaseLayout, entries: ShasumEntry[]): str
   for (const entry of entries) {
     if (!layout.files.has(entry.filename)) {
       throw new VerificationError(
-        `${layout.shasums} line ${entry.line} lists ${entry.filename}, which is not in ${layout.dir}`,
+        `${layout.shasums} line ${entry.line} lists ${shorten(entry.filename)}, which is not in ${layout.dir}`,
         {
           hint: 'Put the file back, or regenerate SHA256SUMS from the files that are there and sign it again.',
-          details: { file: layout.shasums, line: entry.line, listed: entry.filename },
+          details: { file: layout.shasums, line: entry.line, listed: shorten(entry.filename) },
         },
       );
     }

@@ -4,6 +4,7 @@
  */
 import { UsageError, VerificationError } from '../errors.js';
 import { PROTOCOL_VERSIONS } from '../registry/types.js';
+import { shorten } from './shorten.js';
 import type { ProtocolsSource } from './types.js';
 
 const ALLOWED: readonly string[] = PROTOCOL_VERSIONS;
@@ -21,7 +22,8 @@ export function parseManifest(bytes: Uint8Array, file: string): string[] {
     throw fail(`not JSON (${(error as Error).message})`);
   }
   if (!isObject(doc)) throw fail('expected a JSON object');
-  if (doc.version !== 1) throw fail(`"version" must be 1, not ${JSON.stringify(doc.version) ?? 'missing'}`);
+  if (doc.version !== 1)
+    throw fail(`"version" must be 1, not ${shorten(JSON.stringify(doc.version) ?? 'missing')}`);
   const metadata = doc.metadata;
   if (!isObject(metadata)) throw fail('"metadata" must be an object holding "protocol_versions"');
   const list = metadata.protocol_versions;
@@ -30,10 +32,13 @@ export function parseManifest(bytes: Uint8Array, file: string): string[] {
   }
   const bad = list.find((p) => !ALLOWED.includes(p));
   if (bad !== undefined) {
-    throw new VerificationError(`${file}: protocol version "${bad}" is not one of ${ALLOWED.join(', ')}`, {
-      hint: `${MANIFEST_HINT} (the registry accepts ${ALLOWED.join(', ')}).`,
-      details: { file, protocol: bad },
-    });
+    throw new VerificationError(
+      `${file}: protocol version "${shorten(bad)}" is not one of ${ALLOWED.join(', ')}`,
+      {
+        hint: `${MANIFEST_HINT} (the registry accepts ${ALLOWED.join(', ')}).`,
+        details: { file, protocol: shorten(bad) },
+      },
+    );
   }
   return normalize(list);
 }

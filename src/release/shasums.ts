@@ -4,6 +4,7 @@
  * here, with the line number, rather than at `terraform init` on someone else's machine.
  */
 import { VerificationError } from '../errors.js';
+import { shorten } from './shorten.js';
 
 /** One line of SHA256SUMS. */
 export interface ShasumEntry {
@@ -20,6 +21,7 @@ export interface ShasumProblem {
   problem: string;
 }
 
+const MAX_PROBLEMS = 20;
 const REGENERATE =
   'Let goreleaser write it (checksum section), or run `sha256sum <files> > SHA256SUMS` in the release folder — then sign it again.';
 
@@ -27,7 +29,8 @@ const REGENERATE =
 export function parseShasums(bytes: Uint8Array, file: string): ShasumEntry[] {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM keeps a byte order mark in the text, where parseLine refuses it: Terraform does not skip it.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new VerificationError(`${file} is not UTF-8 text`, { hint: REGENERATE, details: { file } });
   }
@@ -49,7 +52,10 @@ export function parseShasums(bytes: Uint8Array, file: string): ShasumEntry[] {
     }
     const first = seen.get(result.filename);
     if (first !== undefined) {
-      problems.push({ line, problem: `${result.filename} is listed twice (first on line ${first})` });
+      problems.push({
+        line,
+        problem: `${shorten(result.filename)} is listed twice (first on line ${first})`,
+      });
       return;
     }
     seen.set(result.filename, line);
@@ -64,7 +70,13 @@ export function parseShasums(bytes: Uint8Array, file: string): ShasumEntry[] {
         : '';
     throw new VerificationError(`${file} line ${first.line}: ${first.problem}${more}`, {
       hint: `Every line must be "<64 lower-case hex digits><two spaces><file name>", as sha256sum writes it. ${REGENERATE}`,
-      details: { file, line: first.line, problems },
+      // The first problems are enough to act on; a file of garbage must not become a huge --json document.
+      details: {
+        file,
+        line: first.line,
+        problems: problems.slice(0, MAX_PROBLEMS),
+        problemCount: problems.length,
+      },
     });
   }
   return entries;
@@ -74,6 +86,9 @@ export function parseShasums(bytes: Uint8Array, file: string): ShasumEntry[] {
 function parseLine(raw: string): { shasum: string; filename: string } | string {
   if (raw.endsWith('\r'))
     return 'ends with a carriage return (Windows line ending); use plain \\n line endings';
+  if (raw.startsWith('\uFEFF')) {
+    return 'starts with a byte order mark (BOM, U+FEFF); Terraform reads it as part of the hash and refuses the line. Save the file as UTF-8 without BOM';
+  }
   if (raw.trim() === '') return 'is empty';
   const space = raw.search(/\s/);
   const hash = space === -1 ? raw : raw.slice(0, space);
@@ -102,10 +117,12 @@ function checkHash(hash: string): string | undefined {
 function checkFileName(filename: string): string | undefined {
   if (filename === '') return 'has no file name';
   if (filename.includes('/') || filename.includes('\\')) {
-    return `"${filename}" has a path; list the bare file name (Terraform compares names byte for byte)`;
+    return `"${shorten(filename)}" has a path; list the bare file name (Terraform compares names byte for byte)`;
   }
-  if (filename === '.' || filename === '..' || filename.includes('..')) return `"${filename}" contains ".."`;
-  if (/\s/.test(filename)) return `"${filename}" contains white space; Terraform splits lines on white space`;
+  if (filename === '.' || filename === '..' || filename.includes('..'))
+    return `"${shorten(filename)}" contains ".."`;
+  if (/\s/.test(filename))
+    return `"${shorten(filename)}" contains white space; Terraform splits lines on white space`;
   if (/\p{Cc}/u.test(filename)) return 'the file name contains control characters';
   return undefined;
 }

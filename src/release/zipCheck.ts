@@ -6,6 +6,7 @@
 import yauzl from 'yauzl';
 import { VerificationError } from '../errors.js';
 import { FILE_PREFIX } from './filenames.js';
+import { shorten } from './shorten.js';
 
 /** What the zip check found. */
 export interface ZipCheck {
@@ -45,18 +46,18 @@ export async function checkZip(
     const executable = top[0];
     if (executable === undefined) {
       const nested = files.find((e) => baseName(e.fileName).startsWith(prefix));
-      const found = files.slice(0, 5).map((e) => e.fileName);
+      const found = files.slice(0, 5).map((e) => shorten(e.fileName, 80));
       throw fail(
         nested
-          ? `has ${nested.fileName} in a folder; Terraform looks for ${prefix}* at the top level of the archive`
+          ? `has ${shorten(nested.fileName)} in a folder; Terraform looks for ${prefix}* at the top level of the archive`
           : `holds no executable named ${prefix}* (found: ${found.join(', ')}${files.length > 5 ? ', …' : ''})`,
         `Terraform refuses to install a package without ${prefix}* at its top level. Check the provider name and goreleaser's builds.binary ({{ .ProjectName }}_v{{ .Version }}). ${REBUILD}`,
       );
     }
-    if (executable.isEncrypted()) throw fail(`has an encrypted entry ${executable.fileName}`);
+    if (executable.isEncrypted()) throw fail(`has an encrypted entry ${shorten(executable.fileName)}`);
     if (!executable.canDecodeFileData()) {
       throw fail(
-        `uses compression method ${executable.compressionMethod} for ${executable.fileName}, which Terraform cannot unpack`,
+        `uses compression method ${executable.compressionMethod} for ${shorten(executable.fileName)}, which Terraform cannot unpack`,
       );
     }
     try {
@@ -75,15 +76,15 @@ function checkMode(entry: yauzl.Entry, filename: string, os: string): string[] {
   if (os === 'windows') {
     return entry.fileName.toLowerCase().endsWith('.exe')
       ? []
-      : [`${filename}: ${entry.fileName} has no .exe extension; Windows may not run it`];
+      : [`${filename}: ${shorten(entry.fileName)} has no .exe extension; Windows may not run it`];
   }
   const mode = (entry.externalFileAttributes >>> 16) & 0o7777;
   if (entry.versionMadeBy >> 8 === UNIX && mode !== 0 && (mode & 0o111) === 0) {
     throw new VerificationError(
-      `${filename}: ${entry.fileName} is not executable (mode ${mode.toString(8).padStart(4, '0')})`,
+      `${filename}: ${shorten(entry.fileName)} is not executable (mode ${mode.toString(8).padStart(4, '0')})`,
       {
         hint: `Terraform cannot start a provider without the executable bit. chmod +x the binary before zipping (goreleaser does). ${REBUILD}`,
-        details: { file: filename, entry: entry.fileName, mode: mode.toString(8) },
+        details: { file: filename, entry: shorten(entry.fileName), mode: mode.toString(8) },
       },
     );
   }

@@ -30,6 +30,8 @@ export interface JobSettings extends CheckSettings {
 /** The jobs of one integrator process. */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
+  /** Jobs whose journal entry is being written, by id: a copy of the request arriving meanwhile waits for it. */
+  private readonly accepting = new Map<string, Promise<void>>();
   private readonly slots: Slots;
   private stopping = false;
 
@@ -53,12 +55,29 @@ export class JobManager {
     return counts;
   }
 
-  /** Journals the job (before the platform gets its 200) and starts it. */
-  async accept(input: CheckInput): Promise<void> {
+  /**
+   * Journals the job (before the platform gets its 200) and starts it; resolves false, starting nothing, when a
+   * job with this id is already running or being accepted (the platform sent the request again meanwhile:
+   * without this, copies arriving together would each pass `has` during the journal write and each run).
+   */
+  async accept(input: CheckInput): Promise<boolean> {
+    const pending = this.accepting.get(input.id);
+    if (pending !== undefined) {
+      await pending;
+      return false;
+    }
+    if (this.jobs.has(input.id)) return false;
     const job = new Job(input, new Date());
-    await this.journal.save(this.record(job, 'accepted'));
+    const saving = this.journal.save(this.record(job, 'accepted'));
+    this.accepting.set(job.id, saving);
+    try {
+      await saving;
+    } finally {
+      this.accepting.delete(job.id);
+    }
     this.jobs.set(job.id, job);
     job.done = this.run(job).finally(() => this.jobs.delete(job.id));
+    return true;
   }
 
   /** Finishes what a previous process left in the journal: delivers stored results, fails cut-short checks. */

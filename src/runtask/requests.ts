@@ -135,11 +135,10 @@ export async function handleRequest(
   const fields = { job: id, run_id: request.run_id, stage: request.stage };
   if (ignored.length > 0)
     log.warn('request.fields_ignored', `fields with an unexpected type: ${ignored.join(', ')}`, fields);
-  if (jobs.has(id)) {
+  if (jobs.has(id) || !(await jobs.accept({ id, request, raw }))) {
     log.info('request.duplicate', 'the platform re-sent a request for a job already running', fields);
     return send(res, 200);
   }
-  await jobs.accept({ id, request, raw });
   log.info(
     'job.accepted',
     `accepted ${request.stage ?? 'a'} check for run ${request.run_id ?? '(no run id)'}`,

@@ -93,6 +93,22 @@ describe('provider check', () => {
     expect(emulator.requestLog.records.filter((r) => r.status === 503)).toHaveLength(1);
   });
 
+  // Found by test/reliability (seed 46, links living 268 ms): a download link that expired between the read
+  // and the download made the check say "terraform init would refuse" (exit 3) and hint at deleting a good version.
+  it('replaces a download link that expired before it was used by reading the version again', async () => {
+    const emulator = await start({ linkTtlMs: 400 });
+    await publishAll(emulator);
+    // The first download of each checksum file is held past its link's lifetime.
+    emulator.faults.add({ method: 'GET', path: '^/_archivist/', delayMs: 600, times: 2 });
+    const result = await cli(emulator, ['check', '1.2.3']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    await eventually(() =>
+      expect(
+        emulator.requestLog.records.filter((r) => r.path.startsWith('/_archivist/')).map((r) => r.status),
+      ).toEqual([403, 403, 200, 200]),
+    );
+  });
+
   it('never prints a download link, not even with --verbose', async () => {
     const emulator = await published();
     const result = await cli(emulator, ['check', '1.2.3', '--download', '--verbose']);

@@ -152,6 +152,25 @@ describe('provider publish through other faults', () => {
     expect(writes(e).filter((w) => w.startsWith('upload'))).toHaveLength(7);
   });
 
+  // Found by test/reliability (seed 50087): a download link that kept answering 429 in the consumer check was
+  // reported as "terraform init would refuse" (exit 3) with a hint to delete the version that was just published.
+  it.each([429, 503])(
+    'exits 4, not 3, when a download link keeps answering %s in the consumer check; a re-run completes',
+    async (status) => {
+      const e = await emulator({ faults: [{ method: 'GET', path: '/_archivist/**', status }] });
+      const failed = await publish(e);
+      expect(failed.exitCode, failed.stderr).toBe(4);
+      expect(failed.stderr).toMatch(
+        /error: Downloading SHA256SUMS(\.sig)? of example-org\/example 1\.2\.3 failed: /,
+      );
+      expect(failed.stderr).not.toContain('provider delete');
+      e.faults.clear();
+      const again = await publish(e);
+      expect(again.exitCode, again.stderr).toBe(0);
+      expectComplete(e);
+    },
+  );
+
   it('gives up on an upload that keeps failing, naming the file (never the link), and a re-run completes', async () => {
     const e = await emulator({ faults: [{ method: 'PUT', path: '/_archivist/**', status: 502 }] });
     const failed = await publish(e, ['--concurrency', '1']);

@@ -35,6 +35,23 @@ describe('parseManifest', () => {
   });
 });
 
+// Found by test/reliability (bad input corpus, "a 10 MB protocol version in the manifest"): the message quoted
+// the whole value.
+it('quotes at most 120 characters of a huge manifest value', () => {
+  const error = (() => {
+    try {
+      manifest(`{"version":1,"metadata":{"protocol_versions":["${'9'.repeat(1_000_000)}"]}}`);
+    } catch (e) {
+      return e as VerificationError;
+    }
+    throw new Error('expected a VerificationError');
+  })();
+  expect(error.message).toContain(
+    `protocol version "${'9'.repeat(120)}… (1000000 characters)" is not one of`,
+  );
+  expect(JSON.stringify(error.details).length).toBeLessThan(400);
+});
+
 describe('protocols', () => {
   it('parses --protocols', () => {
     expect(parseProtocolsFlag('6.0, 5.0')).toEqual(['5.0', '6.0']);

@@ -62,6 +62,42 @@ describe('parseShasums', () => {
     expect((error.details as { problems: unknown[] }).problems).toHaveLength(2);
   });
 
+  // Found by test/reliability (bad input corpus, "SHA256SUMS with a UTF-8 byte order mark"): the decoder dropped
+  // the BOM, so verify passed and publish uploaded a file on which terraform init refuses the first line's hash.
+  it('refuses a byte order mark, which Terraform reads as part of the first hash', () => {
+    const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes(`${H}  a.zip\n`)]);
+    let error: unknown;
+    try {
+      parseShasums(withBom, FILE);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(VerificationError);
+    expect((error as Error).message).toBe(
+      `${FILE} line 1: starts with a byte order mark (BOM, U+FEFF); Terraform reads it as part of the hash and refuses the line. Save the file as UTF-8 without BOM`,
+    );
+  });
+
+  // Found by test/reliability (bad input corpus, "a 10 MB file name with a path"): the message quoted the whole
+  // name, a 10 MB error line (and --json document).
+  it.each([
+    ['a 10 MB name with a path', `${H}  ${'d/'.repeat(5_000_000)}\n`, 'has a path'],
+    ['a 1 MB name with a space', `${H}  ${'n'.repeat(1_000_000)} x\n`, 'white space'],
+    ['a 1 MB name with ".."', `${H}  ${'n'.repeat(1_000_000)}..\n`, '".."'],
+  ])('keeps the message short for %s', (_name, text, words) => {
+    const error = problemOf(text);
+    expect(error.message).toContain(words);
+    expect(error.message.length).toBeLessThan(400);
+    expect(JSON.stringify(error.details).length).toBeLessThan(1000);
+  });
+
+  it('keeps at most 20 problems in the details of a file of garbage, and counts them all', () => {
+    const error = problemOf('x\n'.repeat(10_000));
+    expect(error.message).toContain('(and 9999 more problems)');
+    expect(error.details).toMatchObject({ problemCount: 10_000 });
+    expect((error.details as { problems: unknown[] }).problems).toHaveLength(20);
+  });
+
   it('refuses an empty file and one that is not UTF-8', () => {
     expect(problemOf('').message).toBe(`${FILE} is empty`);
     expect(() => parseShasums(new Uint8Array([0xff, 0xfe, 0x00]), FILE)).toThrow(/not UTF-8/);

@@ -76,6 +76,13 @@ describe('checkZip', () => {
     expect((await failure(members)).message).toContain(words);
   });
 
+  // Found by test/reliability (bad input corpus, "a zip whose only entry has a 60 000-character name").
+  it('quotes at most 80 characters of each entry name it lists', async () => {
+    const error = await failure([{ name: 'N'.repeat(60_000), data: 'x' }]);
+    expect(error.message).toContain(`(found: ${'N'.repeat(80)}… (60000 characters))`);
+    expect(error.message.length).toBeLessThan(400);
+  });
+
   it('refuses a truncated archive', async () => {
     const good = makeZip([{ name: EXE, data: 'x'.repeat(100) }]);
     const error = await failure(good.subarray(0, good.length - 30));

@@ -184,6 +184,29 @@ describe('progress and results', () => {
   });
 });
 
+// Found by test/reliability (integrator abuse): copies of one request arriving together each passed the
+// "already running" check while the first was still being journaled, so the handler ran (and reported) 5 times.
+describe('the same request sent several times at once', () => {
+  it('is one job: one handler, one running and one final callback, 200 to every copy', async () => {
+    t = await startTestIntegrator(platform);
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    const body = bytesOf(request);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(t!.integrator.url, body)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    platform.release(request.run_id, { exitCode: 0 });
+    await platform.waitForCallbacks(request.task_result_id, 'passed');
+    await t.integrator.jobs.idle();
+    expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running', 'passed']);
+    expect(
+      platform.requests.filter(
+        (r) => r.path === '/handler/start' && (r.json as { key: string }).key === request.run_id,
+      ),
+    ).toHaveLength(1);
+    expect(t.events.filter((e) => e.event === 'job.accepted')).toHaveLength(1);
+    expect(t.events.filter((e) => e.event === 'request.duplicate')).toHaveLength(4);
+  });
+});
+
 describe('the verification request sent when a run task is created', () => {
   it.each([
     ['the documented body (test-token, enforcement test)', bytesOf(VERIFICATION_REQUEST)],

@@ -206,6 +206,19 @@ const cases: Case[] = [
     words: ['exactly two spaces'],
   },
   {
+    // Found by test/reliability: verify passed, and publish uploaded a file terraform init refuses.
+    name: 'a UTF-8 byte order mark',
+    mutate: async (d) => {
+      const file = path.join(d, SUMS);
+      fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), fs.readFileSync(file)]));
+      await resign(d);
+    },
+    code: 3,
+    file: SUMS,
+    line: 1,
+    words: ['byte order mark'],
+  },
+  {
     name: 'Windows line endings',
     mutate: line(1, (l) => `${l}\r`),
     code: 3,

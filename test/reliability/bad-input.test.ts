@@ -1,0 +1,185 @@
+/**
+ * The bad input corpus (badInputCorpus.ts) through `provider publish`, in-process, one case after another:
+ * every case exits 2 or 3 with a short message naming what is wrong, costs under a second of CPU, writes
+ * nothing to the registry (the emulator's request log holds no POST/PUT/PATCH/DELETE), prints no secret, and
+ * leaves no file behind anywhere but in the folder the case built.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { copyRelease, publicKeyPath, R } from '../release/helpers.js';
+import { badInputCorpus, type BadCase } from './badInputCorpus.js';
+import {
+  REPLAYING,
+  report,
+  SOAK,
+  emulatorSecrets,
+  emulatorStateFile,
+  expectNoSecretIn,
+  expectNoSecretInFiles,
+  removeAll,
+  tempDir,
+} from './helpers.js';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Longest acceptable error message: enough to name a file, a line and the problem, never a dump. */
+const MAX_MESSAGE = 2000;
+const CPU_LIMIT_MS = 1000;
+
+const CORPUS = badInputCorpus();
+// The corpus is fixed; soak mode runs it several times over (each run is a fresh copy, so results must agree).
+const ROUNDS = Math.min(SOAK, 3);
+const only = process.env.PROVIDER_CASE;
+const SELECTED = only === undefined ? CORPUS : CORPUS.filter((c) => c.name === only);
+
+let emulator: Emulator;
+let work: string;
+const cpu: { name: string; ms: number }[] = [];
+
+beforeAll(async () => {
+  work = tempDir('bad-input');
+  emulator = await startEmulator({ dataDir: path.join(work, 'emulator') });
+  const response = await fetch(`${emulator.url}/api/registry/private/v2/gpg-keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${emulator.ownerToken}`, 'content-type': 'application/vnd.api+json' },
+    body: JSON.stringify({
+      data: {
+        type: 'gpg-keys',
+        attributes: {
+          namespace: emulator.organization,
+          'ascii-armor': fs.readFileSync(publicKeyPath('signer'), 'utf8'),
+        },
+      },
+    }),
+  });
+  expect(response.status).toBe(201);
+  // Warm-up: the first run loads the lazily imported command code; it is not a case and is not measured.
+  await runOne(
+    { name: 'warm-up', names: [], build: (d) => fs.rmSync(path.join(d, `${R}_SHA256SUMS`)) },
+    true,
+  );
+  emulator.requestLog.clear();
+});
+
+afterAll(async () => {
+  await emulator.close();
+  try {
+    expectNoSecretInFiles(work, emulatorSecrets(emulator), 'files left by the corpus', emulatorStateFile);
+  } finally {
+    removeAll(work);
+  }
+  if (!REPLAYING && cpu.length > 1) {
+    const sorted = [...cpu].sort((a, b) => b.ms - a.ms);
+    const total = cpu.reduce((sum, c) => sum + c.ms, 0);
+    report(
+      `bad input corpus: ${cpu.length} runs, CPU ${Math.round(total)} ms in all, most ${sorted
+        .slice(0, 3)
+        .map((c) => `${c.name} ${Math.round(c.ms)} ms`)
+        .join(', ')}`,
+    );
+  }
+});
+
+async function runOne(c: BadCase, json: boolean): Promise<CliResult & { cpuMs: number }> {
+  const root = fs.mkdtempSync(path.join(work, 'case-'));
+  fs.writeFileSync(path.join(root, 'go.mod'), 'module example.com/test\n');
+  const dist = copyRelease(root);
+  const outside = fs.mkdtempSync(path.join(work, 'outside-'));
+  await c.build?.(dist, outside);
+  const dir = c.dir?.(dist, outside) ?? dist;
+  const args = (c.args ?? []).map((a) => (a === 'CONFIG' ? path.join(outside, 'config.json') : a));
+  const hasKey = c.keyless === true || args.includes('--key');
+
+  // The case's own flags come last, so that they win over the defaults (commander keeps the last value).
+  const argv = [
+    'publish',
+    dir,
+    '--hostname',
+    emulator.url,
+    '--organization',
+    emulator.organization,
+    ...(hasKey ? [] : ['--key', publicKeyPath('signer')]),
+    ...(json ? ['--json'] : []),
+    ...args,
+  ];
+  const env = {
+    NO_COLOR: '1',
+    PROVIDER_RETRY_DELAY: '2ms',
+    ...(c.noToken ? {} : { TFE_TOKEN: emulator.ownerToken }),
+    ...c.env,
+  };
+  const before = process.cpuUsage();
+  const result = await runCli(argv, { env, cwd: root, homeDir: root });
+  const used = process.cpuUsage(before);
+  return { ...result, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** The error message: from the JSON document with --json, else the `error:` line on stderr. */
+function messageOf(result: { stdout: string; stderr: string }): { message: string; hint: string } {
+  const trimmed = result.stdout.trim();
+  if (trimmed.startsWith('{')) {
+    const doc = JSON.parse(trimmed) as { ok: boolean; error?: { message: string; hint?: string } };
+    expect(doc.ok).toBe(false);
+    return { message: doc.error?.message ?? '', hint: doc.error?.hint ?? '' };
+  }
+  const start = result.stderr.indexOf('error: ');
+  expect(start, `an "error:" line on stderr:\n${result.stderr.slice(0, 2000)}`).toBeGreaterThanOrEqual(0);
+  const rest = result.stderr.slice(start + 'error: '.length);
+  const hintAt = rest.indexOf('\n  hint: ');
+  return {
+    message: hintAt === -1 ? rest.trim() : rest.slice(0, hintAt),
+    hint: hintAt === -1 ? '' : rest.slice(hintAt),
+  };
+}
+
+describe('provider publish on the bad input corpus', () => {
+  it('has at least 100 cases, each named once', () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(CORPUS.map((c) => c.name)).size).toBe(CORPUS.length);
+  });
+
+  const rounds = Array.from({ length: ROUNDS }, (_, i) => i);
+  for (const round of rounds) {
+    it.each(SELECTED.map((c) => [c.name, c] as const))(
+      `%s${ROUNDS > 1 ? ` (round ${round + 1})` : ''}`,
+      async (name, c) => {
+        // Each case twice: with the human output and with --json (whose error document carries the details).
+        for (const json of [false, true]) {
+          const where = `case "${name}"${json ? ' with --json' : ''} (replay: PROVIDER_CASE='${name}')`;
+          await checkCase(c, json, where);
+        }
+      },
+    );
+  }
+});
+
+async function checkCase(c: BadCase, json: boolean, where: string): Promise<void> {
+  const seen = emulator.requestLog.records.length;
+  const result = await runOne(c, json);
+  const { message, hint } = messageOf(result);
+  const shown = message.length > 300 ? `${message.slice(0, 300)}… (${message.length} characters)` : message;
+  expect([2, 3], `${where}: exit ${result.exitCode}: ${shown}`).toContain(result.exitCode);
+  if (c.code !== undefined) expect(result.exitCode, `${where}: ${shown}`).toBe(c.code);
+  expect(
+    c.names.some((n) => (typeof n === 'string' ? message.includes(n) : n.test(message))),
+    `${where}: the message names ${c.names.map(String).join(' or ')}: ${shown}`,
+  ).toBe(true);
+  expect(message.length, `${where}: a short message: ${shown}`).toBeLessThanOrEqual(MAX_MESSAGE);
+  expect(result.stdout.length + result.stderr.length, `${where}: short output`).toBeLessThanOrEqual(
+    4 * MAX_MESSAGE + 4000,
+  );
+  // Every error of ours has a hint; commander's own (an unknown flag) points at --help instead.
+  if (!result.stderr.includes('(run with --help for usage)')) {
+    expect(hint.length, `${where}: a hint`).toBeGreaterThan(0);
+  }
+  expect(result.cpuMs, `${where}: CPU time`).toBeLessThan(CPU_LIMIT_MS);
+  cpu.push({ name: where, ms: result.cpuMs });
+  const requests = emulator.requestLog.records.slice(seen);
+  expect(
+    requests.filter((r) => WRITES.has(r.method)).map((r) => `${r.method} ${r.path}`),
+    `${where}: write requests`,
+  ).toEqual([]);
+  expectNoSecretIn(result.stdout + result.stderr, emulatorSecrets(emulator), where);
+}
