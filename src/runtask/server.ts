@@ -55,6 +55,9 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   // Longer than the idle timeout of common load balancers (60 s), so that they never reuse a closed connection.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // A request body (at most 1 MiB) that takes longer than this is a slowloris, not the platform: drop it
+  // (Node's default would hold such a connection for 5 minutes).
+  server.requestTimeout = 90_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
