@@ -13,6 +13,8 @@ export interface EmulateFlags {
   requestLog?: string;
   strict?: boolean;
   linkTtl?: string;
+  latency?: string;
+  bandwidth?: string;
 }
 
 /** Registers the command. */
@@ -29,6 +31,8 @@ export function registerEmulate(program: Command, hooks: ProgramHooks): void {
     .option('--request-log <file.jsonl>', 'append one JSON line per request (no tokens, no secret links)')
     .option('--strict', 'also refuse what the real registry accepts but terraform init later rejects')
     .addOption(new Option('--link-ttl <duration>', 'lifetime of upload/download links').default('25h'))
+    .option('--latency <duration>', 'shape the network: delay every request by this much (e.g. 40ms)')
+    .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')
     .action(
       hooks.action<EmulateFlags>(async (output, flags) => {
         const { runEmulator } = await import('../emulator/run.js');

@@ -1,12 +1,13 @@
 /**
  * The commander program: global options, the command groups, and the top-level catch that turns an error into
- * an exit code (the only place that does). Command implementations are imported lazily to keep start-up fast.
+ * an exit code (the only place that does). Command implementations — and the output sink, with chalk — are
+ * imported lazily to keep start-up fast: `provider --help` loads only commander and the command declarations.
  */
 import { homedir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
-import { createOutput, type CliIo, type GlobalOptions } from './context.js';
+import type { CliIo, GlobalOptions } from './context.js';
 import { registerEmulate } from './emulate.js';
 import { registerPublish } from './publish.js';
 import { registerVerify } from './verify.js';
@@ -71,6 +72,7 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
       return async (...args: unknown[]) => {
         const command = args[args.length - 1] as Command;
         const options = command.optsWithGlobals<T & GlobalOptions>();
+        const { createOutput } = await import('./context.js');
         const output = createOutput(io, options);
         state.output = output;
         output.addSecret(options.token);
@@ -119,6 +121,7 @@ export async function run(io: CliIo): Promise<number> {
       // commander already printed its message (unknown option, missing argument...).
       return ExitCode.usage;
     }
+    const { createOutput } = await import('./context.js');
     const output = state.output ?? createOutput(io, {});
     output.failure(error);
     return exitCodeFor(error);

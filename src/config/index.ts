@@ -9,7 +9,8 @@ export {
   type ResolvedToken,
   type TokenSource,
 } from './credentials.js';
-export { configSchema, validateConfig, CONFIG_KEYS, PROTOCOL_VERSIONS, type FileConfig } from './schema.js';
+// The schema (and zod with it) is loaded only when a configuration file is found: see load.ts.
+export type { FileConfig } from './schema.js';
 export { loadConfigFile, SEARCH_PLACES, PROJECT_ROOT_MARKERS, type LoadedConfig } from './load.js';
 export {
   resolveSettings,

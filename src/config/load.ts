@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cosmiconfig, type CosmiconfigResult } from 'cosmiconfig';
 import { UsageError } from '../errors.js';
-import { validateConfig, type FileConfig } from './schema.js';
+import type { FileConfig } from './schema.js';
 
 /** The file names looked for in each folder, in order. */
 export const SEARCH_PLACES = [
@@ -47,6 +47,8 @@ export async function loadConfigFile(input: { cwd: string; explicitPath?: string
       ? await searchUp(explorer.search, path.resolve(input.cwd))
       : await loadExplicit(explorer.load, path.resolve(input.cwd, input.explicitPath), input.explicitPath);
   if (result === null) return { config: {}, warnings: [] };
+  // zod is loaded only now: most runs have no configuration file, and start-up time matters.
+  const { validateConfig } = await import('./schema.js');
   const { config, warnings } = validateConfig(
     result.isEmpty === true ? undefined : result.config,
     result.filepath,

@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpProblem, notFound } from './http.js';
 import type { LinkSigner } from './links.js';
+import type { Shaper } from './shaping.js';
 import type { Store, StoredObject, StoredProvider, StoredToken, StoredVersion } from './state.js';
 
 /** The emulator's behaviour switches, after defaults. */
@@ -22,6 +23,8 @@ export interface App {
   settings: AppSettings;
   now(): number;
   baseUrl(): string;
+  /** Paces archivist bodies when the emulator shapes its network (`--bandwidth`). */
+  shaper: Shaper;
 }
 
 /** Who is calling: the token's organization and role. */

@@ -37,14 +37,21 @@ export class RequestLog {
   constructor(
     private readonly file: string | undefined,
     private readonly keep = 100_000,
+    /** Told when the file cannot be written; the emulator keeps serving (and keeps the records in memory). */
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
-  /** Records one request. */
+  /** Records one request. Never throws: it runs as answers end and connections close. */
   add(record: RequestRecord): void {
     const safe = { ...record, path: redactLinks(record.path) };
     if (this.records.length >= this.keep) this.records.shift();
     this.records.push(safe);
-    if (this.file) appendFileSync(this.file, JSON.stringify(safe) + '\n');
+    if (!this.file) return;
+    try {
+      appendFileSync(this.file, JSON.stringify(safe) + '\n');
+    } catch (error) {
+      this.onError(error);
+    }
   }
 
   /** Forgets the in-memory records (the file is kept). */

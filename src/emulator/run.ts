@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
 import { parseFaultFile } from './faults.js';
 import { startEmulator, type EmulatorOptions } from './server.js';
+import { parseRate } from './shaping.js';
 
 /** Parses an integer flag within bounds, naming the flag on error. */
 function integerFlag(value: string, flag: string, min: number, max: number): number {
@@ -37,6 +38,8 @@ export function emulatorOptionsFromFlags(
   if (flags.flagDelay) options.flagDelayMs = parseDuration(flags.flagDelay, '--flag-delay');
   if (flags.rateLimit) options.rateLimit = integerFlag(flags.rateLimit, '--rate-limit', 1, 1_000_000);
   if (flags.requestLog) options.requestLogPath = resolve(cwd, flags.requestLog);
+  if (flags.latency) options.latencyMs = parseDuration(flags.latency, '--latency');
+  if (flags.bandwidth) options.bandwidth = parseRate(flags.bandwidth, '--bandwidth');
   if (flags.faults) {
     const path = resolve(cwd, flags.faults);
     let text: string;
@@ -90,6 +93,9 @@ export async function runEmulator(input: {
     output.result(`  member token:   ${emulator.memberToken}`);
     output.result(`  outsider token: ${emulator.outsiderToken}`);
     output.result(`  data dir:       ${emulator.dataDir}`);
+    if (options.latencyMs !== undefined || options.bandwidth !== undefined) {
+      output.result(`  network:        ${describeShaping(options)}`);
+    }
     output.info(
       `Try: TFE_TOKEN=<owners token> provider publish --hostname ${emulator.url} --organization ${emulator.organization}`,
     );
@@ -102,4 +108,14 @@ export async function runEmulator(input: {
   await emulator.close();
   output.info('provider emulate stopped');
   return 0;
+}
+
+/** `40 ms per request, 25 MB/s per connection`: the shaping in words, for the start-up lines. */
+function describeShaping(options: EmulatorOptions): string {
+  const parts: string[] = [];
+  if (options.latencyMs !== undefined) parts.push(`${options.latencyMs} ms per request`);
+  if (options.bandwidth !== undefined) {
+    parts.push(`${Number((options.bandwidth / 1e6).toPrecision(3))} MB/s per connection`);
+  }
+  return parts.join(', ');
 }

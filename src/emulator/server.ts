@@ -14,6 +14,7 @@ import { HttpProblem, Router, readBody, sendProblem, type RequestContext } from 
 import { LinkSigner } from './links.js';
 import { RateLimiter } from './rateLimit.js';
 import { RequestLog, type RequestRecord } from './requestLog.js';
+import { Shaper } from './shaping.js';
 import { registerArchivistRoutes } from './routes/archivist.js';
 import { registerConsumerRoutes } from './routes/consumer.js';
 import { registerGpgKeyRoutes } from './routes/gpgKeys.js';
@@ -40,6 +41,10 @@ export interface EmulatorOptions {
   strict?: boolean;
   /** Lifetime of archivist links (default 25 hours, as documented). */
   linkTtlMs?: number;
+  /** Milliseconds every request waits before it is handled (a network round trip). */
+  latencyMs?: number;
+  /** Bytes per second per connection for upload and download bodies (a network's per-flow bandwidth). */
+  bandwidth?: number;
   /** The clock (ms); tests may pass a controllable one. */
   now?: () => number;
   /** Called with unexpected handler errors (answered 500). */
@@ -78,7 +83,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     settings,
     now,
     baseUrl: () => baseUrl,
+    shaper: new Shaper({ latencyMs: options.latencyMs, bytesPerSecond: options.bandwidth }),
   };
+  const latencyMs = options.latencyMs ?? 0;
   const router = new Router();
   registerProviderRoutes(router, app);
   registerVersionRoutes(router, app);
@@ -95,7 +102,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const faults = new FaultEngine(options.faults ?? [], options.faultSeed ?? 1);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
-  const requestLog = new RequestLog(options.requestLogPath);
+  const requestLog = new RequestLog(options.requestLogPath, undefined, (error) => options.onError?.(error));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = now();
@@ -139,6 +146,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return end(...args);
     }) as typeof res.end;
     res.on('close', () => log(res.headersSent ? res.statusCode : 0));
+    if (latencyMs > 0) await sleep(latencyMs);
 
     const decision = faults.decide(method, url.pathname);
     if (decision) {

@@ -73,6 +73,10 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   const { client, address, output } = input;
   const hostname = new URL(client.baseUrl).host;
   const label = `${address.namespace}/${address.name} ${input.version}`;
+  // The version and its platforms are read at once (one round trip); the platforms' answer is used only
+  // when the version exists.
+  const listing = listPlatforms(client, address, input.version);
+  listing.catch(() => undefined);
   const version = await getVersion(client, address, input.version);
   if (version === undefined) {
     throw new ApiError(
@@ -84,7 +88,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
       },
     );
   }
-  const platforms = await listPlatforms(client, address, input.version);
+  const platforms = await listing;
   requireComplete(version, platforms, label, hostname);
 
   const downloader = createDownloader({

@@ -1,18 +1,18 @@
 /**
- * Carrying out a plan, in the registry's order: the provider, the signing key, the version; then SHA256SUMS,
- * its signature and every platform (create + upload) with at most `concurrency` transfers at once. Items
- * the plan marks `skip` are not touched; creates reconcile lost answers by reading (see reconcile.ts).
+ * Carrying out a plan, in the registry's order: the provider and the signing key (together), the version; then
+ * every platform (create + upload), SHA256SUMS and its signature, with at most `concurrency` transfers at once.
+ * Items the plan marks `skip` are not touched; creates reconcile lost answers by reading (see reconcile.ts).
  */
-import { ConflictError } from '../errors.js';
+import { ConflictError, InterruptedError } from '../errors.js';
 import { addGpgKey, getGpgKey } from '../registry/gpgKeys.js';
 import { createProvider, getProvider } from '../registry/providers.js';
 import type { VersionResource } from '../registry/types.js';
 import { createVersion, getVersion } from '../registry/versions.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { versionDifferences } from './plan.js';
-import { runPool } from './pool.js';
+import { runPool, startAhead } from './pool.js';
 import { createOrAdopt } from './reconcile.js';
-import { publishPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
+import { preparePlatform, uploadPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
 import { platformName, type PublishOutcome, type PublishPlan, type RemoteState } from './types.js';
 
 /** What the executor needs beyond the transfer context. */
@@ -31,7 +31,9 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
   const common = { retry: tuning.retry, signal, note };
   const where = `${address.namespace}/${address.name}`;
 
-  if (plan.provider.action === 'create') {
+  // The provider and the signing key do not depend on each other: both are created at once.
+  const creatingProvider = async (): Promise<void> => {
+    if (plan.provider.action !== 'create') return;
     const step = progress.step(`Creating provider ${where}`);
     await createOrAdopt({
       ...common,
@@ -41,9 +43,9 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     });
     outcome.providerCreated = true;
     step.succeed(`Created provider ${where}`);
-  }
-
-  if (plan.key.action === 'create') {
+  };
+  const registeringKey = async (): Promise<void> => {
+    if (plan.key.action !== 'create') return;
     const step = progress.step(`Registering signing key ${plan.key.keyId} for ${address.namespace}`);
     const { resource } = await createOrAdopt({
       ...common,
@@ -57,7 +59,8 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
       input.output.warn(`the registry registered the key as ${registered}, not ${plan.key.keyId}`);
     }
     step.succeed(`Registered signing key ${plan.key.keyId}`);
-  }
+  };
+  await settleAll([creatingProvider(), registeringKey()]);
 
   let version = input.remote.version;
   if (plan.version.action === 'create') {
@@ -83,18 +86,27 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
   if (version === undefined) throw new Error('executePlan: no version to publish into');
 
   const existing = new Map(input.remote.platforms.map((p) => [platformName(p.attributes), p]));
-  const tasks: (() => Promise<void>)[] = [];
+  // Largest first, so that one big file does not start last and keep a connection busy alone at the end.
+  const items = plan.platforms
+    .filter((p) => p.action === 'create' || p.action === 'upload')
+    .sort((a, b) => b.bytes - a.bytes);
+  // Platform creates run ahead of the transfers (at most `concurrency` API calls at once): an upload then
+  // starts as soon as a connection is free, instead of waiting for its platform's create round trip.
+  const lane = startAhead(
+    items.map((item) => () => preparePlatform(input, item, existing.get(platformName(item)))),
+    input.concurrency,
+  );
+  const tasks: (() => Promise<void>)[] = items.map((item, i) => async () => {
+    const prepared = await lane.results[i]!;
+    const uploaded = await uploadPlatform(input, item, prepared.resource);
+    outcome.platforms.set(platformName(item), { created: prepared.created, uploaded });
+  });
+  // SHA256SUMS and its signature last: a few kilobytes, they fill connections left idle by the last zips.
   for (const file of plan.files.filter((f) => f.action === 'upload')) {
     const data = file.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes;
     const target = version;
     tasks.push(async () => {
       outcome.files[file.kind] = await uploadVersionFile(input, file, { data }, target);
-    });
-  }
-  for (const item of plan.platforms.filter((p) => p.action === 'create' || p.action === 'upload')) {
-    tasks.push(async () => {
-      const done = await publishPlatform(input, item, existing.get(platformName(item)));
-      outcome.platforms.set(platformName(item), done);
     });
   }
   if (tasks.length > 0) {
@@ -104,12 +116,21 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     try {
       await runPool(tasks, input.concurrency);
     } catch (error) {
+      lane.stop(error);
       step.fail();
       throw error;
     }
     step.succeed(`Uploaded ${tasks.length} file${tasks.length === 1 ? '' : 's'}`);
   }
   return outcome;
+}
+
+/** Waits for every promise, then throws the first failure (an interruption first): nothing is left running. */
+async function settleAll(promises: Promise<void>[]): Promise<void> {
+  const failures = (await Promise.allSettled(promises)).flatMap((r) =>
+    r.status === 'rejected' ? [r.reason] : [],
+  );
+  if (failures.length > 0) throw failures.find((e) => e instanceof InterruptedError) ?? failures[0];
 }
 
 /** The outcome of a run that wrote nothing. */

@@ -21,3 +21,54 @@ export async function runPool(tasks: (() => Promise<void>)[], limit: number): Pr
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, tasks.length)) }, worker));
   if (errors.length > 0) throw errors.find((e) => e instanceof InterruptedError) ?? errors[0];
 }
+
+/** Jobs started ahead of the work that needs them, and the switch that stops the ones not started yet. */
+export interface AheadLane<T> {
+  /** One promise per job, in order; a failure is delivered only to whoever awaits it. */
+  results: Promise<T>[];
+  /** Jobs not started yet fail with `reason` instead of running (call it when the work is abandoned). */
+  stop(reason: unknown): void;
+}
+
+/**
+ * Starts every job now, at most `limit` at once, in order. Used to create platforms ahead of their uploads:
+ * the creates are API calls, not transfers, so they overlap the transfers instead of waiting between them.
+ * After a job fails, the jobs not started yet fail with its error without running: nothing new is written.
+ */
+export function startAhead<T>(jobs: (() => Promise<T>)[], limit: number): AheadLane<T> {
+  const settlers: { resolve: (value: T) => void; reject: (error: unknown) => void }[] = [];
+  const results = jobs.map(() => new Promise<T>((resolve, reject) => settlers.push({ resolve, reject })));
+  // Awaited later (or never, when the work stopped first): never an unhandled rejection.
+  for (const result of results) result.catch(() => undefined);
+  let next = 0;
+  let running = 0;
+  let stopped: { reason: unknown } | undefined;
+  const pump = (): void => {
+    while (running < Math.max(1, limit) && next < jobs.length) {
+      const i = next++;
+      const settler = settlers[i]!;
+      if (stopped) {
+        settler.reject(stopped.reason);
+        continue;
+      }
+      running++;
+      jobs[i]!()
+        .then(settler.resolve, (error: unknown) => {
+          stopped ??= { reason: error };
+          settler.reject(error);
+        })
+        .finally(() => {
+          running--;
+          pump();
+        });
+    }
+  };
+  pump();
+  return {
+    results,
+    stop(reason) {
+      stopped ??= { reason };
+      pump();
+    },
+  };
+}

@@ -33,10 +33,14 @@ const MAX_SMALL_FILE = 1024 * 1024;
 /** Reads the registry's side of the release (only reads: never writes). */
 export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
   const { client, address, release } = input;
-  const keyRegistered =
-    release.signer.origin === 'registry' ||
-    (await getGpgKey(client, address.namespace, release.signer.keyId)) !== undefined;
-  const provider = await getProvider(client, address);
+  // The key and the provider are independent reads: one round trip instead of two.
+  const [key, provider] = await Promise.all([
+    release.signer.origin === 'registry'
+      ? undefined
+      : getGpgKey(client, address.namespace, release.signer.keyId),
+    getProvider(client, address),
+  ]);
+  const keyRegistered = release.signer.origin === 'registry' || key !== undefined;
   if (provider === undefined) return { providerExists: false, keyRegistered, platforms: [] };
   const version = await getVersion(client, address, release.version);
   if (version === undefined) return { providerExists: true, keyRegistered, platforms: [] };

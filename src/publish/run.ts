@@ -4,17 +4,13 @@
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
 import { InterruptedError } from '../errors.js';
-import { openSession, providerAddress } from '../registry/session.js';
 import { verifyWithFlags, type VerifyFlags, type VerifyWorld } from '../release/run.js';
 import { appendStepSummary } from '../ui/githubSummary.js';
 import type { Output, TextStream } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
 import { publishDocument, type CheckReport } from './document.js';
-import { emptyOutcome, executePlan } from './execute.js';
-import { checkStep, waitStep } from './finish.js';
 import { assertPublishable } from './guards.js';
 import { isNoop, planPublish } from './plan.js';
-import { readRemote } from './remote.js';
 import { markdownSummary, renderPublish } from './render.js';
 import { tuningFromEnv } from './tuning.js';
 
@@ -52,7 +48,11 @@ export async function runPublish(input: {
   const clock = world.clock ?? Date.now;
   const started = clock();
   const tuning = tuningFromEnv(world.env);
+  const loadingNetwork = import('./network.js');
+  loadingNetwork.catch(() => undefined);
   const { release, settings } = await verifyWithFlags(input);
+  const { openSession, providerAddress, readRemote, executePlan, emptyOutcome, checkStep, waitStep } =
+    await loadingNetwork;
   const session = await openSession({
     flags,
     world,
@@ -63,7 +63,7 @@ export async function runPublish(input: {
   const { client } = session;
   const address = providerAddress(session, release.name);
   const hostname = settings.apiHost.host;
-  const progress = createProgress(output, { stream: world.stderr, now: clock });
+  const progress = await createProgress(output, { stream: world.stderr, now: clock });
   const signal = world.signal;
   try {
     const reading = progress.step(

@@ -15,7 +15,7 @@ import type { Progress } from '../ui/progress.js';
 import { platformDifferences } from './plan.js';
 import { createOrAdopt } from './reconcile.js';
 import type { PublishTuning } from './tuning.js';
-import { platformName, type FilePlan, type PlatformOutcome, type PlatformPlan } from './types.js';
+import { platformName, type FilePlan, type PlatformPlan } from './types.js';
 
 /** What the file tasks share. */
 export interface TransferContext {
@@ -59,12 +59,21 @@ export async function uploadVersionFile(
   });
 }
 
-/** Creates a platform when needed, then uploads its zip unless the registry has it. */
-export async function publishPlatform(
+/** A platform ready for its upload: the registry's resource, and whether this run created it. */
+export interface PreparedPlatform {
+  resource: PlatformResource;
+  created: boolean;
+}
+
+/**
+ * Creates a platform when the plan says so (reconciling a lost answer, refusing other content); an existing
+ * one is used as it is. Separate from the upload so that creates can run ahead of the transfers.
+ */
+export async function preparePlatform(
   ctx: TransferContext,
   item: PlatformPlan,
   existing: PlatformResource | undefined,
-): Promise<PlatformOutcome> {
+): Promise<PreparedPlatform> {
   const name = platformName(item);
   const read = () => getPlatform(ctx.client, ctx.address, ctx.version, item.os, item.arch);
   let resource = existing;
@@ -99,11 +108,22 @@ export async function publishPlatform(
     }
   }
   if (resource === undefined) throw vanished(`platform ${name}`);
+  return { resource, created };
+}
+
+/** Uploads a platform's zip to its resource's link, unless the registry has it; true when it was sent. */
+export async function uploadPlatform(
+  ctx: TransferContext,
+  item: PlatformPlan,
+  resource: PlatformResource,
+): Promise<boolean> {
+  const name = platformName(item);
+  const read = () => getPlatform(ctx.client, ctx.address, ctx.version, item.os, item.arch);
   const stateOf = (p: PlatformResource): LinkState => ({
     uploaded: p.attributes['provider-binary-uploaded'],
     link: p.links['provider-binary-upload'],
   });
-  const uploaded = await uploadWithRefresh(
+  return uploadWithRefresh(
     ctx,
     item.filename,
     { path: item.path, bytes: item.bytes },
@@ -114,7 +134,6 @@ export async function publishPlatform(
       return stateOf(fresh);
     },
   );
-  return { created, uploaded };
 }
 
 /** Uploads to the given link; a refused link is replaced by reading the resource again. */

@@ -52,17 +52,15 @@ export async function waitForUploads(input: WaitInput): Promise<number> {
 
 /** The files the registry does not yet report as uploaded. */
 async function missingFiles(input: WaitInput): Promise<string[]> {
+  // Both reads at once (one round trip); the platforms' answer is used only when the version exists.
+  const listing = listPlatforms(input.client, input.address, input.version);
+  listing.catch(() => undefined);
   const version = await getVersion(input.client, input.address, input.version);
   if (version === undefined) return [`version ${input.version} (not found)`];
   const missing: string[] = [];
   if (!version.attributes['shasums-uploaded']) missing.push(input.shasumsFile);
   if (!version.attributes['shasums-sig-uploaded']) missing.push(input.signatureFile);
-  const remote = new Map(
-    (await listPlatforms(input.client, input.address, input.version)).map((p) => [
-      platformName(p.attributes),
-      p,
-    ]),
-  );
+  const remote = new Map((await listing).map((p) => [platformName(p.attributes), p]));
   for (const platform of input.platforms) {
     if (remote.get(platformName(platform))?.attributes['provider-binary-uploaded'] !== true) {
       missing.push(platform.filename);

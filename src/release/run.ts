@@ -5,8 +5,6 @@
 import * as path from 'node:path';
 import { resolveSettings, resolveToken, type Settings } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import { listGpgKeys } from '../registry/gpgKeys.js';
-import { createRegistryClient } from '../registry/http.js';
 import type { Output } from '../ui/output.js';
 import { fileKeySource, registryKeySource, textKeySource, type KeySource } from './keySource.js';
 import { parseProtocolsFlag } from './protocols.js';
@@ -118,6 +116,14 @@ function chooseKeySource(
   }
   const resolved = resolveToken({ apiHost, flagToken: flags.token, env: world.env, homeDir: world.homeDir });
   if (resolved.warning !== undefined) output.warn(resolved.warning);
-  const client = createRegistryClient({ apiHost, token: resolved.token, output, signal: world.signal });
-  return registryKeySource(() => listGpgKeys(client, namespace), namespace, apiHost.host);
+  // The HTTP client (got) is loaded only when the registry is asked: `verify --key` never needs it.
+  const lookup = async () => {
+    const [{ createRegistryClient }, { listGpgKeys }] = await Promise.all([
+      import('../registry/http.js'),
+      import('../registry/gpgKeys.js'),
+    ]);
+    const client = createRegistryClient({ apiHost, token: resolved.token, output, signal: world.signal });
+    return listGpgKeys(client, namespace);
+  };
+  return registryKeySource(lookup, namespace, apiHost.host);
 }

@@ -4,8 +4,9 @@
  * `terraform init` with "openpgp: invalid data: tag byte does not have MSB set". `--dearmor-signature`
  * converts an armored file in memory (the user's file is never rewritten).
  */
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
 import { VerificationError } from '../errors.js';
+import { loadOpenpgp } from './openpgp.js';
 
 /** The signature, parsed, with the binary bytes that were verified (and will be uploaded). */
 export interface ReadSignature {
@@ -52,7 +53,7 @@ export async function readSignatureFile(
   }
   let signature: openpgp.Signature;
   try {
-    signature = await openpgp.readSignature({ binarySignature: binary });
+    signature = await (await loadOpenpgp()).readSignature({ binarySignature: binary });
   } catch (error) {
     throw new VerificationError(`${file} is not a readable OpenPGP signature (${(error as Error).message})`, {
       hint: `Sign SHA256SUMS again with a binary detached signature: gpg --detach-sign ${options.shasumsFile}`,
@@ -72,8 +73,9 @@ export async function readSignatureFile(
 /** The binary packets inside an armored signature, byte for byte (not re-serialised). */
 async function dearmor(bytes: Uint8Array, file: string): Promise<Uint8Array> {
   try {
-    const { type, data } = await openpgp.unarmor(new TextDecoder().decode(bytes));
-    if (type !== openpgp.enums.armor.signature) throw new Error('the armor does not hold a signature');
+    const pgp = await loadOpenpgp();
+    const { type, data } = await pgp.unarmor(new TextDecoder().decode(bytes));
+    if (type !== pgp.enums.armor.signature) throw new Error('the armor does not hold a signature');
     if (!(data instanceof Uint8Array)) throw new Error('unexpected stream');
     return data;
   } catch (error) {

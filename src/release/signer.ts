@@ -4,9 +4,10 @@
  * revoked, and the signature must hold over the exact bytes. openpgp.js judges a key at signature time, so
  * expiry and revocation are checked here against the clock.
  */
-import * as openpgp from 'openpgp';
+import type * as openpgp from 'openpgp';
 import { UsageError, VerificationError } from '../errors.js';
 import type { CandidateKey, KeySource } from './keySource.js';
+import { loadOpenpgp } from './openpgp.js';
 import type { ReadSignature } from './signature.js';
 import type { SignerInfo } from './types.js';
 
@@ -78,8 +79,9 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
       resign,
     );
   }
-  const message = await openpgp.createMessage({ binary: input.shasumsBytes });
-  const result = await openpgp.verify({
+  const pgp = await loadOpenpgp();
+  const message = await pgp.createMessage({ binary: input.shasumsBytes });
+  const result = await pgp.verify({
     message,
     signature: signature.signature,
     verificationKeys: [key],
@@ -123,7 +125,8 @@ async function readCandidate(
   try {
     // A file may hold several armor blocks (`cat a.asc b.asc`); openpgp.js reads only the first of a text.
     const blocks = candidate.armored.match(ARMOR_BLOCK) ?? [candidate.armored];
-    keys = (await Promise.all(blocks.map((armoredKeys) => openpgp.readKeys({ armoredKeys })))).flat();
+    const pgp = await loadOpenpgp();
+    keys = (await Promise.all(blocks.map((armoredKeys) => pgp.readKeys({ armoredKeys })))).flat();
   } catch (error) {
     const problem = `${candidate.label} is not an ASCII-armored OpenPGP public key (${(error as Error).message})`;
     if (candidate.origin === 'registry') {

@@ -55,6 +55,73 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   const entries = parseShasums(shasums.content, layout.shasums);
   checkListing(layout, entries).forEach(warn);
 
+  // Hashing (the long part, on the worker threads) starts now; the main thread checks the manifest, the
+  // signature and the zips meanwhile. Failures are still reported in the same order: signature, hashes, zips.
+  const stopHashing = new AbortController();
+  const outer = options.hashing?.signal;
+  const hashing = hashListed(layout, entries, {
+    ...options.hashing,
+    signal: outer ? AbortSignal.any([outer, stopHashing.signal]) : stopHashing.signal,
+  });
+  hashing.catch(() => undefined);
+  const signer = await checkManifestAndSignature(layout, shasums.content, options, warn).catch(
+    (error: unknown) => {
+      stopHashing.abort();
+      throw error;
+    },
+  );
+  const zips = layout.platforms.map((platform) => {
+    const check = checkZip(path.join(dir, platform.filename), platform.filename, {
+      name: layout.name,
+      os: platform.os,
+    });
+    check.catch(() => undefined);
+    return check;
+  });
+  const digests = await hashing;
+  const byName = new Map(entries.map((e) => [e.filename, e]));
+  const platforms: ReleasePlatform[] = [];
+  for (const [i, platform] of layout.platforms.entries()) {
+    const entry = byName.get(platform.filename)!;
+    const digest = digests.get(platform.filename)!;
+    const zip = await zips[i]!;
+    zip.warnings.forEach(warn);
+    platforms.push({
+      ...platform,
+      path: path.join(dir, platform.filename),
+      shasum: entry.shasum,
+      bytes: digest.bytes,
+      executable: zip.executable,
+    });
+  }
+
+  const release: VerifiedRelease = {
+    dir,
+    name: layout.name,
+    version: layout.version,
+    protocols: signer.protocols.protocols,
+    protocolsSource: signer.protocols.source,
+    shasums: shasums.file,
+    shasumsBytes: shasums.content,
+    signature: { ...signer.sig.file, dearmored: signer.signature.dearmored },
+    signatureBytes: signer.signature.binary,
+    platforms,
+    signer: signer.signer,
+    warnings,
+  };
+  if (signer.manifest !== undefined) release.manifest = signer.manifest.file;
+  return release;
+}
+
+/** The manifest and protocols, then the signature and who made it (each throws its own error). */
+async function checkManifestAndSignature(
+  layout: ReleaseLayout,
+  shasumsContent: Uint8Array,
+  options: VerifyReleaseOptions,
+  warn: (message: string) => void,
+) {
+  const { output } = options;
+
   const manifest = layout.manifest === undefined ? undefined : await readReleaseFile(layout, layout.manifest);
   const chosen = chooseProtocols({
     flag: options.protocols,
@@ -75,47 +142,14 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   const signer = await checkSigner({
     signature,
     signatureFile: layout.signature,
-    shasumsBytes: shasums.content,
+    shasumsBytes: shasumsContent,
     shasumsFile: layout.shasums,
     keySource: options.keySource,
     now: options.now(),
     warn,
   });
 
-  const digests = await hashListed(layout, entries, options.hashing);
-  const byName = new Map(entries.map((e) => [e.filename, e]));
-  const platforms: ReleasePlatform[] = [];
-  for (const platform of layout.platforms) {
-    const entry = byName.get(platform.filename)!;
-    const digest = digests.get(platform.filename)!;
-    const file = path.join(dir, platform.filename);
-    const zip = await checkZip(file, platform.filename, { name: layout.name, os: platform.os });
-    zip.warnings.forEach(warn);
-    platforms.push({
-      ...platform,
-      path: file,
-      shasum: entry.shasum,
-      bytes: digest.bytes,
-      executable: zip.executable,
-    });
-  }
-
-  const release: VerifiedRelease = {
-    dir,
-    name: layout.name,
-    version: layout.version,
-    protocols: chosen.protocols,
-    protocolsSource: chosen.source,
-    shasums: shasums.file,
-    shasumsBytes: shasums.content,
-    signature: { ...sig.file, dearmored: signature.dearmored },
-    signatureBytes: signature.binary,
-    platforms,
-    signer,
-    warnings,
-  };
-  if (manifest !== undefined) release.manifest = manifest.file;
-  return release;
+  return { manifest, protocols: chosen, sig, signature, signer };
 }
 
 /** Reads one small file of the release (SHA256SUMS, signature, manifest). */

@@ -3,7 +3,7 @@
  * name starts with `terraform-provider-<name>` (Terraform looks for exactly that after unpacking). Only the
  * central directory and the executable's local header are read, so this is cheap whatever the size.
  */
-import yauzl from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
 import { VerificationError } from '../errors.js';
 import { FILE_PREFIX } from './filenames.js';
 import { shorten } from './shorten.js';
@@ -27,14 +27,16 @@ export async function checkZip(
   const fail = (problem: string, hint = REBUILD): VerificationError =>
     new VerificationError(`${filename} ${problem}`, { hint, details: { file: filename } });
 
-  let zip: yauzl.ZipFile;
+  let zip: ZipFile;
   try {
+    // Loaded on first use, like openpgp: verification starts hashing before the libraries are in.
+    const yauzl = await import('yauzl');
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, strictFileNames: false });
   } catch (error) {
     throw fail(`is not a readable zip archive (${(error as Error).message})`);
   }
   try {
-    const entries: yauzl.Entry[] = [];
+    const entries: Entry[] = [];
     try {
       for await (const entry of zip.eachEntry()) entries.push(entry);
     } catch (error) {
@@ -72,7 +74,7 @@ export async function checkZip(
 }
 
 /** The unix mode, where the zip records one, must make the file executable; Windows needs `.exe` instead. */
-function checkMode(entry: yauzl.Entry, filename: string, os: string): string[] {
+function checkMode(entry: Entry, filename: string, os: string): string[] {
   if (os === 'windows') {
     return entry.fileName.toLowerCase().endsWith('.exe')
       ? []

@@ -3,7 +3,7 @@
  * (percent, bytes, rate); elsewhere (CI logs) one plain line per event, without ANSI codes; with `--json`
  * nothing at all (notes go to `--verbose` only). Everything written passes through the sink's redaction.
  */
-import ora, { type Ora } from 'ora';
+import type { Ora, Options as OraOptions } from 'ora';
 import { formatBytes } from '../release/report.js';
 import type { Output, TextStream } from './output.js';
 
@@ -31,15 +31,19 @@ export interface Progress {
   stop(): void;
 }
 
-/** Chooses the rendering from the sink: silent with `--json`, spinners on a TTY, plain lines otherwise. */
-export function createProgress(
+/**
+ * Chooses the rendering from the sink: silent with `--json`, spinners on a TTY, plain lines otherwise. ora is
+ * loaded only for a terminal: CI runs and `--json` never pay for it.
+ */
+export async function createProgress(
   output: Output,
   options: { stream?: TextStream | undefined; now?: () => number } = {},
-): Progress {
+): Promise<Progress> {
   const now = options.now ?? Date.now;
   if (output.json) return silentProgress(output);
   if (output.interactive && options.stream !== undefined && !output.quiet) {
-    return new InteractiveProgress(output, options.stream, now);
+    const { default: ora } = await import('ora');
+    return new InteractiveProgress(output, options.stream, now, ora);
   }
   return plainProgress(output, now);
 }
@@ -95,6 +99,7 @@ class InteractiveProgress implements Progress {
     private readonly output: Output,
     target: TextStream,
     private readonly now: () => number,
+    ora: (options: OraOptions) => Ora,
   ) {
     this.stream = terminal(target, output);
     this.spinner = ora({

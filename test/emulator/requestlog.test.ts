@@ -201,3 +201,27 @@ describe('the request log', () => {
     expect(fileText).toContain('/_archivist/v1/object/[secret]');
   });
 });
+
+// Found by test/reliability: a request log that could no longer be written (its folder removed) threw from the
+// answer's `close` handler, an uncaught exception that took the whole emulator down.
+describe('a request log file that cannot be written', () => {
+  it('does not stop the emulator: answers go on, records stay in memory, onError is told', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'provider-requestlog-gone-'));
+    const errors: unknown[] = [];
+    const e = await startEmulator({
+      requestLogPath: join(folder, 'requests.jsonl'),
+      onError: (error) => errors.push(error),
+    });
+    try {
+      rmSync(folder, { recursive: true, force: true });
+      const reply = await call(e.url, 'GET', '/api/v2/ping');
+      expect(reply.status).toBe(204);
+      const again = await call(e.url, 'GET', '/healthz');
+      expect(again.status).toBe(200);
+      expect(e.requestLog.records.map((r) => r.path)).toEqual(['/api/v2/ping', '/healthz']);
+      expect(errors.map((x) => (x as NodeJS.ErrnoException).code)).toEqual(['ENOENT', 'ENOENT']);
+    } finally {
+      await e.close();
+    }
+  });
+});

@@ -15,7 +15,15 @@ describe('provider publish interrupted', () => {
     const controller = new AbortController();
     const started = Date.now();
     const running = publish(e, [], { signal: controller.signal });
-    await vi.waitFor(() => expect(e.faults.fired[0]).toBeGreaterThan(0), { timeout: 5000, interval: 5 });
+    // Interrupt once the first two uploads are complete and a later one hangs (uploads run in parallel).
+    const completed = () => e.requestLog.records.filter((r) => r.method === 'PUT' && r.status === 200).length;
+    await vi.waitFor(
+      () => {
+        expect(e.faults.fired[0]).toBeGreaterThan(0);
+        expect(completed()).toBeGreaterThanOrEqual(2);
+      },
+      { timeout: 5000, interval: 5 },
+    );
     controller.abort('SIGINT');
     const result = await running;
     expect(result.exitCode).toBe(130);

@@ -1,10 +1,12 @@
 /**
  * Archivist: the blob storage behind the upload and download links. No token: the signed secret in the path
- * is the credential. A PUT streams the bytes to disk and then flips the matching uploaded flag.
+ * is the credential. A PUT streams the bytes to disk and then flips the matching uploaded flag. With
+ * `--bandwidth`, bodies in both directions are paced to the connection's rate.
  */
 import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../app.js';
 import { HttpProblem, notFound, type Router } from '../http.js';
 import { ARCHIVIST_PREFIX } from '../links.js';
@@ -30,11 +32,15 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       const tmp = `${target}.${randomBytes(6).toString('hex')}.part`;
       try {
         ctx.bytesIn = 0;
+        const { shaper } = app;
+        const socket = ctx.req.socket;
         await pipeline(
           ctx.req,
           async function* count(source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
               ctx.bytesIn = (ctx.bytesIn ?? 0) + chunk.length;
+              const wait = shaper.pacing ? shaper.delayMs(socket, chunk.length) : 0;
+              if (wait > 0) await sleep(wait);
               yield chunk;
             }
           },
@@ -68,6 +74,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       'content-type': 'application/octet-stream',
       'content-length': statSync(path).size,
     });
-    await pipeline(createReadStream(path), ctx.res);
+    if (app.shaper.pacing) await pipeline(createReadStream(path), app.shaper.pace(ctx.req.socket), ctx.res);
+    else await pipeline(createReadStream(path), ctx.res);
   });
 }

@@ -1,0 +1,166 @@
+// Figure 6 — the run task integrator under a steady load: signed requests of the documented payload at a fixed
+// rate (bench/integrator/load.mjs), a handler that sleeps 2 s, a local platform (bench/integrator/receiver.mjs) that answers
+// and counts the callbacks. Measured: the acknowledgement latency (p99), the acknowledgement throughput against
+// a bare node:http server under the same load, and whether every accepted request got its final callback.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BIN, ROOT, cleanEnv, profile } from '../lib/env.mjs';
+import { percentile, startServer } from '../lib/proc.mjs';
+import { steadyLoad } from '../integrator/load.mjs';
+import { limitRow, ratioRow } from '../lib/rows.mjs';
+import { requestBody, sign } from '../integrator/payload.mjs';
+
+const HMAC_KEY = 'bench-hmac-key-not-secret';
+const HANDLER = 'sleep 2';
+
+/** The documented request `n`, pointed at the local platform and signed. */
+function signedRequest(n, platformUrl) {
+  const body = requestBody(n, platformUrl);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'TFC/1.0 (+https://app.terraform.io; TFC)',
+      'x-tfc-task-signature': sign(HMAC_KEY, body),
+    },
+  };
+}
+
+/** `rate` signed requests per second for `seconds` against `url`. */
+function load(url, { rate, seconds, platformUrl }) {
+  return steadyLoad(url, { rate, seconds, build: (n) => signedRequest(n, platformUrl) });
+}
+
+async function stats(receiver, ids = false) {
+  const response = await fetch(`${receiver}/_stats${ids ? '?ids=1' : ''}`);
+  return response.json();
+}
+
+/** Polls the receiver until it holds `expected` more final callbacks than `before`, or `timeoutMs` passed. */
+async function awaitFinals(receiver, expected, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await stats(receiver);
+    if (s.finals >= expected || Date.now() > deadline) return stats(receiver, true);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function summarize(result) {
+  return {
+    sent: result.sent,
+    ok: result.ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    throughput: result.throughput,
+    latencyMs: {
+      p50: percentile(result.latencies, 50),
+      p90: percentile(result.latencies, 90),
+      p99: percentile(result.latencies, 99),
+      max: Math.max(...result.latencies),
+    },
+    generatorLagMs: { p99: percentile(result.lags, 99), max: Math.max(...result.lags) },
+    bySecond: result.bySecond,
+  };
+}
+
+/** Measures figure 6; returns its rows. */
+export async function integratorFigure({ work, rate, seconds, maxJobs, log }) {
+  const stateDir = path.join(work, 'runtask-state');
+  const script = (name) => path.join(ROOT, 'bench', 'integrator', name);
+  const receiver = await startServer(process.execPath, [script('receiver.mjs')]);
+  const platformUrl = receiver.doc.url;
+  try {
+    log(`integrator: bare node:http server, ${rate} requests/s for ${seconds} s`);
+    const bare = await startServer(process.execPath, [script('bare-server.mjs')]);
+    const reference = summarize(await load(bare.doc.url, { rate, seconds, platformUrl }));
+    await bare.stop();
+
+    log(`integrator: provider runtask serve --max-jobs ${maxJobs}, ${rate} requests/s for ${seconds} s`);
+    const serve = await startServer(
+      process.execPath,
+      [
+        ...profile('runtask-serve'),
+        ...(process.env.BENCH_LOOP_MONITOR
+          ? ['--import', path.join(ROOT, 'bench', 'lib', 'loop-monitor.mjs')]
+          : []),
+        ...[BIN, 'runtask', 'serve', '--json', '--port', '0', '--exec', HANDLER],
+        ...['--max-jobs', String(maxJobs), '--platform-host', platformUrl, '--state-dir', stateDir],
+        ...(process.env.BENCH_NO_DRAIN ? ['--grace', '1ms'] : []),
+      ],
+      {
+        env: cleanEnv({
+          RUNTASK_HMAC_KEY: HMAC_KEY,
+          ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
+          ...(process.env.BENCH_NO_FSYNC ? { BENCH_NO_FSYNC: '1' } : {}),
+          ...(process.env.BENCH_HELPER_NICE ? { BENCH_HELPER_NICE: process.env.BENCH_HELPER_NICE } : {}),
+        }),
+        cwd: work,
+        ...(process.env.BENCH_LOOP_MONITOR
+          ? {
+              stderr: 'pipe',
+              onStderr: (line) => (line.includes('"loop"') || line.startsWith('TIMING')) && log(line),
+            }
+          : {}),
+      },
+    );
+    const started = Date.now();
+    const loaded = await load(serve.doc.url, { rate, seconds, platformUrl });
+    const ours = summarize(loaded);
+    // Every accepted job runs 2 s, at most maxJobs at once: allow for that, with room to spare.
+    const drainMs = process.env.BENCH_NO_DRAIN ? 0 : (loaded.accepted.length / maxJobs) * 2000 * 2 + 30_000;
+    log(
+      `integrator: waiting for ${loaded.accepted.length} final callbacks (at most ${Math.round(drainMs / 1000)} s)`,
+    );
+    const after = await awaitFinals(platformUrl, loaded.accepted.length, drainMs);
+    const finalIds = new Set(after.ids);
+    const lost = [...loaded.accepted].filter(
+      (n) => !finalIds.has(`taskrs-bench${String(n).padStart(7, '0')}`),
+    );
+    const drainedS = ((after.lastFinalAt ?? Date.now()) - started) / 1000;
+    await serve.stop();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+
+    const load1 = `${rate}/s for ${seconds} s, sleep 2, --max-jobs ${maxJobs}`;
+    return [
+      limitRow({
+        id: 'integrator.p99',
+        figure: `integrator: p99 acknowledgement latency (${load1})`,
+        ours: ours.latencyMs.p99,
+        baseline: reference.latencyMs.p99,
+        baselineLabel: 'bare node:http',
+        unit: 'ms',
+        limit: 15,
+        details: { bare: reference, ours },
+      }),
+      limitRow({
+        id: 'integrator.callbacks',
+        figure: 'integrator: accepted requests without their final callback',
+        ours: lost.length,
+        baseline: loaded.accepted.length,
+        baselineLabel: 'accepted',
+        unit: 'lost',
+        limit: 0,
+        details: {
+          accepted: loaded.accepted.length,
+          finals: after.finals,
+          duplicates: after.duplicates,
+          runningCallbacks: after.running,
+          lastFinalAfterS: drainedS,
+        },
+      }),
+      ratioRow({
+        id: 'integrator.throughput',
+        figure: 'integrator: acknowledgement throughput',
+        ours: ours.throughput,
+        baseline: reference.throughput,
+        baselineLabel: 'bare node:http',
+        unit: 'req/s',
+        limit: 0.6,
+        atLeast: true,
+      }),
+    ];
+  } finally {
+    await receiver.stop();
+  }
+}

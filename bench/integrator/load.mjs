@@ -1,0 +1,95 @@
+// A steady, open-loop load generator on node:http: request n is sent at start + n / rate, whatever happened to
+// the ones before (a slow server does not slow the load down), over a pool of keep-alive connections. Each
+// request's latency runs from its send to the end of its answer; `lagMs` says how late the generator itself
+// sent (it must stay near zero for the figures to be about the server).
+//
+// autocannon's fixed-rate mode is not used: it sends each connection's per-second quota back to back at the
+// start of every second (bursts of `rate` requests, not a steady rate), and corrects its histogram for
+// coordinated omission with an expected interval of ceil(1 / per-connection rate) = 1 ms, which inflates every
+// percentile above 1 ms (autocannon 8/9, lib/httpClient.js and lib/run.js).
+import * as http from 'node:http';
+
+/** Sends `rate × seconds` requests built by `build(n)` (→ {body, headers}) to `url`; resolves with the results. */
+export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeoutMs = 10_000 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const latencies = [];
+  const lags = [];
+  const accepted = [];
+  const counts = { sent: 0, ok: 0, non2xx: 0, errors: 0 };
+  let firstSent;
+  let sentAtList;
+  let lastAnswer;
+  return new Promise((resolve) => {
+    let pending = total;
+    const settle = () => {
+      if (--pending > 0) return;
+      agent.destroy();
+      const spanS = ((lastAnswer ?? firstSent) - firstSent) / 1000;
+      resolve({
+        ...counts,
+        total,
+        latencies,
+        lags,
+        accepted,
+        throughput: counts.ok / Math.max(spanS, seconds),
+        bySecond: perSecond(sentAtList ?? []),
+      });
+    };
+    const send = (n, due) => {
+      const { body, headers } = build(n);
+      const sentAt = performance.now();
+      firstSent ??= sentAt;
+      lags.push(sentAt - due);
+      counts.sent++;
+      const request = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      });
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => {
+          lastAnswer = performance.now();
+          if (response.statusCode >= 200 && response.statusCode < 300) {
+            counts.ok++;
+            accepted.push(n);
+            latencies.push(lastAnswer - sentAt);
+            (sentAtList ??= []).push([sentAt - start, lastAnswer - sentAt]);
+          } else counts.non2xx++;
+          settle();
+        });
+      });
+      request.on('timeout', () => request.destroy(new Error('timeout')));
+      request.on('error', () => {
+        counts.errors++;
+        settle();
+      });
+      request.end(body);
+    };
+    const start = performance.now() + 20;
+    let next = 0;
+    const tick = () => {
+      const now = performance.now();
+      while (next < total && start + next * interval <= now) {
+        send(next, start + next * interval);
+        next++;
+      }
+      if (next < total) setTimeout(tick, Math.max(0, start + next * interval - performance.now()));
+    };
+    setTimeout(tick, 20);
+  });
+}
+
+/** p99 and max latency of the requests sent in each second of the load. */
+function perSecond(entries) {
+  const seconds = [];
+  for (const [at, ms] of entries) (seconds[Math.floor(at / 1000)] ??= []).push(ms);
+  return seconds.map((list) => {
+    const sorted = (list ?? []).sort((a, b) => a - b);
+    const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)];
+    return { n: sorted.length, p99: Math.round(p99 ?? 0), max: Math.round(sorted[sorted.length - 1] ?? 0) };
+  });
+}

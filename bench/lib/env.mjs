@@ -1,0 +1,34 @@
+// Where things are, and the few constants every benchmark shares.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = path.join(ROOT, 'bin', 'provider.js');
+export const KEYS = path.join(ROOT, 'fixtures', 'keys');
+export const SIGNER_PUBLIC_KEY = path.join(KEYS, 'signer.pub.asc');
+export const SIGNER_KEY_ID = fs.readFileSync(path.join(KEYS, 'signer.keyid'), 'utf8').trim();
+export const BASELINE_SCRIPT = path.join(ROOT, 'bench', 'baseline', 'publish-with-curl.sh');
+export const RESULTS = path.join(ROOT, 'bench', 'results');
+export const MiB = 1024 * 1024;
+
+/** A fresh work folder under the temporary folder, marked as a project root (no config file above it). */
+export function workDir(label) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `provider-bench-${label}-`)));
+  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/bench\n');
+  return dir;
+}
+
+/** The environment every measured command gets: nothing of the caller's but PATH and HOME. */
+export function cleanEnv(extra = {}) {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...extra };
+}
+
+/** With BENCH_PROFILE=<dir>, node flags that write a CPU profile of the measured program there (named by `label`). */
+export function profile(label) {
+  const dir = process.env.BENCH_PROFILE;
+  return dir
+    ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${label}-${Date.now()}.cpuprofile`]
+    : [];
+}

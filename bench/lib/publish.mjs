@@ -1,0 +1,76 @@
+// `provider publish` and the documented curl flow, each against a fresh emulator, measured the same way.
+import { BASELINE_SCRIPT, BIN, SIGNER_KEY_ID, SIGNER_PUBLIC_KEY, cleanEnv, profile } from './env.mjs';
+import { startEmulator } from './emulator.mjs';
+import { expectOk, run } from './proc.mjs';
+
+/** Milestones of a publish run, from its plain progress lines on stderr (ms since the process started). */
+const MILESTONES = [
+  ['verify', /^Verifying /],
+  ['read', /^Reading /],
+  ['uploads', /^Uploading \d+ files?/],
+  ['uploaded', /^Uploaded \d+ files?$/],
+  ['wait', /^Waiting for the registry/],
+  ['check', /^Checking what terraform init/],
+  ['checked', /^terraform init will accept/],
+];
+
+function milestones(timeline) {
+  const found = {};
+  for (const entry of timeline) {
+    for (const [name, pattern] of MILESTONES)
+      if (found[name] === undefined && pattern.test(entry.line)) found[name] = entry.ms;
+  }
+  return found;
+}
+
+/** One `provider publish` of `release` into a fresh emulator; resolves with its wall time and milestones. */
+export async function publishOnce({
+  work,
+  release,
+  network = {},
+  concurrency,
+  peakRss = false,
+  label = 'publish',
+}) {
+  const emulator = await startEmulator({ dir: work, ...network });
+  try {
+    const args = [BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
+    args.push('--hostname', emulator.url, '--organization', emulator.organization);
+    if (concurrency) args.push('--concurrency', String(concurrency));
+    const timeline = [];
+    const result = await run(process.execPath, [...profile(label), ...args], {
+      env: cleanEnv({ TFE_TOKEN: emulator.ownerToken }),
+      cwd: work,
+      peakRss,
+      timeline,
+    });
+    expectOk(result, 'provider publish');
+    return { ms: result.ms, peakKiB: result.peakKiB, milestones: milestones(timeline) };
+  } finally {
+    await emulator.stop();
+  }
+}
+
+/** One run of bench/baseline/publish-with-curl.sh into a fresh emulator; resolves with its wall time. */
+export async function curlOnce({ work, release, network = {} }) {
+  const emulator = await startEmulator({ dir: work, ...network });
+  try {
+    const env = cleanEnv({
+      ...{ BASE_URL: emulator.url, TOKEN: emulator.ownerToken, ORG: emulator.organization },
+      ...{ NAME: release.name, VERSION: release.version, KEY_ID: SIGNER_KEY_ID },
+    });
+    const result = expectOk(
+      await run('bash', [BASELINE_SCRIPT, release.dir], { env, cwd: work }),
+      'publish-with-curl.sh',
+    );
+    return { ms: result.ms };
+  } finally {
+    await emulator.stop();
+  }
+}
+
+/** `sha256sum` over every file of the release (one process, one core, page cache warm): hashing every byte once. */
+export async function hashOnce(release) {
+  const result = expectOk(await run('sha256sum', release.files), 'sha256sum');
+  return { ms: result.ms };
+}

@@ -1,0 +1,122 @@
+// Generated releases for the benchmarks: `example` <version> for the 13 platforms of the provider scaffold's
+// build matrix, each a stored zip holding one executable of incompressible (random) bytes, listed in a
+// SHA256SUMS signed with the test-only `signer` key: what goreleaser writes, at any size.
+import { createHash, randomFillSync } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+import * as openpgp from 'openpgp';
+import { KEYS, MiB } from './env.mjs';
+
+/** The scaffold's build matrix (peers.md §5): 13 os/arch pairs. */
+export const PLATFORMS = [
+  'darwin_amd64',
+  'darwin_arm64',
+  'freebsd_386',
+  'freebsd_amd64',
+  'freebsd_arm',
+  'freebsd_arm64',
+  'linux_386',
+  'linux_amd64',
+  'linux_arm',
+  'linux_arm64',
+  'windows_386',
+  'windows_amd64',
+  'windows_arm64',
+];
+
+/** The provider name of every generated release. */
+export const NAME = 'example';
+
+/** Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming. */
+function writeZip(file, member, size) {
+  const name = Buffer.from(member);
+  const fd = fs.openSync(file, 'w');
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(0x0800, 6);
+  local.writeUInt32LE(size, 18);
+  local.writeUInt32LE(size, 22);
+  local.writeUInt16LE(name.length, 26);
+  fs.writeSync(fd, local);
+  fs.writeSync(fd, name);
+  const chunk = Buffer.alloc(4 * MiB);
+  let crc = 0;
+  for (let left = size; left > 0; left -= chunk.length) {
+    const part = chunk.subarray(0, Math.min(chunk.length, left));
+    randomFillSync(part);
+    crc = crc32(part, crc);
+    fs.writeSync(fd, part);
+  }
+  const crcBuffer = Buffer.alloc(4);
+  crcBuffer.writeUInt32LE(crc, 0);
+  fs.writeSync(fd, crcBuffer, 0, 4, 14);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE((3 << 8) | 20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(0x0800, 8);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(size, 20);
+  central.writeUInt32LE(size, 24);
+  central.writeUInt16LE(name.length, 28);
+  central.writeUInt32LE((0o100755 << 16) >>> 0, 38);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(local.length + name.length + size, 16);
+  fs.writeSync(fd, Buffer.concat([central, name, end]), 0, undefined, local.length + name.length + size);
+  fs.closeSync(fd);
+}
+
+function sha256(file) {
+  const hash = createHash('sha256');
+  const buffer = Buffer.alloc(4 * MiB);
+  const fd = fs.openSync(file, 'r');
+  for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer))
+    hash.update(buffer.subarray(0, n));
+  fs.closeSync(fd);
+  return hash.digest('hex');
+}
+
+/**
+ * A signed release of `example` `version` in `dir`: one zip of `size` bytes per platform, the manifest,
+ * SHA256SUMS and its binary detached signature. Returns what the benchmarks need to know about it.
+ */
+export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS }) {
+  fs.mkdirSync(dir, { recursive: true });
+  const prefix = `terraform-provider-${NAME}_${version}`;
+  const lines = [];
+  const zips = [];
+  for (const platform of platforms) {
+    const filename = `${prefix}_${platform}.zip`;
+    const exe = `terraform-provider-${NAME}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
+    const file = path.join(dir, filename);
+    writeZip(file, exe, size);
+    zips.push(file);
+    lines.push(`${sha256(file)}  ${filename}`);
+  }
+  const manifest = `${prefix}_manifest.json`;
+  fs.writeFileSync(path.join(dir, manifest), '{"version":1,"metadata":{"protocol_versions":["6.0"]}}\n');
+  lines.push(`${sha256(path.join(dir, manifest))}  ${manifest}`);
+  const sums = Buffer.from(
+    lines
+      .sort((a, b) => a.slice(66).localeCompare(b.slice(66)))
+      .map((l) => `${l}\n`)
+      .join(''),
+  );
+  const shasums = path.join(dir, `${prefix}_SHA256SUMS`);
+  fs.writeFileSync(shasums, sums);
+  const signingKeys = await openpgp.readPrivateKey({
+    armoredKey: fs.readFileSync(path.join(KEYS, 'signer.sec.asc'), 'utf8'),
+  });
+  const message = await openpgp.createMessage({ binary: sums });
+  const signature = await openpgp.sign({ message, signingKeys, detached: true, format: 'binary' });
+  fs.writeFileSync(`${shasums}.sig`, signature);
+  const files = [...zips, path.join(dir, manifest), shasums, `${shasums}.sig`];
+  const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
+  return { dir, name: NAME, version, prefix, zips, shasums, files, bytes, platforms: platforms.length, size };
+}

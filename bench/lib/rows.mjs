@@ -1,0 +1,95 @@
+// One row of the results table, and the table itself (text and JSON).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** A row comparing `ours` with `baseline`: ratio = ours / baseline, met when the ratio is within `limit`. */
+export function ratioRow({
+  id,
+  figure,
+  ours,
+  baseline,
+  baselineLabel,
+  unit,
+  limit,
+  atLeast = false,
+  details,
+}) {
+  const ratio = ours / baseline;
+  return {
+    id,
+    figure,
+    ours,
+    baseline,
+    baselineLabel,
+    unit,
+    ratio,
+    target: `${atLeast ? '≥' : '≤'} ${limit}`,
+    met: atLeast ? ratio >= limit : ratio <= limit,
+    ...(details ? { details } : {}),
+  };
+}
+
+/** A row with an absolute target: met when `ours` is within `limit` (in `unit`). */
+export function limitRow({ id, figure, ours, baseline = null, baselineLabel = null, unit, limit, details }) {
+  return {
+    id,
+    figure,
+    ours,
+    baseline,
+    baselineLabel,
+    unit,
+    ratio: null,
+    target: `≤ ${limit} ${unit}`,
+    met: ours <= limit,
+    ...(details ? { details } : {}),
+  };
+}
+
+function show(value, unit) {
+  if (value === null || value === undefined) return '—';
+  if (unit === 's') return `${value.toFixed(2)} s`;
+  if (unit === 'ms') return `${value.toFixed(value < 100 ? 1 : 0)} ms`;
+  if (unit === 'MB') return `${value.toFixed(1)} MB`;
+  if (unit === 'req/s') return `${value.toFixed(0)} req/s`;
+  return `${Math.round(value * 100) / 100} ${unit}`;
+}
+
+/** The table as text: figure, ours, baseline, ratio, target, met. */
+export function renderTable(rows) {
+  const header = ['figure', 'ours', 'baseline', 'ratio', 'target', 'met'];
+  const lines = rows.map((r) => [
+    r.figure,
+    show(r.ours, r.unit),
+    r.baseline === null
+      ? '—'
+      : `${show(r.baseline, r.unit)}${r.baselineLabel ? ` (${r.baselineLabel})` : ''}`,
+    r.ratio === null ? '—' : r.ratio.toFixed(2),
+    r.target,
+    r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+}
+
+/** Writes the results document to bench/results/<name>.json. */
+export function writeResults(dir, name, doc) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.json`);
+  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(doc, null, 2)}\n`);
+  fs.renameSync(`${file}.tmp`, file);
+  return file;
+}
+
+/** The machine the figures were measured on. */
+export function machine() {
+  return {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpus: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}

@@ -1,0 +1,9 @@
+/**
+ * The registry side of `provider publish` in one module, which `runPublish` starts importing before it
+ * verifies the release: the HTTP client (got) and the rest load on the main thread while the hashing
+ * workers run, instead of before them. Nothing is sent until the verification has passed.
+ */
+export { openSession, providerAddress } from '../registry/session.js';
+export { emptyOutcome, executePlan } from './execute.js';
+export { checkStep, waitStep } from './finish.js';
+export { readRemote } from './remote.js';
