@@ -51,12 +51,13 @@ const plan = quick
       reps: 1,
       verifyReps: 5,
       startupReps: 15,
-      seconds: 4,
+      seconds: 3,
+      warmupSeconds: 1,
       maxJobs: 64,
     }
   : {
       ...{ sizeMiB: large ? 128 : 32, loopbackMiB: 32, memory: [8, 128], reps: 3, verifyReps: 9 },
-      ...{ startupReps: 41, seconds: 20, maxJobs: 64 },
+      ...{ startupReps: 41, seconds: 20, warmupSeconds: 3, maxJobs: 64 },
     };
 const NETWORK = { latency: '40ms', bandwidth: '25MB/s', concurrency: 4 };
 
@@ -123,7 +124,14 @@ try {
   }
   if (only.includes('integrator')) {
     rows.push(
-      ...(await integratorFigure({ work, rate: 300, seconds: plan.seconds, maxJobs: plan.maxJobs, log })),
+      ...(await integratorFigure({
+        work,
+        rate: 300,
+        seconds: plan.seconds,
+        warmupSeconds: plan.warmupSeconds,
+        maxJobs: plan.maxJobs,
+        log,
+      })),
     );
   }
 } finally {
@@ -136,7 +144,7 @@ const doc = {
   durationS: Math.round((Date.now() - started) / 1000),
   machine: machine(),
   plan: { ...plan, network: NETWORK },
-  allMet: rows.every((r) => r.met),
+  allMet: rows.every((r) => r.met !== false),
   rows,
 };
 const table = renderTable(rows);
@@ -144,6 +152,6 @@ console.log(table);
 const name = quick ? 'latest-quick' : large ? 'latest-large' : 'latest';
 const file = onlyArg ? writeResults(RESULTS, `${name}-partial`, doc) : writeResults(RESULTS, name, doc);
 log(
-  `${rows.filter((r) => r.met).length} of ${rows.length} targets met in ${doc.durationS} s; results in ${path.relative(ROOT, file)}`,
+  `${rows.filter((r) => r.met).length} of ${rows.filter((r) => r.met !== null).length} targets met in ${doc.durationS} s; results in ${path.relative(ROOT, file)}`,
 );
 process.exitCode = doc.allMet ? 0 : 1;

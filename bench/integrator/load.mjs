@@ -9,10 +9,21 @@
 // percentile above 1 ms (autocannon 8/9, lib/httpClient.js and lib/run.js).
 import * as http from 'node:http';
 
-/** Sends `rate × seconds` requests built by `build(n)` (→ {body, headers}) to `url`; resolves with the results. */
-export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeoutMs = 10_000 }) {
+/**
+ * Sends `rate × (warmupSeconds + seconds)` requests built by `build(n)` (→ {body, headers}) to `url`; resolves
+ * with the results. The first `warmupSeconds` of the load are not in `latencies` nor `throughput` (they are in
+ * `warmupLatencies`, `accepted` and `bySecond`): the figure is about the steady state, the start is reported apart.
+ */
+export function steadyLoad(
+  url,
+  { rate, seconds, warmupSeconds = 0, build, maxSockets = 256, timeoutMs = 10_000 },
+) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
-  const total = Math.round(rate * seconds);
+  const warmup = Math.round(rate * warmupSeconds);
+  const total = warmup + Math.round(rate * seconds);
+  const warmupLatencies = [];
+  let measuredOk = 0;
+  let firstMeasured;
   const interval = 1000 / rate;
   const latencies = [];
   const lags = [];
@@ -26,14 +37,16 @@ export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeou
     const settle = () => {
       if (--pending > 0) return;
       agent.destroy();
-      const spanS = ((lastAnswer ?? firstSent) - firstSent) / 1000;
+      const spanS = ((lastAnswer ?? firstMeasured ?? firstSent) - (firstMeasured ?? firstSent)) / 1000;
       resolve({
         ...counts,
         total,
+        warmupSeconds,
         latencies,
+        warmupLatencies,
         lags,
         accepted,
-        throughput: counts.ok / Math.max(spanS, seconds),
+        throughput: measuredOk / Math.max(spanS, seconds),
         bySecond: perSecond(sentAtList ?? []),
       });
     };
@@ -41,6 +54,7 @@ export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeou
       const { body, headers } = build(n);
       const sentAt = performance.now();
       firstSent ??= sentAt;
+      if (n >= warmup) firstMeasured ??= sentAt;
       lags.push(sentAt - due);
       counts.sent++;
       const request = http.request(url, {
@@ -56,7 +70,11 @@ export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeou
           if (response.statusCode >= 200 && response.statusCode < 300) {
             counts.ok++;
             accepted.push(n);
-            latencies.push(lastAnswer - sentAt);
+            if (n < warmup) warmupLatencies.push(lastAnswer - sentAt);
+            else {
+              measuredOk++;
+              latencies.push(lastAnswer - sentAt);
+            }
             (sentAtList ??= []).push([sentAt - start, lastAnswer - sentAt]);
           } else counts.non2xx++;
           settle();
@@ -83,13 +101,18 @@ export function steadyLoad(url, { rate, seconds, build, maxSockets = 256, timeou
   });
 }
 
-/** p99 and max latency of the requests sent in each second of the load. */
+/** p99 and max latency of the requests sent in each second of the load, and how many took over 15 ms. */
 function perSecond(entries) {
   const seconds = [];
   for (const [at, ms] of entries) (seconds[Math.floor(at / 1000)] ??= []).push(ms);
   return seconds.map((list) => {
     const sorted = (list ?? []).sort((a, b) => a - b);
     const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)];
-    return { n: sorted.length, p99: Math.round(p99 ?? 0), max: Math.round(sorted[sorted.length - 1] ?? 0) };
+    return {
+      n: sorted.length,
+      p99: Math.round(p99 ?? 0),
+      max: Math.round(sorted[sorted.length - 1] ?? 0),
+      over15: sorted.filter((ms) => ms > 15).length,
+    };
   });
 }

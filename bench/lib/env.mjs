@@ -28,7 +28,8 @@ export function cleanEnv(extra = {}) {
 /** With BENCH_PROFILE=<dir>, node flags that write a CPU profile of the measured program there (named by `label`). */
 export function profile(label) {
   const dir = process.env.BENCH_PROFILE;
+  const extra = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
   return dir
-    ? ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${label}-${Date.now()}.cpuprofile`]
-    : [];
+    ? [...extra, '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${label}-${Date.now()}.cpuprofile`]
+    : extra;
 }

@@ -120,14 +120,23 @@ export function startServer(command, args, { env = cleanEnv(), cwd, stderr = 'ig
     const early = (code) =>
       reject(new Error(`${path.basename(args[0] ?? command)} exited (${code}) before starting: ${errors}`));
     child.on('exit', early);
+    let found = false;
     child.stdout.on('data', (d) => {
       stdout += d;
-      const newline = stdout.indexOf('\n');
-      if (newline < 0) return;
-      const doc = JSON.parse(stdout.slice(0, newline));
-      child.off('exit', early);
-      child.stdout.removeAllListeners('data');
-      child.stdout.resume();
+      const lines = stdout.split('\n');
+      stdout = lines.pop();
+      for (const line of lines) {
+        // Lines before the start-up document (node's --trace-gc, say) go to the diagnostics, as later ones do.
+        if (found || !line.startsWith('{')) {
+          onStderr?.(line);
+          continue;
+        }
+        found = true;
+        child.off('exit', early);
+        resolveStarted(JSON.parse(line));
+      }
+    });
+    const resolveStarted = (doc) =>
       resolve({
         doc,
         child,
@@ -136,6 +145,5 @@ export function startServer(command, args, { env = cleanEnv(), cwd, stderr = 'ig
           await exited;
         },
       });
-    });
   });
 }

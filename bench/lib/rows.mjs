@@ -46,6 +46,22 @@ export function limitRow({ id, figure, ours, baseline = null, baselineLabel = nu
   };
 }
 
+/** A row shown for information, with no target (it neither meets nor misses one). */
+export function infoRow({ id, figure, ours, baseline = null, baselineLabel = null, unit, details }) {
+  return {
+    id,
+    figure,
+    ours,
+    baseline,
+    baselineLabel,
+    unit,
+    ratio: baseline ? ours / baseline : null,
+    target: '—',
+    met: null,
+    ...(details ? { details } : {}),
+  };
+}
+
 function show(value, unit) {
   if (value === null || value === undefined) return '—';
   if (unit === 's') return `${value.toFixed(2)} s`;
@@ -66,7 +82,7 @@ export function renderTable(rows) {
       : `${show(r.baseline, r.unit)}${r.baselineLabel ? ` (${r.baselineLabel})` : ''}`,
     r.ratio === null ? '—' : r.ratio.toFixed(2),
     r.target,
-    r.met ? 'yes' : 'NO',
+    r.met === null ? '—' : r.met ? 'yes' : 'NO',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
   const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;

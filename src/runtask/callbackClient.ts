@@ -4,7 +4,7 @@
  * with backoff until the deadline; any other refusal (401, 409, 422, …) is final and carries the server's words.
  * The token goes only to an allowed platform origin, and redirects are never followed with it.
  */
-import got, { RequestError } from 'got';
+import { NetworkError, send } from './http.js';
 import { callbackDocument, type TaskResult } from './payload.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
 import { backoffDelay, pause, retryAfterMs, type BackoffOptions } from './retry.js';
@@ -49,7 +49,7 @@ export async function sendCallback(options: SendCallbackOptions): Promise<Callba
     let reason: string;
     let wait: number | undefined;
     try {
-      const response = await got(url, {
+      const response = await send(url, {
         method: 'PATCH',
         body,
         headers: {
@@ -58,23 +58,20 @@ export async function sendCallback(options: SendCallbackOptions): Promise<Callba
           accept: JSONAPI,
           'user-agent': options.userAgent ?? 'provider-runtask',
         },
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        responseType: 'text',
-        timeout: { request: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now())) },
-        ...(signal === undefined ? {} : { signal }),
+        timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now())),
+        signal,
       });
-      const status = response.statusCode;
+      const status = response.status;
       if (status >= 200 && status < 300) return { kind: 'sent', status, attempts: attempt };
       if (!RETRY_STATUSES.has(status)) {
-        return { kind: 'refused', status, detail: serverDetail(response.body, status), attempts: attempt };
+        const detail = serverDetail(response.body.toString('utf8'), status);
+        return { kind: 'refused', status, detail, attempts: attempt };
       }
       reason = `status ${status}`;
       wait = retryAfterMs(response.headers['retry-after']);
     } catch (error) {
       if (signal?.aborted) return { kind: 'aborted', attempts: attempt };
-      reason = error instanceof RequestError ? (error.code ?? error.message) : String(error);
+      reason = error instanceof NetworkError ? error.code : String(error);
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) return { kind: 'gave-up', reason, attempts: attempt };

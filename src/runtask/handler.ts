@@ -1,9 +1,10 @@
 /**
  * Running the `--exec` handler: through the shell, in its own process group (so a timeout or shutdown kills
  * everything it started), with a prepared environment, stdout captured for the result and the tail of stderr
- * kept for the message. Never throws for anything the handler does.
+ * kept for the message. Never throws for anything the handler does. The process is started by a helper
+ * (spawner.ts), so that starting it never blocks the integrator's event loop.
  */
-import { spawn } from 'node:child_process';
+import { Spawner, type SpawnOutcome } from './spawner.js';
 
 /** What to run and how long it may take. */
 export interface HandlerRun {
@@ -47,74 +48,70 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/** The helper that starts handlers for this process (see spawner.ts). */
+const spawner = new Spawner();
+
+/** Starts the helper that runs handlers, so that the first request does not wait for it. */
+export function prepareHandlers(): void {
+  spawner.warm();
+}
+
 /** Runs the handler to its end, a timeout or an abort. */
 export function runHandler(run: HandlerRun): Promise<HandlerExit> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(run.command, {
-      shell: true,
-      cwd: run.cwd,
-      env: run.env,
-      detached: process.platform !== 'win32',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stdoutTruncated = false;
-    let stderr = '';
+    let pid: number | undefined;
     let timedOut = false;
     let aborted = false;
     let finished = false;
     let killTimer: NodeJS.Timeout | undefined;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length + chunk.length > STDOUT_LIMIT) {
-        stdoutTruncated = true;
-        stdout += chunk.slice(0, Math.max(0, STDOUT_LIMIT - stdout.length));
-      } else stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-STDERR_TAIL);
-    });
     const stop = (why: 'timeout' | 'abort'): void => {
-      if (finished) return;
+      if (finished || timedOut || aborted) return;
       if (why === 'timeout') timedOut = true;
       else aborted = true;
-      killGroup(child.pid, 'SIGTERM');
-      killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), run.killGraceMs ?? 5_000);
+      // Before the helper has reported the pid, the kill happens as soon as it does.
+      killGroup(pid, 'SIGTERM');
+      killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), run.killGraceMs ?? 5_000);
     };
     const timer = setTimeout(() => stop('timeout'), run.timeoutMs);
     const onAbort = (): void => stop('abort');
     run.signal?.addEventListener('abort', onAbort, { once: true });
-    if (run.signal?.aborted) stop('abort');
 
-    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void => {
+    const finish = (outcome: SpawnOutcome): void => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       run.signal?.removeEventListener('abort', onAbort);
-      child.stdout.destroy();
-      child.stderr.destroy();
       resolve({
-        exitCode,
-        signal,
+        exitCode: outcome.exitCode,
+        signal: outcome.signal,
         timedOut,
         aborted,
-        stdout,
-        stdoutTruncated,
-        stderrTail: stderr,
+        stdout: outcome.stdout,
+        stdoutTruncated: outcome.stdoutTruncated,
+        stderrTail: outcome.stderrTail,
         durationMs: Date.now() - started,
-        ...(spawnError === undefined ? {} : { spawnError }),
+        ...(outcome.spawnError === undefined ? {} : { spawnError: outcome.spawnError }),
       });
     };
-    child.on('error', (error) => finish(null, null, error.message));
-    child.on('exit', (code, signal) => {
-      // Leftovers in the group (a background process holding stdout open) go with the handler.
-      killGroup(child.pid, 'SIGKILL');
-      const closeWait = setTimeout(() => finish(code, signal), CLOSE_WAIT_MS);
-      child.on('close', () => {
-        clearTimeout(closeWait);
-        finish(code, signal);
-      });
-    });
+    spawner.run(
+      {
+        command: run.command,
+        cwd: run.cwd,
+        env: run.env,
+        stdoutLimit: STDOUT_LIMIT,
+        stderrTail: STDERR_TAIL,
+        closeWaitMs: CLOSE_WAIT_MS,
+      },
+      {
+        started(startedPid) {
+          pid = startedPid;
+          if (timedOut || aborted) killGroup(pid, 'SIGTERM');
+        },
+        ended: finish,
+      },
+    );
+    if (run.signal?.aborted) stop('abort');
   });
 }

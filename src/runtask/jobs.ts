@@ -76,7 +76,11 @@ export class JobManager {
       this.accepting.delete(job.id);
     }
     this.jobs.set(job.id, job);
-    job.done = this.run(job).finally(() => this.jobs.delete(job.id));
+    // The job starts once the platform has its 200: its first callback and its set-up (folder, plan,
+    // handler) are not on the acknowledgement's path, which under load decides how fast requests are answered.
+    job.done = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.run(job))
+      .finally(() => this.jobs.delete(job.id));
     return true;
   }
 

@@ -1,10 +1,21 @@
 /**
- * The job journal in `--state-dir`: one JSON file per accepted job, written atomically (temp file + rename)
- * with mode 0600 because it holds the run's access token, removed once the final callback is delivered.
- * A lock file keeps two live integrators from sharing (and recovering each other's) jobs.
+ * The job journal in `--state-dir`: one JSON file per accepted job, mode 0600 because it holds the run's access
+ * token, removed once the final callback is delivered. A lock file keeps two live integrators from sharing (and
+ * recovering each other's) jobs.
+ *
+ * What it survives: the integrator process dying (crash, kill, restart) at any point — the bytes are with the
+ * kernel before the platform gets its 200. Records are not fsync'ed: an fsync per request put the disk's latency
+ * (milliseconds, and far more under load) into every acknowledgement (README, "Performance"). A machine that
+ * loses power within seconds of an acceptance may lose that job; the platform then times the task out, which
+ * fails the run rather than passing it.
+ *
+ * The record operations are synchronous on purpose: a small file written without fsync costs tens of
+ * microseconds, less than a round trip through libuv's thread pool (which the running jobs keep busy) or a
+ * worker thread, and the acknowledgement waits for it either way.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { TaskResult } from './payload.js';
@@ -78,23 +89,41 @@ export class Journal {
     return join(this.dir, `${PREFIX}${id}.json`);
   }
 
-  /** Writes a record atomically, readable by the owner only. */
-  async save(record: JobRecord): Promise<void> {
-    const target = this.file(record.id);
-    const temp = join(this.dir, `.${PREFIX}${record.id}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx', 0o600);
+  /**
+   * Writes a record, readable by the owner only. A new job's record is created in place (one file operation
+   * on the path of every acknowledgement; a record cut short by a crash is unreadable, is set aside at the next
+   * start, and belonged to a request that got no 200, which the platform sends again). A record that replaces
+   * another (`reporting`) goes through a temp file and a rename, so that one of the two is always whole.
+   */
+  save(record: JobRecord): Promise<void> {
+    const path = this.file(record.id);
+    const text = JSON.stringify(record) + '\n';
     try {
-      await handle.writeFile(JSON.stringify(record) + '\n');
-      await handle.sync();
-    } finally {
-      await handle.close();
+      if (record.phase === 'accepted') {
+        try {
+          writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
+          return Promise.resolve();
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+      }
+      const temp = join(this.dir, `.${PREFIX}${record.id}.${randomBytes(6).toString('hex')}.tmp`);
+      writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+      renameSync(temp, path);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
-    await rename(temp, target);
   }
 
   /** Forgets a job (its final callback is delivered, or can never be). */
-  async remove(id: string): Promise<void> {
-    await rm(this.file(id), { force: true });
+  remove(id: string): Promise<void> {
+    try {
+      rmSync(this.file(id), { force: true });
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
   }
 
   /** The records a previous process left; unreadable files are named and moved aside. */

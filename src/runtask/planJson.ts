@@ -3,12 +3,10 @@
  * the platform answers 307 to a short-lived blob URL (or 204 while the plan is not ready). The blob URL carries
  * its own secret, so it is fetched WITHOUT the Authorization header, whatever its origin, and streamed to disk.
  */
-import { createWriteStream } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
-import got, { HTTPError, RequestError } from 'got';
 import { ApiError, InterruptedError, TimeoutError } from '../errors.js';
 import { serverDetail } from './callbackClient.js';
+import { NetworkError, send, sendToFile } from './http.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
 import { backoffDelay, pause, type BackoffOptions } from './retry.js';
 
@@ -26,25 +24,25 @@ export interface FetchPlanOptions {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const RETRY_STATUSES = new Set([204, 408, 429, 500, 502, 503, 504]);
+/** A plan can be tens of megabytes: the download link gets longer than an API answer. */
+const BLOB_TIMEOUT_MS = 10 * 60_000;
 
 /** One attempt: `done` with the size, `retry` with a reason, or a thrown final error. */
 type Attempt = { done: number } | { retry: string };
 
 async function attempt(options: FetchPlanOptions): Promise<Attempt> {
   const { url, token, file, signal } = options;
-  const common = { retry: { limit: 0 }, throwHttpErrors: false, ...(signal ? { signal } : {}) } as const;
-  const first = await got(url, {
-    ...common,
+  const first = await send(url, {
+    method: 'GET',
     headers: {
       authorization: `Bearer ${token}`,
       accept: 'application/json',
       'user-agent': 'provider-runtask',
     },
-    followRedirect: false,
-    responseType: 'buffer',
-    timeout: { request: 60_000 },
+    timeoutMs: 60_000,
+    signal,
   });
-  const status = first.statusCode;
+  const status = first.status;
   if (status === 200) {
     await writeFile(file, first.body, { mode: 0o600 });
     return { done: first.body.length };
@@ -64,18 +62,13 @@ async function attempt(options: FetchPlanOptions): Promise<Attempt> {
     );
   }
   // A fresh request, built here, so that no header of the first one (the token above all) can carry over.
-  const blob = got.stream(new URL(location, url), {
-    retry: { limit: 0 },
+  const blob = await sendToFile(new URL(location, url), file, {
     headers: { accept: 'application/json', 'user-agent': 'provider-runtask' },
-    timeout: { response: 60_000 },
-    ...(signal ? { signal } : {}),
+    timeoutMs: BLOB_TIMEOUT_MS,
+    signal,
   });
-  try {
-    await pipeline(blob, createWriteStream(file, { mode: 0o600 }));
-  } catch (error) {
-    if (error instanceof HTTPError)
-      return { retry: `the plan download link answered ${error.response.statusCode}` };
-    throw error;
+  if (blob.status < 200 || blob.status >= 300) {
+    return { retry: `the plan download link answered ${blob.status}` };
   }
   return { done: (await stat(file)).size };
 }
@@ -101,8 +94,8 @@ export async function fetchPlanJson(options: FetchPlanOptions): Promise<number> 
       reason = result.retry;
     } catch (error) {
       if (signal?.aborted) throw new InterruptedError('the plan JSON download was interrupted');
-      if (!(error instanceof RequestError)) throw error;
-      reason = error.code ?? error.message;
+      if (!(error instanceof NetworkError)) throw error;
+      reason = error.code;
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
+import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
 import type { EventLog } from './log.js';
@@ -41,6 +42,7 @@ export interface Integrator {
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
   const journal = await Journal.open(options.stateDir);
+  prepareHandlers();
   const jobs = new JobManager(options, journal, log);
   let stopping = false;
 
