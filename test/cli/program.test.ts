@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
@@ -19,6 +23,50 @@ describe('the program', () => {
     expect(result.stdout).toContain('emulate');
     expect(result.stdout).toContain('--hostname');
     expect(result.stderr).toBe('');
+  });
+
+  it('answers `--help` and `-h` alone from the built help text, identical to what the program prints', () => {
+    // The shim's fast path (bin/provider.js + dist/help.txt, written by the build) against the program itself,
+    // both as real processes with stdout on a pipe, as in CI logs and `provider --help | less`.
+    const bin = fileURLToPath(new URL('../../bin/provider.js', import.meta.url));
+    const main = new URL('../../dist/cli/main.js', import.meta.url).href;
+    const fromProgram = (flag: string): string =>
+      execFileSync(
+        process.execPath,
+        ['-e', `import(${JSON.stringify(main)}).then((m) => m.main())`, '_', flag],
+        {
+          encoding: 'utf8',
+        },
+      );
+    const built = readFileSync(new URL('../../dist/help.txt', import.meta.url), 'utf8');
+    for (const flag of ['--help', '-h']) {
+      const fast = execFileSync(process.execPath, [bin, flag], { encoding: 'utf8' });
+      expect(fast).toContain('Usage: provider');
+      expect(fast).toBe(fromProgram(flag));
+      expect(fast).toBe(built);
+    }
+  });
+
+  it('the shim prints dist/help.txt for `--help` alone without loading the program', () => {
+    // A copy of the shim beside a help text of our own and no program at all: only the fast path can answer.
+    const root = mkdtempSync(join(tmpdir(), 'shim-'));
+    mkdirSync(join(root, 'bin'));
+    mkdirSync(join(root, 'dist'));
+    copyFileSync(
+      fileURLToPath(new URL('../../bin/provider.js', import.meta.url)),
+      join(root, 'bin', 'provider.js'),
+    );
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
+    writeFileSync(join(root, 'dist', 'help.txt'), 'the built help\n');
+    try {
+      const run = (flag: string): string =>
+        execFileSync(process.execPath, [join(root, 'bin', 'provider.js'), flag], { encoding: 'utf8' });
+      expect(run('--help')).toBe('the built help\n');
+      expect(run('-h')).toBe('the built help\n');
+      expect(run('--version')).toBe('9.9.9\n');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('prints a command help', async () => {
