@@ -3,63 +3,35 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+/** The fields every row has; `ratio`, `target` and `met` are the kind's. */
+function row({ id, figure, ours, baseline = null, baselineLabel = null, unit, details }, judged) {
+  return { id, figure, ours, baseline, baselineLabel, unit, ...judged, ...(details ? { details } : {}) };
+}
+
 /** A row comparing `ours` with `baseline`: ratio = ours / baseline, met when the ratio is within `limit`. */
-export function ratioRow({
-  id,
-  figure,
-  ours,
-  baseline,
-  baselineLabel,
-  unit,
-  limit,
-  atLeast = false,
-  details,
-}) {
+export function ratioRow(fields) {
+  const { ours, baseline, limit, atLeast = false } = fields;
   const ratio = ours / baseline;
-  return {
-    id,
-    figure,
-    ours,
-    baseline,
-    baselineLabel,
-    unit,
+  return row(fields, {
     ratio,
     target: `${atLeast ? '≥' : '≤'} ${limit}`,
     met: atLeast ? ratio >= limit : ratio <= limit,
-    ...(details ? { details } : {}),
-  };
+  });
 }
 
 /** A row with an absolute target: met when `ours` is within `limit` (in `unit`). */
-export function limitRow({ id, figure, ours, baseline = null, baselineLabel = null, unit, limit, details }) {
-  return {
-    id,
-    figure,
-    ours,
-    baseline,
-    baselineLabel,
-    unit,
+export function limitRow(fields) {
+  return row(fields, {
     ratio: null,
-    target: `≤ ${limit} ${unit}`,
-    met: ours <= limit,
-    ...(details ? { details } : {}),
-  };
+    target: `≤ ${fields.limit} ${fields.unit}`,
+    met: fields.ours <= fields.limit,
+  });
 }
 
 /** A row shown for information, with no target (it neither meets nor misses one). */
-export function infoRow({ id, figure, ours, baseline = null, baselineLabel = null, unit, details }) {
-  return {
-    id,
-    figure,
-    ours,
-    baseline,
-    baselineLabel,
-    unit,
-    ratio: baseline ? ours / baseline : null,
-    target: '—',
-    met: null,
-    ...(details ? { details } : {}),
-  };
+export function infoRow(fields) {
+  const { ours, baseline } = fields;
+  return row(fields, { ratio: baseline ? ours / baseline : null, target: '—', met: null });
 }
 
 function show(value, unit) {
