@@ -9,7 +9,7 @@
 //
 // Prints one table (figure, ours, baseline, ratio, target, met) and writes it with the details as JSON to
 // bench/results/latest.json (latest-quick.json for --quick). Temporary data (GBs) is removed after the run.
-// Figures: startup, verify, loopback, network, memory, integrator (see docs/performance.md).
+// Figures: startup, verify, loopback, network, memory, integrator (see the README, "Performance").
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

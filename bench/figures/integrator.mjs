@@ -6,11 +6,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN, ROOT, cleanEnv, profile } from '../lib/env.mjs';
 import { percentile, startServer } from '../lib/proc.mjs';
-import { steadyLoad } from '../integrator/load.mjs';
+import { saturate, steadyLoad } from '../integrator/load.mjs';
 import { infoRow, limitRow, ratioRow } from '../lib/rows.mjs';
 import { requestBody, sign } from '../integrator/payload.mjs';
 
 const HMAC_KEY = 'bench-hmac-key-not-secret';
+/** The closed-loop load that finds the most each server acknowledges. */
+const SATURATION = { connections: 32, seconds: 5 };
 const HANDLER = 'sleep 2';
 
 /** The documented request `n`, pointed at the local platform and signed. */
@@ -78,6 +80,7 @@ function summarize(result) {
 /** Measures figure 6; returns its rows. */
 export async function integratorFigure({ work, rate, seconds, warmupSeconds, maxJobs, log }) {
   const stateDir = path.join(work, 'runtask-state');
+  const saturationDir = path.join(work, 'runtask-state-saturation');
   const script = (name) => path.join(ROOT, 'bench', 'integrator', name);
   const receiver = await startServer(process.execPath, [script('receiver.mjs')]);
   const platformUrl = receiver.doc.url;
@@ -87,32 +90,36 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, platformUrl }));
     await bare.stop();
 
+    /** `provider runtask serve` with the figure's settings and its own state dir. */
+    const startServe = (stateDir) =>
+      startServer(
+        process.execPath,
+        [
+          ...profile('runtask-serve'),
+          ...(process.env.BENCH_LOOP_MONITOR
+            ? ['--import', path.join(ROOT, 'bench', 'lib', 'loop-monitor.mjs')]
+            : []),
+          ...[BIN, 'runtask', 'serve', '--json', '--port', '0', '--exec', HANDLER],
+          ...['--max-jobs', String(maxJobs), '--platform-host', platformUrl, '--state-dir', stateDir],
+          ...(process.env.BENCH_NO_DRAIN ? ['--grace', '1ms'] : []),
+        ],
+        {
+          env: cleanEnv({
+            RUNTASK_HMAC_KEY: HMAC_KEY,
+            ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
+          }),
+          cwd: work,
+          ...(process.env.BENCH_LOOP_MONITOR
+            ? {
+                stderr: 'pipe',
+                onStderr: (line) => /"loop"|^TIMING|Mark-Compact|Scavenge/.test(line) && log(line),
+              }
+            : {}),
+        },
+      );
+
     log(`integrator: provider runtask serve --max-jobs ${maxJobs}, ${rate} requests/s for ${seconds} s`);
-    const serve = await startServer(
-      process.execPath,
-      [
-        ...profile('runtask-serve'),
-        ...(process.env.BENCH_LOOP_MONITOR
-          ? ['--import', path.join(ROOT, 'bench', 'lib', 'loop-monitor.mjs')]
-          : []),
-        ...[BIN, 'runtask', 'serve', '--json', '--port', '0', '--exec', HANDLER],
-        ...['--max-jobs', String(maxJobs), '--platform-host', platformUrl, '--state-dir', stateDir],
-        ...(process.env.BENCH_NO_DRAIN ? ['--grace', '1ms'] : []),
-      ],
-      {
-        env: cleanEnv({
-          RUNTASK_HMAC_KEY: HMAC_KEY,
-          ...(process.env.UV_THREADPOOL_SIZE ? { UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE } : {}),
-        }),
-        cwd: work,
-        ...(process.env.BENCH_LOOP_MONITOR
-          ? {
-              stderr: 'pipe',
-              onStderr: (line) => /"loop"|^TIMING|Mark-Compact|Scavenge/.test(line) && log(line),
-            }
-          : {}),
-      },
-    );
+    const serve = await startServe(stateDir);
     const started = Date.now();
     const loaded = await load(serve.doc.url, { rate, seconds, warmupSeconds, platformUrl });
     const ours = summarize(loaded);
@@ -129,6 +136,19 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     const drainedS = ((after.lastFinalAt ?? Date.now()) - started) / 1000;
     await serve.stop();
     fs.rmSync(stateDir, { recursive: true, force: true });
+
+    // The most each server acknowledges, with clients sending back to back. The integrator's accepted jobs
+    // then pile up (2 s each, maxJobs at once): it is killed afterwards, its journal discarded.
+    const { connections, seconds: saturationS } = SATURATION;
+    log(`integrator: saturation, ${connections} connections back to back for ${saturationS} s, each server`);
+    const build = (n) => signedRequest(n, platformUrl);
+    const bare2 = await startServer(process.execPath, [script('bare-server.mjs')]);
+    const bareMax = await saturate(bare2.doc.url, { connections, seconds: saturationS, build });
+    await bare2.stop();
+    const serve2 = await startServe(saturationDir);
+    const oursMax = await saturate(serve2.doc.url, { connections, seconds: saturationS, build, first: 1e6 });
+    await serve2.stop('SIGKILL');
+    fs.rmSync(saturationDir, { recursive: true, force: true });
 
     const load1 = `${rate}/s for ${seconds} s after ${warmupSeconds} s, sleep 2, --max-jobs ${maxJobs}`;
     return [
@@ -166,13 +186,22 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
       }),
       ratioRow({
         id: 'integrator.throughput',
-        figure: 'integrator: acknowledgement throughput',
+        figure: `integrator: acknowledgement throughput under the steady load (${rate}/s)`,
         ours: ours.throughput,
         baseline: reference.throughput,
         baselineLabel: 'bare node:http',
         unit: 'req/s',
         limit: 0.6,
         atLeast: true,
+      }),
+      infoRow({
+        id: 'integrator.throughput-saturation',
+        figure: `integrator: the most acknowledgements per second (${connections} connections, back to back)`,
+        ours: oursMax.throughput,
+        baseline: bareMax.throughput,
+        baselineLabel: 'bare node:http',
+        unit: 'req/s',
+        details: { bare: bareMax, ours: oursMax },
       }),
     ];
   } finally {

@@ -116,3 +116,45 @@ function perSecond(entries) {
     };
   });
 }
+
+/**
+ * A closed-loop load: `connections` clients, each sending its next request as soon as the previous one is
+ * answered, for `seconds`. Resolves with the answers per second (2xx only) and the count of anything else:
+ * the most the server acknowledges when nothing holds the load back.
+ */
+export async function saturate(url, { connections, seconds, build, first = 0 }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const counts = { ok: 0, other: 0 };
+  let next = first;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const one = (n) =>
+    new Promise((resolve) => {
+      const { body, headers } = build(n);
+      const request = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => {
+          if (response.statusCode >= 200 && response.statusCode < 300) counts.ok++;
+          else counts.other++;
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        counts.other++;
+        resolve();
+      });
+      request.end(body);
+    });
+  const client = async () => {
+    while (performance.now() < deadline) await one(next++);
+  };
+  await Promise.all(Array.from({ length: connections }, client));
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { ok: counts.ok, other: counts.other, seconds: elapsedS, throughput: counts.ok / elapsedS };
+}

@@ -43,6 +43,14 @@ function show(value, unit) {
   return `${Math.round(value * 100) / 100} ${unit}`;
 }
 
+/** The ratio to 2 decimals, or 3 when 2 would round a miss onto its target ("1.15, ≤ 1.15, NO"). */
+function showRatio(r) {
+  if (r.ratio === null) return '—';
+  const limit = Number(r.target.split(' ')[1]);
+  const two = r.ratio.toFixed(2);
+  return r.met === false && Number(two) === limit ? r.ratio.toFixed(3) : two;
+}
+
 /** The table as text: figure, ours, baseline, ratio, target, met. */
 export function renderTable(rows) {
   const header = ['figure', 'ours', 'baseline', 'ratio', 'target', 'met'];
@@ -52,7 +60,7 @@ export function renderTable(rows) {
     r.baseline === null
       ? '—'
       : `${show(r.baseline, r.unit)}${r.baselineLabel ? ` (${r.baselineLabel})` : ''}`,
-    r.ratio === null ? '—' : r.ratio.toFixed(2),
+    showRatio(r),
     r.target,
     r.met === null ? '—' : r.met ? 'yes' : 'NO',
   ]);
