@@ -51,8 +51,8 @@ const plan = quick
       reps: 1,
       verifyReps: 5,
       startupReps: 15,
-      seconds: 3,
-      warmupSeconds: 1,
+      seconds: 2,
+      warmupSeconds: 3,
       maxJobs: 64,
     }
   : {
