@@ -7,9 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import type { Emulator } from '../../src/emulator/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { copyRelease, publicKeyPath, R } from '../release/helpers.js';
+import { emulatorWithKeys } from '../verify/helpers.js';
 import { badInputCorpus, type BadCase } from './badInputCorpus.js';
 import {
   REPLAYING,
@@ -40,21 +41,7 @@ const cpu: { name: string; ms: number }[] = [];
 
 beforeAll(async () => {
   work = tempDir('bad-input');
-  emulator = await startEmulator({ dataDir: path.join(work, 'emulator') });
-  const response = await fetch(`${emulator.url}/api/registry/private/v2/gpg-keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${emulator.ownerToken}`, 'content-type': 'application/vnd.api+json' },
-    body: JSON.stringify({
-      data: {
-        type: 'gpg-keys',
-        attributes: {
-          namespace: emulator.organization,
-          'ascii-armor': fs.readFileSync(publicKeyPath('signer'), 'utf8'),
-        },
-      },
-    }),
-  });
-  expect(response.status).toBe(201);
+  emulator = await emulatorWithKeys(['signer'], { dataDir: path.join(work, 'emulator') });
   // Warm-up: the first run loads the lazily imported command code; it is not a case and is not measured.
   await runOne(
     { name: 'warm-up', names: [], build: (d) => fs.rmSync(path.join(d, `${R}_SHA256SUMS`)) },

@@ -1,11 +1,14 @@
 /** The local platform for verify tests: an in-process emulator with the `signer` test key registered. */
 import * as fs from 'node:fs';
-import { startEmulator, type Emulator } from '../../src/emulator/server.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 import { publicKeyPath } from '../release/helpers.js';
 
 /** Starts an emulator and registers the given fixture keys for its organization with the owner token. */
-export async function emulatorWithKeys(keys: string[] = ['signer']): Promise<Emulator> {
-  const emulator = await startEmulator();
+export async function emulatorWithKeys(
+  keys: string[] = ['signer'],
+  options: EmulatorOptions = {},
+): Promise<Emulator> {
+  const emulator = await startEmulator(options);
   for (const key of keys) {
     const response = await fetch(`${emulator.url}/api/registry/private/v2/gpg-keys`, {
       method: 'POST',
