@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 
 /** What a test integrator received. */
 export interface Received {
@@ -93,5 +94,24 @@ export function outcome(id: string, attributes: Record<string, unknown> = {}): u
   return {
     type: 'task-result-outcomes',
     attributes: { 'outcome-id': id, description: `finding ${id}`, ...attributes },
+  };
+}
+
+/**
+ * A starter of fake integrators, all closed after the calling file's tests. Call it at a test file's top level
+ * (it registers the `afterAll`).
+ */
+export function fakeIntegrators(): (
+  behave: (request: Received, tools: IntegratorTools) => Promise<void> | void,
+  status?: number | ((attempt: number) => number),
+) => Promise<FakeIntegrator> {
+  const started: FakeIntegrator[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((i) => i.close()));
+  });
+  return async (behave, status = 200) => {
+    const fake = await startFakeIntegrator(behave, status);
+    started.push(fake);
+    return fake;
   };
 }

@@ -4,30 +4,11 @@
  * status, outcomes over the limits, a non-JSON:API content type, a body that is not JSON, a POST instead of a
  * PATCH, and the verification request answered 202 or followed by a callback.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendCli } from './helpers.js';
-import {
-  doc,
-  outcome,
-  startFakeIntegrator,
-  type FakeIntegrator,
-  type IntegratorTools,
-  type Received,
-} from './integrators.js';
+import { doc, outcome, fakeIntegrators, type FakeIntegrator } from './integrators.js';
 
-const started: FakeIntegrator[] = [];
-afterAll(async () => {
-  await Promise.all(started.map((i) => i.close()));
-});
-
-async function integrator(
-  behave: (request: Received, tools: IntegratorTools) => Promise<void> | void,
-  status: number | ((attempt: number) => number) = 200,
-): Promise<FakeIntegrator> {
-  const fake = await startFakeIntegrator(behave, status);
-  started.push(fake);
-  return fake;
-}
+const integrator = fakeIntegrators();
 
 type Report = {
   result: string;

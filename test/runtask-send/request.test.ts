@@ -4,29 +4,11 @@
  * window and an endless one after the maximum duration (exit 6); a failing timeline reads well.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KEY, freePort, sendCli, sendFast, startServe } from './helpers.js';
-import {
-  doc,
-  startFakeIntegrator,
-  type FakeIntegrator,
-  type IntegratorTools,
-  type Received,
-} from './integrators.js';
+import { doc, fakeIntegrators, type FakeIntegrator } from './integrators.js';
 
-const started: FakeIntegrator[] = [];
-afterAll(async () => {
-  await Promise.all(started.map((i) => i.close()));
-});
-
-async function integrator(
-  behave: (request: Received, tools: IntegratorTools) => Promise<void> | void,
-  status: number | ((attempt: number) => number) = 200,
-): Promise<FakeIntegrator> {
-  const fake = await startFakeIntegrator(behave, status);
-  started.push(fake);
-  return fake;
-}
+const integrator = fakeIntegrators();
 
 type Report = { result: string; violations: unknown[]; callbacks: unknown[]; timeout: unknown };
 
