@@ -13,6 +13,18 @@ export class Capture implements TextStream {
   }
 }
 
+/** A stdout that resolves `firstLine` as soon as the command prints its start-up line. */
+export class LineCapture extends Capture {
+  private resolveLine!: (line: string) => void;
+  readonly firstLine = new Promise<string>((resolve) => (this.resolveLine = resolve));
+  override write(chunk: string): boolean {
+    super.write(chunk);
+    const newline = this.text.indexOf('\n');
+    if (newline >= 0) this.resolveLine(this.text.slice(0, newline));
+    return true;
+  }
+}
+
 /** What a run produced. */
 export interface CliResult {
   exitCode: number;

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
-import { Capture } from '../helpers/cli.js';
+import { Capture, LineCapture } from '../helpers/cli.js';
 import { PRE_PLAN_REQUEST, POST_PLAN_REQUEST, VERIFICATION_REQUEST } from '../runtask/documented-payloads.js';
 import { bytesOf, requestFor } from '../runtask/helpers.js';
 import { TestPlatform, statusOf, type Recorded } from '../runtask/platform.js';
@@ -32,18 +32,6 @@ import {
 const HANDLER = fileURLToPath(new URL('./abuse-handler.sh', import.meta.url));
 const KEY = `abuse-hmac-${randomBytes(16).toString('hex')}`;
 const FLOOD = 500 * Math.min(SOAK, 4);
-
-/** A stdout that resolves `firstLine` as soon as the command prints its start-up line. */
-class LineCapture extends Capture {
-  private resolveLine!: (line: string) => void;
-  readonly firstLine = new Promise<string>((resolve) => (this.resolveLine = resolve));
-  override write(chunk: string): boolean {
-    super.write(chunk);
-    const newline = this.text.indexOf('\n');
-    if (newline >= 0) this.resolveLine(this.text.slice(0, newline));
-    return true;
-  }
-}
 
 let platform: TestPlatform;
 let root: string;

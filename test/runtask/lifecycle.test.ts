@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { RESTARTED_MESSAGE } from '../../src/runtask/jobs.js';
 import type { JobRecord } from '../../src/runtask/journal.js';
-import { Capture } from '../helpers/cli.js';
+import { Capture, LineCapture } from '../helpers/cli.js';
 import { POST_PLAN_REQUEST } from './documented-payloads.js';
 import {
   HANDLER_COMMAND,
@@ -39,18 +39,6 @@ afterAll(async () => {
 afterEach(async () => {
   for (const t of started.splice(0)) await t.cleanup();
 });
-
-/** A stdout that resolves `firstLine` as soon as the command prints its start-up line. */
-class LineCapture extends Capture {
-  private resolveLine!: (line: string) => void;
-  readonly firstLine = new Promise<string>((resolve) => (this.resolveLine = resolve));
-  override write(chunk: string): boolean {
-    super.write(chunk);
-    const newline = this.text.indexOf('\n');
-    if (newline >= 0) this.resolveLine(this.text.slice(0, newline));
-    return true;
-  }
-}
 
 function journalFiles(stateDir: string): string[] {
   return readdirSync(stateDir).filter((f) => f.startsWith('job-'));
