@@ -8,33 +8,20 @@ import { BIN, ROOT, cleanEnv, profile } from '../lib/env.mjs';
 import { percentile, startServer } from '../lib/proc.mjs';
 import { saturate, steadyLoad } from '../integrator/load.mjs';
 import { infoRow, limitRow, ratioRow } from '../lib/rows.mjs';
-import { requestBody, sign } from '../integrator/payload.mjs';
+import { requestSigner } from '../integrator/payload.mjs';
 
 const HMAC_KEY = 'bench-hmac-key-not-secret';
 /** The closed-loop load that finds the most each server acknowledges. */
 const SATURATION = { connections: 32, seconds: 5 };
 const HANDLER = 'sleep 2';
 
-/** The documented request `n`, pointed at the local platform and signed. */
-function signedRequest(n, platformUrl) {
-  const body = requestBody(n, platformUrl);
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'TFC/1.0 (+https://app.terraform.io; TFC)',
-      'x-tfc-task-signature': sign(HMAC_KEY, body),
-    },
-  };
-}
-
 /** `rate` signed requests per second for `seconds` after `warmupSeconds` (the servers start cold) against `url`. */
-function load(url, { rate, seconds, warmupSeconds, platformUrl }) {
+function load(url, { rate, seconds, warmupSeconds, build }) {
   return steadyLoad(url, {
     rate,
     seconds,
     warmupSeconds,
-    build: (n) => signedRequest(n, platformUrl),
+    build,
   });
 }
 
@@ -84,10 +71,12 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
   const script = (name) => path.join(ROOT, 'bench', 'integrator', name);
   const receiver = await startServer(process.execPath, [script('receiver.mjs')]);
   const platformUrl = receiver.doc.url;
+  const signedRequest = await requestSigner(HMAC_KEY);
+  const build = (n) => signedRequest(n, platformUrl);
   try {
     log(`integrator: bare node:http server, ${rate} requests/s for ${seconds} s`);
     const bare = await startServer(process.execPath, [script('bare-server.mjs')]);
-    const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, platformUrl }));
+    const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, build }));
     await bare.stop();
 
     /** `provider runtask serve` with the figure's settings and its own state dir. */
@@ -121,7 +110,7 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     log(`integrator: provider runtask serve --max-jobs ${maxJobs}, ${rate} requests/s for ${seconds} s`);
     const serve = await startServe(stateDir);
     const started = Date.now();
-    const loaded = await load(serve.doc.url, { rate, seconds, warmupSeconds, platformUrl });
+    const loaded = await load(serve.doc.url, { rate, seconds, warmupSeconds, build });
     const ours = summarize(loaded);
     // Every accepted job runs 2 s, at most maxJobs at once: allow for that, with room to spare.
     const drainMs = process.env.BENCH_NO_DRAIN ? 0 : (loaded.accepted.length / maxJobs) * 2000 * 2 + 30_000;
@@ -141,7 +130,6 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     // then pile up (2 s each, maxJobs at once): it is killed afterwards, its journal discarded.
     const { connections, seconds: saturationS } = SATURATION;
     log(`integrator: saturation, ${connections} connections back to back for ${saturationS} s, each server`);
-    const build = (n) => signedRequest(n, platformUrl);
     const bare2 = await startServer(process.execPath, [script('bare-server.mjs')]);
     const bareMax = await saturate(bare2.doc.url, { connections, seconds: saturationS, build });
     await bare2.stop();
