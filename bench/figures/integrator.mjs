@@ -101,7 +101,7 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
           ...(process.env.BENCH_LOOP_MONITOR
             ? {
                 stderr: 'pipe',
-                onStderr: (line) => /"loop"|^TIMING|Mark-Compact|Scavenge/.test(line) && log(line),
+                onLine: (line) => /"loop"|^TIMING|Mark-Compact|Scavenge/.test(line) && log(line),
               }
             : {}),
         },

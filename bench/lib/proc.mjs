@@ -101,18 +101,19 @@ export function warm(files) {
 
 /**
  * Starts a long-running process that prints one JSON line when it is ready (a server's start-up line).
- * Resolves with that document, the child, and `stop()` (SIGTERM, then wait for the exit).
+ * Resolves with that document, the child, and `stop()` (SIGTERM, then wait for the exit). `onLine`, when
+ * given, hears every other line of stdout and, with `stderr: 'pipe'`, of stderr (diagnostics such as --trace-gc).
  */
-export function startServer(command, args, { env = cleanEnv(), cwd, stderr = 'ignore', onStderr } = {}) {
+export function startServer(command, args, { env = cleanEnv(), cwd, stderr = 'ignore', onLine } = {}) {
   const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', stderr] });
   let errors = '';
   let partial = '';
   child.stderr?.on('data', (d) => {
     errors = (errors + d).slice(-4000);
-    if (!onStderr) return;
+    if (!onLine) return;
     const lines = (partial + d).split('\n');
     partial = lines.pop();
-    lines.forEach(onStderr);
+    lines.forEach(onLine);
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   return new Promise((resolve, reject) => {
@@ -128,7 +129,7 @@ export function startServer(command, args, { env = cleanEnv(), cwd, stderr = 'ig
       for (const line of lines) {
         // Lines before the start-up document (node's --trace-gc, say) go to the diagnostics, as later ones do.
         if (found || !line.startsWith('{')) {
-          onStderr?.(line);
+          onLine?.(line);
           continue;
         }
         found = true;
