@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/emulator-api.js';
-import { HANDLER, KEY, normalise, sendFast } from './helpers.js';
+import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 const WRONG_KEY = 'not-the-key-the-integrator-holds-91c4';
@@ -76,12 +76,12 @@ async function listen(server: Server | ReturnType<typeof createHttpServer>): Pro
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-/** A port that was free a moment ago and is closed now: nothing listens there. */
+/**
+ * A port that was free a moment ago and is closed now: nothing listens there. freePort picks it below the
+ * ephemeral range, so no other test's server on port 0 can land on it in between.
+ */
 async function closedPort(): Promise<string> {
-  const server = createNetServer();
-  const url = await listen(server);
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return url;
+  return `http://127.0.0.1:${await freePort()}/`;
 }
 
 let serve: Spawned;
