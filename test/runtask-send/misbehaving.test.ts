@@ -16,6 +16,7 @@ type Report = {
   violations: Array<{ rule: string; message: string }>;
   callbacks: Array<{ http: number; status: string | null }>;
   timeout: { window: string } | null;
+  notAccepted: { reason: string } | null;
   error?: { code: string; message: string };
 };
 
@@ -147,6 +148,9 @@ describe.concurrent('contract violations → exit 3', () => {
     expect(exitCode).toBe(3);
     expect(report.result).toBe('refused');
     expect(report.violations[0]!.message).toContain('the platform creates the run task only after a 200');
+    // Not accepted either, but the violation decides the exit code.
+    expect(report.notAccepted).toMatchObject({ reason: 'wrong-answer' });
+    expect(fake.received).toHaveLength(1);
   });
 
   it('a callback after the verification request', async () => {

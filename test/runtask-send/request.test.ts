@@ -1,7 +1,8 @@
 /**
- * The request side and the windows: 503 then 200 is retried and fine; an integrator that never answers 200 is
- * named with every answer (and a hint for 401 and 422); a silent integrator is errored after the progress
- * window and an endless one after the maximum duration (exit 6); a failing timeline reads well.
+ * The request side and the windows: 503 then 200 is retried and fine; an integrator that never answers 200 did
+ * not accept the request (exit 4, not a contract violation), named with every answer (and a hint for 401 and
+ * 422); a silent integrator is errored after the progress window and an endless one after the maximum duration
+ * (exit 6); a failing timeline reads well.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -63,30 +64,31 @@ describe('the request', () => {
     });
   });
 
-  it('never answering 200: 4 attempts, then a violation', async () => {
+  it('never answering 200: 4 attempts, then not accepted (exit 4, no violation)', async () => {
     const fake = await integrator(() => undefined, 500);
     const result = await sendFast(fake.url, {}, { json: true });
-    expect(result.exitCode).toBe(3);
+    expect(result.exitCode).toBe(4);
     expect(fake.received).toHaveLength(4);
     expect(result.report).toMatchObject({
       result: 'unreachable',
-      violations: [
-        {
-          rule: 'never-accepted',
-          message: 'never answered 200 to the run task request (4 attempts: 500, 500, 500, 500)',
-        },
-      ],
+      violations: [],
+      notAccepted: {
+        reason: 'failing',
+        message: 'the integrator never answered 200 to the run task request (4 attempts: 500, 500, 500, 500)',
+      },
+      error: { code: 'api' },
     });
   });
 
   it('nothing listening: the network error is named', async () => {
     const port = await freePort();
     const result = await sendFast(`http://127.0.0.1:${port}/`, {}, { tuning: { retryDelaysMs: [10] } });
-    expect(result.exitCode).toBe(3);
+    expect(result.exitCode).toBe(4);
     expect(result.stdout).toContain('no answer after');
     expect(result.stdout).toContain('ECONNREFUSED');
+    expect(result.stdout).toMatch(/gave up {4}after 2 attempts: the task result is unreachable\n/);
     expect(result.stderr).toContain(
-      'never answered 200 to the run task request (2 attempts: ECONNREFUSED, ECONNREFUSED)',
+      'no answer from the integrator to the run task request (2 attempts: ECONNREFUSED, ECONNREFUSED): the task result is unreachable',
     );
   });
 
@@ -99,11 +101,15 @@ describe('the request', () => {
         { port: String(port) },
         { env: { RUNTASK_HMAC_KEY: 'another key' } },
       );
-      expect(result.exitCode).toBe(3);
+      expect(result.exitCode).toBe(4);
       expect(result.stdout).toMatch(
         /answer {5}401 after \d+ms: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"/,
       );
+      expect(result.stderr).toContain(
+        'error: the integrator refused the run task request (4 attempts: 401, 401, 401, 401): the task result is unreachable',
+      );
       expect(result.stderr).toContain('(401/403: do both sides use the same HMAC key?)');
+      expect(result.stderr).not.toContain('contract');
     } finally {
       await serve.stop();
     }
@@ -113,7 +119,7 @@ describe('the request', () => {
     const serve = await startServe(await freePort());
     try {
       const result = await sendFast(serve.url);
-      expect(result.exitCode).toBe(3);
+      expect(result.exitCode).toBe(4);
       const answers = result.stdout.split('\n').filter((l) => l.includes('answer '));
       expect(answers).toHaveLength(4);
       expect(answers[0]).toMatch(

@@ -3,9 +3,13 @@
  * warnings) and the driver's (platform started, each POST attempt, its answer, retries, giving up).
  */
 import type { PlatformEvent, ViolationRule } from '../../emulator/runtask/events.js';
+import type { NotAccepted, RequestKind } from './acceptance.js';
 
-/** Rules about the POST's answer, on top of the platform's callback rules. */
-export type SendViolationRule = ViolationRule | 'request-answer' | 'never-accepted';
+/**
+ * Rules about the POST's answer, on top of the platform's callback rules. An integrator that never accepts the
+ * request breaks none: that is the `gave-up` event's judgement (acceptance.ts).
+ */
+export type SendViolationRule = ViolationRule | 'request-answer';
 
 /** One broken rule. */
 export interface SendViolation {
@@ -38,7 +42,7 @@ export type DriverEvent =
       violations: SendViolation[];
     }
   | { kind: 'retry'; at: number; attempt: number; delayMs: number }
-  | { kind: 'gave-up'; at: number; attempts: number; violations: SendViolation[] };
+  | { kind: 'gave-up'; at: number; attempts: number; request: RequestKind; notAccepted: NotAccepted };
 
 /** Any event of a send session. */
 export type SendEvent = PlatformEvent | DriverEvent;

@@ -1,16 +1,16 @@
 /**
  * Delivering the run task request like the platform: "respond with 200 OK, or HCP Terraform will retry"
  * (run-tasks.md §3). How often and how fast it retries is undocumented; here: up to 4 attempts, 1 s, 2 s and
- * 4 s apart, 30 s per attempt, stopping early once the task result is final. Any 2xx other than 200, or a
- * redirect, is a broken contract (202 fails run task creation outright); 4xx/5xx and network errors are
- * retried, and only an integrator that never answers 200 has broken it. The verification request is sent once:
- * the platform refuses to create the run task unless that one answer is 200.
+ * 4 s apart, 30 s per attempt, stopping early once the task result is final. The verification request is sent
+ * once: the platform refuses to create the run task unless that one answer is 200. Each answer, and the end
+ * when none was a 200, is judged by acceptance.ts, the same way for both requests.
  */
 import type { PlatformTaskResult } from '../../emulator/runtask/taskResult.js';
 import { serverDetail } from '../callbackClient.js';
 import { pause } from '../retry.js';
+import { answerViolations, judgeNotAccepted, retryDelays } from './acceptance.js';
 import { deliverRequest, type Delivery } from './deliver.js';
-import type { SendEvent, SendViolation } from './events.js';
+import type { SendEvent } from './events.js';
 
 /** Timings the tests shorten. */
 export interface SendTuning {
@@ -31,40 +31,6 @@ export const DEFAULT_TUNING: SendTuning = {
 /** Past this, a 200 comes with a warning (the work is likely done before answering). */
 const SLOW_ANSWER_MS = 10_000;
 
-function describe(delivery: Delivery): string {
-  return delivery.kind === 'answered' ? String(delivery.status) : delivery.error;
-}
-
-function answerViolation(delivery: Delivery, verification: boolean, seen: Set<number>): SendViolation[] {
-  if (delivery.kind !== 'answered' || delivery.status === 200) return [];
-  const status = delivery.status;
-  if (verification) {
-    return [
-      {
-        rule: 'request-answer',
-        message: `answered ${status} to the verification request: the platform creates the run task only after a 200`,
-      },
-    ];
-  }
-  if (status >= 400 || seen.has(status)) return [];
-  seen.add(status);
-  return [
-    {
-      rule: 'request-answer',
-      message: `answered ${status} to the run task request: the platform takes exactly 200 and retries anything else`,
-    },
-  ];
-}
-
-function gaveUpMessage(answers: string[], platform: string): string {
-  const hint = answers.some((a) => a === '401' || a === '403')
-    ? ' (401/403: do both sides use the same HMAC key?)'
-    : answers.some((a) => a === '422')
-      ? ` (422: does the integrator accept callbacks to ${platform}? runtask serve needs --platform-host with a fixed --port here)`
-      : '';
-  return `never answered 200 to the run task request (${answers.length} attempt${answers.length > 1 ? 's' : ''}: ${answers.join(', ')})${hint}`;
-}
-
 /** POSTs the request until it is accepted; resolves true when an attempt got 200. */
 export async function postRequest(input: {
   settings: { integratorUrl: URL; verification: boolean; tuning: SendTuning };
@@ -75,9 +41,11 @@ export async function postRequest(input: {
   signal: AbortSignal;
 }): Promise<boolean> {
   const { settings, task, body, signature, emit, signal } = input;
-  const { tuning, verification } = settings;
-  const attempts = verification ? 1 : tuning.retryDelaysMs.length + 1;
-  const answers: string[] = [];
+  const { tuning } = settings;
+  const kind = settings.verification ? 'verification' : 'run';
+  const delays = retryDelays(kind, tuning.retryDelaysMs);
+  const attempts = delays.length + 1;
+  const deliveries: Delivery[] = [];
   const seen = new Set<number>();
   let previousDetail: string | undefined;
   // A final status makes further attempts pointless: stop waiting between them at once.
@@ -98,7 +66,7 @@ export async function postRequest(input: {
         signal,
       });
       if (signal.aborted) return false;
-      answers.push(describe(delivery));
+      deliveries.push(delivery);
       const answered = delivery.kind === 'answered';
       // The integrator's words for a refusal, once: a retry that gets the same words says nothing new.
       const detail =
@@ -111,7 +79,7 @@ export async function postRequest(input: {
         error: answered ? undefined : delivery.error,
         ms: delivery.ms,
         detail: detail === previousDetail ? undefined : detail,
-        violations: answerViolation(delivery, verification, seen),
+        violations: answerViolations(delivery, kind, seen),
       });
       previousDetail = detail ?? previousDetail;
       if (answered && delivery.status === 200) {
@@ -121,16 +89,18 @@ export async function postRequest(input: {
         }
         return true;
       }
-      const delayMs = tuning.retryDelaysMs[attempt - 1];
+      const delayMs = delays[attempt - 1];
       if (delayMs === undefined || task.final) break;
       emit({ kind: 'retry', at: Date.now(), attempt, delayMs });
       await pause(delayMs, AbortSignal.any([signal, final.signal]));
     }
-    if (!verification && !task.final && !signal.aborted) {
-      const violations: SendViolation[] = [
-        { rule: 'never-accepted', message: gaveUpMessage(answers, new URL(task.issued.callbackUrl).origin) },
-      ];
-      emit({ kind: 'gave-up', at: Date.now(), attempts: answers.length, violations });
+    // An integrator that answered otherwise but then reported a final status has been heard all the same.
+    if (!task.final && !signal.aborted) {
+      const notAccepted = judgeNotAccepted(deliveries, kind, {
+        integratorUrl: settings.integratorUrl.href,
+        platformOrigin: new URL(task.issued.callbackUrl).origin,
+      });
+      emit({ kind: 'gave-up', at: Date.now(), attempts: deliveries.length, request: kind, notAccepted });
     }
     return false;
   } finally {

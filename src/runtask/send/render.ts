@@ -1,10 +1,12 @@
 /**
  * How a session reads: one timeline line per event (time since start, what, the platform's answer, and a
  * VIOLATION line under each broken rule), then the verdict; or, with `--json`, one report document: result,
- * each request attempt, each callback, each download, each violation and warning, the timeout.
+ * each request attempt, each callback, each download, each violation and warning, why the request was not
+ * accepted, the timeout.
  */
 import type { ChalkInstance } from 'chalk';
 import { toErrorDocument } from '../../errors.js';
+import { NOT_ACCEPTED_CONSEQUENCE } from './acceptance.js';
 import type { SendEvent } from './events.js';
 import type { SessionRecord } from './session.js';
 import type { Verdict } from './verdict.js';
@@ -46,8 +48,11 @@ function describe(
           ];
     case 'retry':
       return ['retry', `in ${event.delayMs}ms`];
-    case 'gave-up':
-      return ['gave up', `after ${event.attempts} attempt${event.attempts > 1 ? 's' : ''}`];
+    case 'gave-up': {
+      const once = event.request === 'verification' ? ' (the verification request is sent once)' : '';
+      const attempts = `${event.attempts} attempt${event.attempts > 1 ? 's' : ''}`;
+      return ['gave up', `after ${attempts}${once}: ${NOT_ACCEPTED_CONSEQUENCE[event.request]}`];
+    }
     case 'callback': {
       const parts = [`${event.method} → ${event.http}`, event.status ?? '(no status)'];
       if (event.message !== undefined) parts.push(quote(event.message));
@@ -130,6 +135,7 @@ export function reportDocument(
     request: {
       bytes: record.bytes,
       signed: record.signed,
+      accepted: record.accepted,
       attempts: pick('answer').map((a) => ({
         at: rel(a.at),
         http: a.http ?? null,
@@ -156,6 +162,7 @@ export function reportDocument(
       detail: d.detail ?? null,
     })),
     violations: verdict.violations.map((v) => ({ at: rel(v.at), rule: v.rule, message: v.message })),
+    notAccepted: verdict.notAccepted ?? null,
     warnings: pick('warning').map((w) => ({ at: rel(w.at), message: w.message })),
     timeout: verdict.timeout ?? null,
     durationMs: record.endedAt - record.startedAt,

@@ -1,7 +1,7 @@
 /**
  * The `provider runtask send` core: flags → settings, one session against the integrator, the timeline as it
  * happens (or one JSON report at the end), then the verdict: exit 0, or the error that decides the exit code
- * (3 contract violation, 6 timeout, 1 result other than `--expect`, 130 interrupted).
+ * (3 contract violation, 4 request not accepted, 6 timeout, 1 result other than `--expect`, 130 interrupted).
  */
 import type { Output } from '../../ui/output.js';
 import { sendOptionsFromFlags, type SendFlags, type SendWorld } from './options.js';

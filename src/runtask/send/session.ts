@@ -1,8 +1,9 @@
 /**
  * One `runtask send` session: start the platform, issue the task, POST the signed request (retrying anything
- * but 200, as the platform does), then wait for the end: a final status, the platform erroring the task (the
- * progress window or the maximum duration), or a broken contract; after the first two of those it keeps
- * listening for `lingerMs` of quiet, so that a late callback (an update after the final status) is caught.
+ * but 200, as the platform does; the verification request once), then wait for the end: a final status, the
+ * platform erroring the task (the progress window or the maximum duration), or a broken contract; after the
+ * first two of those it keeps listening for `lingerMs` of quiet, so that a late callback (an update after the
+ * final status) is caught. A request that no attempt got accepted ends the session at once.
  */
 import { startRunTaskPlatform } from '../../emulator/runtask/platform.js';
 import type { PlatformTaskStatus } from '../../emulator/runtask/events.js';
@@ -123,11 +124,11 @@ export async function runSession(
     const accepted = await postRequest({ settings, task, body, signature, emit, signal });
     let end: SessionEnd;
     if (signal.aborted) end = 'interrupted';
-    else if (!accepted && !task.final && !settings.verification) {
+    else if (!accepted && !task.final) {
+      // Never accepted, whichever request it was: the platform stops here (post.ts judged why).
       task.unreachable();
       end = 'unreachable';
-    } else if (!accepted && settings.verification) end = 'settled';
-    else end = await waitForEnd(task, events, settings, signal);
+    } else end = await waitForEnd(task, events, settings, signal);
     return {
       startedAt,
       endedAt: Date.now(),

@@ -1,11 +1,13 @@
 /**
  * The verdict of a session, in one place: the result (the task result's status, or for the verification
- * request `verified`/`refused`), every violation, the timeout, and the exit code — 3 for any contract
- * violation, else 6 for a timeout, else 1 for a result other than `--expect`, else 0 — with the error that
- * carries it to the program's top-level catch.
+ * request `verified`/`refused`), every violation, the request never accepted, the timeout, and the exit code —
+ * 3 for any contract violation, else 4 for a request no attempt got accepted (the integrator refused, failed or
+ * was not there: acceptance.ts), else 6 for a timeout, else 1 for a result other than `--expect`, else 0 — with
+ * the error that carries it to the program's top-level catch.
  */
 import { InterruptedError, ResultMismatchError, TimeoutError, VerificationError } from '../../errors.js';
 import type { ProviderError } from '../../errors.js';
+import { notAcceptedError, type NotAccepted } from './acceptance.js';
 import { violationsOf, type SendViolation } from './events.js';
 import type { SessionRecord } from './session.js';
 
@@ -14,8 +16,10 @@ export interface Verdict {
   result: string;
   expected: 'passed' | 'failed' | undefined;
   violations: Array<SendViolation & { at: number }>;
+  /** Why no attempt of the request was accepted (undefined once one was, or the task reported all the same). */
+  notAccepted: NotAccepted | undefined;
   timeout: { window: 'progress-window' | 'max-duration'; ms: number } | undefined;
-  exitCode: 0 | 1 | 3 | 6 | 130;
+  exitCode: 0 | 1 | 3 | 4 | 6 | 130;
   /** One line for the end of the timeline. */
   summary: string;
   /** The error to throw (undefined for exit 0). */
@@ -38,9 +42,14 @@ export function decideVerdict(
   const result = verification ? (record.accepted ? 'verified' : 'refused') : record.taskStatus;
   const violations = violationsOf(record.events);
   let timeout: Verdict['timeout'];
-  for (const event of record.events)
+  let notAccepted: NotAccepted | undefined;
+  let lastStatus = 0;
+  for (const event of record.events) {
     if (event.kind === 'timeout') timeout = { window: event.window, ms: event.ms };
-  const base = { result, expected, violations, timeout };
+    if (event.kind === 'gave-up') notAccepted = event.notAccepted;
+    if (event.kind === 'answer' && event.http !== undefined) lastStatus = event.http;
+  }
+  const base = { result, expected, violations, notAccepted, timeout };
   if (record.end === 'interrupted') {
     return {
       ...base,
@@ -60,6 +69,14 @@ export function decideVerdict(
         hint: 'Each violation is in the timeline (or "violations" in the --json report); docs/runtask-send.md says what the platform expects.',
         details: { violations: violations.map(({ rule, message }) => ({ rule, message })) },
       }),
+    };
+  }
+  if (notAccepted !== undefined) {
+    return {
+      ...base,
+      exitCode: 4,
+      summary: `NOT ACCEPTED  ${notAccepted.message}; result ${result}`,
+      error: notAcceptedError(notAccepted, record.issued.kind, lastStatus),
     };
   }
   if (timeout !== undefined) {
