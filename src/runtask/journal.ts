@@ -267,7 +267,11 @@ export class Journal {
         this.problem(error, `cannot write the record of job ${record.id}`);
       }
     }
-    this.repair();
+    // A cleaner still removing the folder can take it away again mid-repair: a few tries, then 503.
+    for (let attempt = 0; attempt < 3 && this.unsaved.has(record.id); attempt++) {
+      this.repair();
+      if (this.lastProblem?.code !== 'ENOENT') break;
+    }
     return !this.unsaved.has(record.id);
   }
 
