@@ -4,7 +4,7 @@
  * say why, so every wait here is raced against the process ending (`orExit`).
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/emulator-api.js';
 import type { TestPlatform } from './platform.js';
@@ -213,4 +213,23 @@ export async function spawnServeExpectingExit(
   );
   clearTimeout(timer);
   return { ...how, stdout, stderr };
+}
+
+/**
+ * Puts a file where the folder `dir` is (nothing can be written under it, by root either). The integrator may
+ * re-create the folder between the removal and the rename (it notices a removed folder): then again.
+ */
+export function replaceWithFile(dir: string): void {
+  const file = `${dir}.file`;
+  for (;;) {
+    writeFileSync(file, 'a file where the state dir was\n');
+    rmSync(dir, { recursive: true, force: true });
+    try {
+      renameSync(file, dir);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    }
+  }
 }

@@ -15,7 +15,13 @@ import { RESTARTED_MESSAGE } from '../../src/runtask/jobs.js';
 import { POST_PLAN_REQUEST, PRE_PLAN_REQUEST } from './documented-payloads.js';
 import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor, sign } from './helpers.js';
 import { TestPlatform, statusOf } from './platform.js';
-import { ensureBuilt, spawnServe, spawnServeExpectingExit, type ServeProcess } from './serveProcess.js';
+import {
+  ensureBuilt,
+  replaceWithFile,
+  spawnServe,
+  spawnServeExpectingExit,
+  type ServeProcess,
+} from './serveProcess.js';
 
 let platform: TestPlatform;
 let dir: string;
@@ -117,8 +123,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     await p.orExit(platform.waitForHandler(first.run_id));
 
     // A file where the folder was: nothing can be written there, by root either.
-    rmSync(stateDir, { recursive: true, force: true });
-    writeFileSync(stateDir, 'not a folder\n');
+    replaceWithFile(stateDir);
     const refused = requestFor(PRE_PLAN_REQUEST, platform);
     const body = bytesOf(refused);
     const response = await p.orExit(
