@@ -113,7 +113,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     expect(await finalOf(p, next.task_result_id)).toBe('failed');
     expect(p.stderr()).not.toContain(String(request.access_token));
     expect(p.stderr()).not.toContain(KEY);
-  });
+  }, 90_000);
 
   it('refuses new requests with 503 and Retry-After while the state dir cannot be written, reports the checks it accepted, and accepts again once it can', async () => {
     const stateDir = join(dir, 'unwritable');
@@ -159,7 +159,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     expect(platform.callbacks(refused.task_result_id)).toEqual([]);
     expect(await p.stop()).toEqual({ code: 0, signal: null });
     expect(jobFiles(stateDir)).toEqual([]);
-  });
+  }, 90_000);
 });
 
 describe('runtask serve starting on a torn state dir', () => {
