@@ -7,7 +7,7 @@
  */
 import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
-import type { Journal, JobRecord } from './journal.js';
+import type { Journal, JobRecord, JournalHealth } from './journal.js';
 import type { EventLog } from './log.js';
 import { readRunTaskRequest, type TaskResult } from './payload.js';
 import { pause } from './retry.js';
@@ -30,8 +30,8 @@ export interface JobSettings extends CheckSettings {
 /** The jobs of one integrator process. */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
-  /** Jobs whose journal entry is being written, by id: a copy of the request arriving meanwhile waits for it. */
-  private readonly accepting = new Map<string, Promise<void>>();
+  /** Jobs whose journal entry is being written, by id (true once written): a copy arriving meanwhile waits. */
+  private readonly accepting = new Map<string, Promise<boolean>>();
   private readonly slots: Slots;
   private stopping = false;
 
@@ -56,42 +56,45 @@ export class JobManager {
   }
 
   /**
-   * Journals the job (before the platform gets its 200) and starts it; resolves false, starting nothing, when a
-   * job with this id is already running or being accepted (the platform sent the request again meanwhile:
-   * without this, copies arriving together would each pass `has` during the journal write and each run).
+   * Journals the job (before the platform gets its 200) and starts it. `duplicate`, starting nothing: a job with
+   * this id is already running or being accepted (the platform sent the request again meanwhile: without this,
+   * copies arriving together would each pass `has` during the journal write and each run). `unjournaled`,
+   * starting nothing: its record cannot be written (the state dir is gone for good, or full), so the request
+   * must be refused before its 200 — accepted, it could be lost by a restart without the platform knowing.
    */
-  async accept(input: CheckInput): Promise<boolean> {
+  async accept(input: CheckInput): Promise<'accepted' | 'duplicate' | 'unjournaled'> {
     const pending = this.accepting.get(input.id);
-    if (pending !== undefined) {
-      await pending;
-      return false;
-    }
-    if (this.jobs.has(input.id)) return false;
+    if (pending !== undefined) return (await pending) ? 'duplicate' : 'unjournaled';
+    if (this.jobs.has(input.id)) return 'duplicate';
     const job = new Job(input, new Date());
-    const saving = this.journal.save(this.record(job, 'accepted'));
+    const saved = this.journal.save(this.record(job, 'accepted'));
+    // A copy arriving while this one is answered learns the outcome from here.
+    const saving = Promise.resolve(saved);
     this.accepting.set(job.id, saving);
-    try {
-      await saving;
-    } finally {
-      this.accepting.delete(job.id);
+    await saving;
+    this.accepting.delete(job.id);
+    if (!saved) {
+      this.journal.remove(job.id);
+      return 'unjournaled';
     }
     this.jobs.set(job.id, job);
     // The job starts once the platform has its 200: its first callback and its set-up (folder, plan,
     // handler) are not on the acknowledgement's path, which under load decides how fast requests are answered.
     job.done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.run(job))
+      .catch((error: unknown) => this.crashed(job, error))
       .finally(() => this.jobs.delete(job.id));
-    return true;
+    return 'accepted';
+  }
+
+  /** What the journal can do now, for /healthz. */
+  journalHealth(): JournalHealth {
+    return this.journal.health();
   }
 
   /** Finishes what a previous process left in the journal: delivers stored results, fails cut-short checks. */
   async recover(): Promise<number> {
-    const { records, unreadable } = await this.journal.list();
-    for (const name of unreadable) {
-      this.log.error('journal.unreadable', `cannot read the journal file ${name}; moved it aside`, {
-        file: name,
-      });
-    }
+    const records = this.journal.list();
     for (const record of records) {
       const { request, raw } = readRunTaskRequest(record.request);
       const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
@@ -106,9 +109,9 @@ export class JobManager {
         status: result.status,
       });
       this.jobs.set(job.id, job);
-      job.done = this.finish(job, result, this.settings.callbackTimeoutMs).finally(() =>
-        this.jobs.delete(job.id),
-      );
+      job.done = this.finish(job, result, this.settings.callbackTimeoutMs)
+        .catch((error: unknown) => this.crashed(job, error))
+        .finally(() => this.jobs.delete(job.id));
     }
     return records.length;
   }
@@ -185,7 +188,7 @@ export class JobManager {
     const reason = job.work.signal.reason as StopReason | undefined;
     if (reason === 'destroyed' || reason === 'refused') {
       await job.stopProgress();
-      if (reason === 'refused') await this.journal.remove(job.id);
+      if (reason === 'refused') this.journal.remove(job.id);
       return;
     }
     const cutShort = interpreted === undefined || interpreted.source === 'aborted';
@@ -203,7 +206,9 @@ export class JobManager {
 
   private async finish(job: Job, result: TaskResult, deadlineMs: number): Promise<void> {
     job.phase = 'reporting';
-    await this.journal.save(this.record(job, 'reporting', result));
+    // Unsaved (the state dir is gone or full), the result is still delivered now; the journal writes it
+    // once it can, and says so.
+    this.journal.save(this.record(job, 'reporting', result));
     await job.stopProgress();
     const outcome = await reportResult(job.reportDeps(this.settings, this.log), result, deadlineMs, 'final');
     this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
@@ -213,6 +218,18 @@ export class JobManager {
     });
     // Undelivered at shutdown: the journal keeps it, and the next start sends it.
     if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
-    await this.journal.remove(job.id);
+    this.journal.remove(job.id);
+  }
+
+  /**
+   * A job that threw where nothing should: logged, and its record kept for the next start (which reports it).
+   * Never rethrown: an unhandled rejection would end the process, and with it every other job's callbacks.
+   */
+  private crashed(job: Job, error: unknown): void {
+    this.log.error(
+      'job.error',
+      `job ${job.id} failed inside the integrator: ${String(error)}`,
+      this.fields(job),
+    );
   }
 }

@@ -9,16 +9,28 @@
  * loses power within seconds of an acceptance may lose that job; the platform then times the task out, which
  * fails the run rather than passing it.
  *
+ * Every file (records and the lock) is written to a temp file and renamed into place, so that a kill or a full
+ * disk mid-write never leaves a torn file under a real name. What a start finds unreadable anyway (a torn or
+ * foreign file, a record of the wrong shape, an empty lock left by an older version or by a power loss) is set
+ * aside as `<name>.corrupt-<time>` with a log line, and the start goes on.
+ *
+ * While serving, the folder may vanish (the default lives under the temp folder, where cleaners delete things),
+ * be replaced, or fill up. The journal keeps the latest record of every live job in memory, so such failures
+ * never reach the caller as exceptions: a write that fails is reported (false, a log line, /healthz), and the
+ * journal re-creates the folder, its lock and every live record as soon as it can (at once, on each /healthz,
+ * and once a second while it is failing).
+ *
  * The record operations are synchronous on purpose: a small file written without fsync costs tens of
  * microseconds, less than a round trip through libuv's thread pool (which the running jobs keep busy) or a
  * worker thread, and the acknowledgement waits for it either way.
  */
 import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import type { EventLog } from './log.js';
 import type { TaskResult } from './payload.js';
+import { checkTaskResult } from './result.js';
 
 /** `accepted`: the check has not produced its result yet. `reporting`: the final result awaits delivery. */
 export type JobPhase = 'accepted' | 'reporting';
@@ -34,8 +46,32 @@ export interface JobRecord {
   result?: TaskResult;
 }
 
+/** A problem the journal met while serving. */
+export interface JournalProblem {
+  at: string;
+  /** The error code (`ENOSPC`, `ENOENT`, `ENOTDIR`, …). */
+  code: string;
+  message: string;
+}
+
+/** What /healthz says about the journal. */
+export interface JournalHealth {
+  /** `failing`: records cannot be written now, and new jobs are refused with 503. */
+  status: 'ok' | 'failing';
+  /** Incidents since the start: times a write failed or the folder or its lock was found gone. */
+  problems: number;
+  lastProblem?: JournalProblem;
+  /** Jobs in flight whose latest record is not on disk (they still run and report). */
+  unsaved: number;
+}
+
 const LOCK = 'integrator.lock';
 const PREFIX = 'job-';
+/** The temp files this journal writes: `.<final name>.<12 hex>.tmp`. */
+const TEMP = /^\.(?:job-.+|integrator\.lock)\.[0-9a-f]{12}\.tmp$/;
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** How often a failing journal tries again, and a healthy one checks that its folder is still there. */
+const CHECK_MS = 1000;
 /** State dirs held by integrators of this process (a pid check cannot tell them apart). */
 const heldHere = new Set<string>();
 
@@ -48,28 +84,112 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? 'EUNKNOWN';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Writes `text` to `path` through a temp file and a rename, so that `path` is always whole or absent. */
+function writeAtomically(dir: string, name: string, text: string): void {
+  const temp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
+    renameSync(temp, join(dir, name));
+  } catch (error) {
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // The folder itself is gone or unusable: there is no temp file left to remove.
+    }
+    throw error;
+  }
+}
+
+/** The record in a journal file, or why it is not one (a record must name its own file). */
+function readRecord(text: string, name: string): JobRecord | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text === '' ? 'empty' : 'not JSON';
+  }
+  if (!isRecord(value)) return 'not a JSON object';
+  if (value.version !== 1) return 'not a version 1 record';
+  if (typeof value.id !== 'string' || !ID.test(value.id) || name !== `${PREFIX}${value.id}.json`) {
+    return 'its id does not match its file name';
+  }
+  if (typeof value.acceptedAt !== 'string' || Number.isNaN(Date.parse(value.acceptedAt))) {
+    return 'no valid acceptedAt';
+  }
+  if (value.phase !== 'accepted' && value.phase !== 'reporting') return 'an unknown phase';
+  if (!isRecord(value.request)) return 'no request object';
+  const record: JobRecord = {
+    version: 1,
+    id: value.id,
+    acceptedAt: value.acceptedAt,
+    phase: value.phase,
+    request: value.request,
+  };
+  if (value.phase === 'reporting') {
+    const checked = checkTaskResult(value.result, ['passed', 'failed']);
+    if (checked.result === undefined) return 'no valid final result';
+    record.result = checked.result;
+  }
+  return record;
+}
+
 /** The journal of one integrator. */
 export class Journal {
-  private constructor(readonly dir: string) {}
+  /** The latest record of every live job: what the folder should hold, re-written from here after a loss. */
+  private readonly live = new Map<string, JobRecord>();
+  /** Live jobs whose latest record is not known to be on disk. */
+  private readonly unsaved = new Set<string>();
+  private failing = false;
+  private problems = 0;
+  private lastProblem: JournalProblem | undefined;
+  private readonly timer: NodeJS.Timeout;
 
-  /** Opens (creating) the state dir and takes its lock; refuses a dir another live integrator holds. */
-  static async open(dir: string): Promise<Journal> {
+  private constructor(
+    readonly dir: string,
+    private readonly log: EventLog,
+  ) {
+    this.timer = setInterval(() => this.check(), CHECK_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Opens (creating) the state dir and takes its lock; refuses a dir another live integrator holds. A lock file
+   * that cannot be read as one (empty, torn, garbage) is set aside: it cannot name a live owner.
+   */
+  static async open(dir: string, log: EventLog): Promise<Journal> {
     const full = resolve(dir);
     try {
-      await mkdir(full, { recursive: true, mode: 0o700 });
+      mkdirSync(full, { recursive: true, mode: 0o700 });
     } catch (error) {
-      throw new UsageError(
-        `cannot create the state dir ${full}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-        {
-          hint: 'Give --state-dir a folder the integrator may write to.',
-        },
-      );
+      throw new UsageError(`cannot create the state dir ${full}: ${codeOf(error)}`, {
+        hint: 'Give --state-dir a folder the integrator may write to.',
+      });
     }
     const lock = join(full, LOCK);
-    const owner = await readFile(lock, 'utf8').then(
-      (text) => Number((JSON.parse(text) as { pid?: unknown }).pid),
-      () => undefined,
-    );
+    let text: string | undefined;
+    try {
+      text = readFileSync(lock, 'latin1');
+    } catch (error) {
+      if (codeOf(error) !== 'ENOENT' && codeOf(error) !== 'EISDIR') {
+        throw new UsageError(`cannot read ${lock}: ${codeOf(error)}`, {
+          hint: 'Give --state-dir a folder the integrator may read and write.',
+        });
+      }
+      if (codeOf(error) === 'EISDIR') text = '';
+    }
+    let owner: number | undefined;
+    if (text !== undefined) {
+      owner = Journal.lockOwner(text);
+      if (owner === undefined) Journal.setAside(full, LOCK, 'not a lock file', log);
+    }
     if (heldHere.has(full) || (owner !== undefined && owner !== process.pid && isAlive(owner))) {
       throw new UsageError(
         `the state dir ${full} is in use by another running integrator (pid ${owner ?? process.pid})`,
@@ -78,84 +198,227 @@ export class Journal {
         },
       );
     }
-    await writeFile(lock, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n', {
-      mode: 0o600,
-    });
+    try {
+      writeAtomically(full, LOCK, Journal.lockText());
+    } catch (error) {
+      throw new UsageError(`cannot write ${lock}: ${codeOf(error)}`, {
+        hint:
+          codeOf(error) === 'ENOSPC'
+            ? 'The disk holding --state-dir is full: free some space, or give --state-dir another folder.'
+            : 'Give --state-dir a folder the integrator may write to.',
+      });
+    }
     heldHere.add(full);
-    return new Journal(full);
+    return new Journal(full, log);
+  }
+
+  /** The pid a lock file names, or undefined when the text is not a lock file. */
+  private static lockOwner(text: string): number | undefined {
+    try {
+      const value = JSON.parse(text) as unknown;
+      if (isRecord(value) && Number.isSafeInteger(value.pid) && (value.pid as number) > 0) {
+        return value.pid as number;
+      }
+    } catch {
+      // Not JSON: torn or foreign.
+    }
+    return undefined;
+  }
+
+  private static lockText(): string {
+    return JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n';
+  }
+
+  /** Renames a file that cannot be used to `<name>.corrupt-<time>`, and says so. */
+  private static setAside(dir: string, name: string, reason: string, log: EventLog): void {
+    const movedTo = `${name}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      renameSync(join(dir, name), join(dir, movedTo));
+    } catch (error) {
+      throw new UsageError(`cannot set aside ${join(dir, name)} (${reason}): ${codeOf(error)}`, {
+        hint: `Move ${join(dir, name)} away yourself, or give --state-dir another folder.`,
+      });
+    }
+    log.warn('journal.set_aside', `${name} in the state dir is ${reason}: moved it aside to ${movedTo}`, {
+      file: name,
+      moved_to: movedTo,
+      reason,
+    });
   }
 
   private file(id: string): string {
-    return join(this.dir, `${PREFIX}${id}.json`);
+    return `${PREFIX}${id}.json`;
   }
 
   /**
-   * Writes a record, readable by the owner only. A new job's record is created in place (one file operation
-   * on the path of every acknowledgement; a record cut short by a crash is unreadable, is set aside at the next
-   * start, and belonged to a request that got no 200, which the platform sends again). A record that replaces
-   * another (`reporting`) goes through a temp file and a rename, so that one of the two is always whole.
+   * Writes a job's record, readable by the owner only; true when it is on disk. On false the job is known here
+   * only (it is re-written once the folder can be written again), the failure is logged, and /healthz says so:
+   * a new job should then be refused (before its 200), a job already accepted still runs and reports.
    */
-  save(record: JobRecord): Promise<void> {
-    const path = this.file(record.id);
-    const text = JSON.stringify(record) + '\n';
-    try {
-      if (record.phase === 'accepted') {
-        try {
-          writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
-          return Promise.resolve();
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        }
+  save(record: JobRecord): boolean {
+    this.live.set(record.id, record);
+    this.unsaved.add(record.id);
+    if (!this.failing) {
+      try {
+        writeAtomically(this.dir, this.file(record.id), JSON.stringify(record) + '\n');
+        this.unsaved.delete(record.id);
+        return true;
+      } catch (error) {
+        this.problem(error, `cannot write the record of job ${record.id}`);
       }
-      const temp = join(this.dir, `.${PREFIX}${record.id}.${randomBytes(6).toString('hex')}.tmp`);
-      writeFileSync(temp, text, { flag: 'wx', mode: 0o600 });
-      renameSync(temp, path);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error as Error);
     }
+    // A cleaner still removing the folder can take it away again mid-repair: a few tries, then 503.
+    for (let attempt = 0; attempt < 3 && this.unsaved.has(record.id); attempt++) {
+      this.repair();
+      if (this.lastProblem?.code !== 'ENOENT') break;
+    }
+    return !this.unsaved.has(record.id);
   }
 
-  /** Forgets a job (its final callback is delivered, or can never be). */
-  remove(id: string): Promise<void> {
+  /** Forgets a job (its final callback is delivered, or can never be, or it was refused before its 200). */
+  remove(id: string): void {
+    this.live.delete(id);
+    this.unsaved.delete(id);
     try {
-      rmSync(this.file(id), { force: true });
-      return Promise.resolve();
+      rmSync(join(this.dir, this.file(id)), { force: true });
     } catch (error) {
-      return Promise.reject(error as Error);
+      // The folder is unusable; a repair removes what is left of this record once it is not.
+      this.problem(error, `cannot remove the record of job ${id}`);
     }
   }
 
-  /** The records a previous process left; unreadable files are named and moved aside. */
-  async list(): Promise<{ records: JobRecord[]; unreadable: string[] }> {
+  /**
+   * What /healthz reports. Checks first that the folder and its lock are still there (a stat), so that a
+   * removed folder is noticed and re-created by the next health check at the latest.
+   */
+  health(): JournalHealth {
+    this.check();
+    return {
+      status: this.failing ? 'failing' : 'ok',
+      problems: this.problems,
+      ...(this.lastProblem === undefined ? {} : { lastProblem: this.lastProblem }),
+      unsaved: this.unsaved.size,
+    };
+  }
+
+  /** Repairs a failing journal, or notices a removed folder or lock (then repairs). */
+  private check(): void {
+    if (!this.failing) {
+      try {
+        statSync(join(this.dir, LOCK));
+        return;
+      } catch (error) {
+        this.problem(error, 'the state dir or its lock file is gone');
+        for (const id of this.live.keys()) this.unsaved.add(id);
+      }
+    }
+    this.repair();
+  }
+
+  /** Notes a failure; the first of an incident is logged and counted, the rest only update `lastProblem`. */
+  private problem(error: unknown, what: string): void {
+    const code = codeOf(error);
+    this.lastProblem = { at: new Date().toISOString(), code, message: `${what}: ${code}` };
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      // The folder itself is gone (or replaced): every record in it is, too.
+      for (const id of this.live.keys()) this.unsaved.add(id);
+    }
+    if (this.failing) return;
+    this.failing = true;
+    this.problems++;
+    this.log.error('journal.failed', `the journal in ${this.dir} failed: ${what}: ${code}`, {
+      code,
+      state_dir: this.dir,
+      jobs: this.live.size,
+    });
+  }
+
+  /**
+   * Re-creates the folder, its lock and every unsaved live record, and removes records of jobs that are gone;
+   * stops at the first failure (the folder is still unusable). Leaves the journal failing or ok.
+   */
+  private repair(): void {
+    let recreated = false;
+    let written = 0;
+    try {
+      recreated = mkdirSync(this.dir, { recursive: true, mode: 0o700 }) !== undefined;
+      writeAtomically(this.dir, LOCK, Journal.lockText());
+      for (const id of [...this.unsaved]) {
+        writeAtomically(this.dir, this.file(id), JSON.stringify(this.live.get(id)) + '\n');
+        this.unsaved.delete(id);
+        written++;
+      }
+      for (const name of readdirSync(this.dir)) {
+        const id = name.startsWith(PREFIX) && name.endsWith('.json') ? name.slice(PREFIX.length, -5) : '';
+        if (id !== '' && !this.live.has(id)) rmSync(join(this.dir, name), { force: true });
+      }
+    } catch (error) {
+      this.problem(
+        error,
+        recreated ? 'cannot write in the re-created state dir' : 'cannot write the state dir',
+      );
+      return;
+    }
+    if (!this.failing) return;
+    this.failing = false;
+    this.log.info(
+      'journal.restored',
+      `the journal in ${this.dir} works again${recreated ? ' (folder re-created)' : ''}; re-wrote ${written} job record(s)`,
+      { state_dir: this.dir, recreated, records: written, jobs: this.live.size },
+    );
+  }
+
+  /** The records a previous process left; what cannot be read is set aside (`*.corrupt-<time>`) and logged. */
+  list(): JobRecord[] {
     const records: JobRecord[] = [];
-    const unreadable: string[] = [];
-    for (const name of await readdir(this.dir)) {
-      if (name.startsWith(`.${PREFIX}`) && name.endsWith('.tmp')) {
-        // A write that never reached its rename: the previous record (if any) is still in place.
-        await rm(join(this.dir, name), { force: true });
+    for (const name of readdirSync(this.dir)) {
+      if (TEMP.test(name)) {
+        // A write that never reached its rename: the previous file (if any) is still in place.
+        rmSync(join(this.dir, name), { force: true });
         continue;
       }
       if (!name.startsWith(PREFIX) || !name.endsWith('.json')) continue;
-      const path = join(this.dir, name);
+      let text: string;
       try {
-        const record = JSON.parse(await readFile(path, 'utf8')) as JobRecord;
-        if (record.version !== 1 || typeof record.id !== 'string' || typeof record.request !== 'object') {
-          throw new Error('not a job record');
-        }
-        records.push(record);
-      } catch {
-        unreadable.push(name);
-        await rename(path, `${path}.unreadable`).catch(() => undefined);
+        text = readFileSync(join(this.dir, name), 'utf8');
+      } catch (error) {
+        Journal.setAside(this.dir, name, `unreadable (${codeOf(error)})`, this.log);
+        continue;
       }
+      const record = readRecord(text, name);
+      if (typeof record === 'string') {
+        Journal.setAside(this.dir, name, `not a job record (${record})`, this.log);
+        continue;
+      }
+      this.live.set(record.id, record);
+      records.push(record);
     }
     records.sort((a, b) => a.acceptedAt.localeCompare(b.acceptedAt));
-    return { records, unreadable };
+    return records;
   }
 
-  /** Gives up the lock; `keepLockFile` leaves the file behind as a crash would (for tests of recovery). */
-  async release(options: { keepLockFile?: boolean } = {}): Promise<void> {
+  /**
+   * Gives up the lock; `keepLockFile` leaves the file behind as a crash would (for tests of recovery). Jobs still
+   * live stay in the journal for the next start; those whose record could not be written are lost, and said so.
+   */
+  release(options: { keepLockFile?: boolean } = {}): Promise<void> {
+    clearInterval(this.timer);
     heldHere.delete(this.dir);
-    if (!options.keepLockFile) await rm(join(this.dir, LOCK), { force: true });
+    if (this.unsaved.size > 0) this.repair();
+    if (this.unsaved.size > 0) {
+      this.log.error(
+        'journal.lost',
+        `${this.unsaved.size} unfinished job(s) could not be written to ${this.dir}: the next start cannot report them`,
+        { state_dir: this.dir, jobs: this.unsaved.size },
+      );
+    }
+    if (!options.keepLockFile) {
+      try {
+        rmSync(join(this.dir, LOCK), { force: true });
+      } catch {
+        // The folder is gone or unusable: no lock is left to remove.
+      }
+    }
+    return Promise.resolve();
   }
 }

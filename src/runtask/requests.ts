@@ -2,7 +2,8 @@
  * One request to the integrator. Order of checks on a POST: stopping → 503; body over the limit → 413;
  * signature (when a key is set) → 401 and nothing else happens; empty body or the verification request → 200
  * and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422; no usable callback (URL on an allowed host,
- * token) → 422; otherwise the job is journaled and the answer is 200 at once, the check running afterwards.
+ * token) → 422; a job record that cannot be written → 503 with Retry-After; otherwise the job is journaled and
+ * the answer is 200 at once, the check running afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,6 +22,9 @@ export interface RequestContext {
   log: EventLog;
   stopping: () => boolean;
 }
+
+/** Seconds a request refused for a failing journal is told to wait (the journal retries once a second). */
+const JOURNAL_RETRY_AFTER_S = 5;
 
 /** The default body limit: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -69,8 +73,11 @@ export async function handleRequest(
   const path = new URL(req.url ?? '/', 'http://integrator.invalid').pathname;
   const remote = req.socket.remoteAddress;
   if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
-    const stopping = context.stopping();
-    return send(res, stopping ? 503 : 200, { status: stopping ? 'stopping' : 'ok', jobs: jobs.counts() });
+    // 503 while new jobs would be refused (stopping, or a journal that cannot be written), so that a load
+    // balancer sends them elsewhere; the jobs already accepted run and report either way.
+    const journal = jobs.journalHealth();
+    const status = context.stopping() ? 'stopping' : journal.status === 'failing' ? 'degraded' : 'ok';
+    return send(res, status === 'ok' ? 200 : 503, { status, jobs: jobs.counts(), journal });
   }
   if (path !== options.path) return refuse(res, 404, 'not found', `run task requests go to ${options.path}`);
   if (req.method !== 'POST') {
@@ -135,9 +142,31 @@ export async function handleRequest(
   const fields = { job: id, run_id: request.run_id, stage: request.stage };
   if (ignored.length > 0)
     log.warn('request.fields_ignored', `fields with an unexpected type: ${ignored.join(', ')}`, fields);
-  if (jobs.has(id) || !(await jobs.accept({ id, request, raw }))) {
+  const accepted = jobs.has(id) ? 'duplicate' : await jobs.accept({ id, request, raw });
+  if (accepted === 'duplicate') {
     log.info('request.duplicate', 'the platform re-sent a request for a job already running', fields);
     return send(res, 200);
+  }
+  if (accepted === 'unjournaled') {
+    // Before the 200, a job that cannot be journaled is refused: the platform retries (here once the state dir
+    // works again, or on another instance). Accepted, a restart could drop it without the platform knowing.
+    const problem = jobs.journalHealth().lastProblem?.code ?? 'an error';
+    log.error(
+      'request.rejected',
+      `refused a request: cannot write its job record in the state dir (${problem})`,
+      {
+        ...fields,
+        http: 503,
+        remote,
+      },
+    );
+    return refuse(
+      res,
+      503,
+      'cannot journal the job',
+      `the integrator cannot write its state dir (${problem}); the check was not started: retry later`,
+      { 'retry-after': String(JOURNAL_RETRY_AFTER_S) },
+    );
   }
   log.info(
     'job.accepted',

@@ -41,7 +41,7 @@ export interface Integrator {
 /** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
-  const journal = await Journal.open(options.stateDir);
+  const journal = await Journal.open(options.stateDir, log);
   prepareHandlers();
   const jobs = new JobManager(options, journal, log);
   let stopping = false;
