@@ -3,12 +3,13 @@
  * namespace. A secret key is refused before anything is sent; anything else the registry judges itself
  * (it accepts only RSA and DSA keys), and its refusal is shown in its own words.
  */
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as openpgp from 'openpgp';
 import { ApiError, UsageError } from '../errors.js';
 import { addGpgKey, listGpgKeys } from '../registry/gpgKeys.js';
 import { openSession } from '../registry/session.js';
+import { keyFileTooLarge } from '../release/keySource.js';
+import { FileTooLargeError, readCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { printTable } from '../ui/table.js';
 import type { ManageInput } from './context.js';
 import { gpgKeyView } from './views.js';
@@ -95,8 +96,9 @@ interface LocalKey {
 
 async function readKeyFile(file: string, shown: string): Promise<string> {
   try {
-    return await fs.readFile(file, 'utf8');
+    return (await readCapped(file, SMALL_FILE_CAPS.key)).toString('utf8');
   } catch (error) {
+    if (error instanceof FileTooLargeError) throw keyFileTooLarge(shown, error, shown);
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       `${shown}: the key file ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}`,

@@ -3,9 +3,9 @@
  * variable, or the keys registered on the registry for the namespace. The core asks a KeySource only when it
  * reaches the signature, so a release that fails earlier costs no network request.
  */
-import * as fs from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import type { GpgKeyResource } from '../registry/types.js';
+import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import type { KeyOrigin } from './types.js';
 
 /** One armored public key (or key ring) to try, with a description of where it came from. */
@@ -36,8 +36,9 @@ export function fileKeySource(path: string, shown: string, origin: 'flag' | 'con
     async load() {
       let armored: string;
       try {
-        armored = await fs.readFile(path, 'utf8');
+        armored = (await readCapped(path, SMALL_FILE_CAPS.key)).toString('utf8');
       } catch (error) {
+        if (error instanceof FileTooLargeError) throw keyFileTooLarge(label, error, path);
         const code = (error as NodeJS.ErrnoException).code;
         throw new UsageError(
           `${label}: the file ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code})`}`,
@@ -81,4 +82,12 @@ export function registryKeySource(
       }));
     },
   };
+}
+
+/** The UsageError for a key file above its cap (`shown` names it as the user wrote it, `file` is its path). */
+export function keyFileTooLarge(shown: string, error: FileTooLargeError, file: string): UsageError {
+  return new UsageError(tooLargeMessage(shown, error, 'an armored public key (a few KB)'), {
+    hint: 'Export only the signing key: gpg --armor --export <key id> > key.asc',
+    details: { file, bytes: error.bytes, limit: error.limit },
+  });
 }

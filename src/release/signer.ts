@@ -25,7 +25,9 @@ export interface SignerInput {
 const ACCEPTED = new Set(['rsaEncryptSign', 'rsaSign', 'rsaEncrypt', 'dsa']);
 const EXPIRY_WARNING_MS = 30 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
-const ARMOR_BLOCK = /-----BEGIN PGP (PUBLIC|PRIVATE) KEY BLOCK-----[\s\S]*?-----END PGP \1 KEY BLOCK-----/g;
+/** One armor block with the line end that closes it, exactly as written (CRLF or LF). */
+const ARMOR_BLOCK =
+  /-----BEGIN PGP (PUBLIC|PRIVATE) KEY BLOCK-----[\s\S]*?-----END PGP \1 KEY BLOCK-----(?:\r?\n)?/g;
 
 /** Finds the key that made the signature and checks it; throws a VerificationError with the reason. */
 export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
@@ -39,8 +41,10 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
   }
   const keys = (await Promise.all(candidates.map((c) => readCandidate(c, input.warn)))).flat();
   const issuers = signature.signature.getSigningKeyIDs();
-  const match = keys.flatMap(({ key, candidate }) =>
-    issuers.flatMap((issuer) => key.getKeys(issuer).map((signingKey) => ({ key, candidate, signingKey }))),
+  const match = keys.flatMap(({ key, candidate, block }) =>
+    issuers.flatMap((issuer) =>
+      key.getKeys(issuer).map((signingKey) => ({ key, candidate, block, signingKey })),
+    ),
   )[0];
   if (match === undefined) {
     const known = keys.map(({ key }) => key.getKeyID().toHex().toUpperCase());
@@ -49,7 +53,7 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
       { hint: keySource.missingKeyHint, details: { file, issuers: signature.issuerKeyIds, keys: known } },
     );
   }
-  const { key, candidate, signingKey } = match;
+  const { key, candidate, block, signingKey } = match;
   const keyId = key.getKeyID().toHex().toUpperCase();
   const algorithm = describeAlgorithm(key);
   const fail = (problem: string, hint: string): VerificationError =>
@@ -112,21 +116,35 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     expires: expires === null ? null : expires.toISOString(),
     origin: candidate.origin,
     originLabel: candidate.label,
-    armoredKey: key.toPublic().armor(),
+    // The user's own text, so that tools matching registered keys by their text recognise it.
+    armoredKey: block ?? key.toPublic().armor(),
   };
 }
 
+/** A key read from a candidate, with its armor block as given when that block holds only this public key. */
+interface ReadKey {
+  key: openpgp.Key;
+  candidate: CandidateKey;
+  block: string | undefined;
+}
+
 /** Reads the keys of one candidate; a bad user-given key is a UsageError, a bad registry key only a warning. */
-async function readCandidate(
-  candidate: CandidateKey,
-  warn: (message: string) => void,
-): Promise<{ key: openpgp.Key; candidate: CandidateKey }[]> {
-  let keys: openpgp.Key[];
+async function readCandidate(candidate: CandidateKey, warn: (message: string) => void): Promise<ReadKey[]> {
+  let keys: { key: openpgp.Key; block: string | undefined }[];
   try {
     // A file may hold several armor blocks (`cat a.asc b.asc`); openpgp.js reads only the first of a text.
     const blocks = candidate.armored.match(ARMOR_BLOCK) ?? [candidate.armored];
     const pgp = await loadOpenpgp();
-    keys = (await Promise.all(blocks.map((armoredKeys) => pgp.readKeys({ armoredKeys })))).flat();
+    const read = await Promise.all(
+      blocks.map(async (block) => {
+        const inBlock = await pgp.readKeys({ armoredKeys: block });
+        // Registered as given only when the block is this one public key: a block holding several keys
+        // (`gpg --armor --export a b`) or a secret key is armored anew from the signing key's public part.
+        const own = inBlock.length === 1 && !inBlock[0]!.isPrivate() ? block : undefined;
+        return inBlock.map((key) => ({ key, block: own }));
+      }),
+    );
+    keys = read.flat();
   } catch (error) {
     const problem = `${candidate.label} is not an ASCII-armored OpenPGP public key (${(error as Error).message})`;
     if (candidate.origin === 'registry') {
@@ -135,13 +153,13 @@ async function readCandidate(
     }
     throw new UsageError(problem, { hint: 'Export it with: gpg --armor --export <key id> > key.asc' });
   }
-  return keys.map((key) => {
+  return keys.map(({ key, block }) => {
     if (key.isPrivate()) {
       warn(
         `${candidate.label} holds a SECRET key; only its public part is used. Keep secret keys out of release jobs (gpg --armor --export gives the public key).`,
       );
     }
-    return { key: key.toPublic(), candidate };
+    return { key: key.toPublic(), candidate, block };
   });
 }
 

@@ -49,7 +49,10 @@ export interface SignerInfo {
   origin: KeyOrigin;
   /** Human description of the origin: `--key ./key.asc`, `PROVIDER_GPG_KEY`, `registry key 23 (acme)`. */
   originLabel: string;
-  /** The armored public key that verified the signature (needed to register it later). */
+  /**
+   * The armored public key that verified the signature, registered by `publish`: the user's own armor block as
+   * given (byte for byte) when it holds only this public key, else the signing key's public part armored anew.
+   */
   armoredKey: string;
 }
 

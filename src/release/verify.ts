@@ -2,7 +2,6 @@
  * `verifyRelease`: everything Terraform and the registry will check, done locally before any write. The
  * core takes its world as arguments (cwd, output, clock, key source) and returns plain data.
  */
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { VerificationError } from '../errors.js';
 import type { Output } from '../ui/output.js';
@@ -13,6 +12,7 @@ import { checkListing } from './listing.js';
 import { chooseProtocols, parseManifest } from './protocols.js';
 import { parseShasums, type ShasumEntry } from './shasums.js';
 import { readSignatureFile } from './signature.js';
+import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import { checkSigner } from './signer.js';
 import type { ReleaseFile, ReleasePlatform, VerifiedRelease } from './types.js';
 import { checkZip } from './zipCheck.js';
@@ -51,7 +51,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   layout.warnings.forEach(warn);
   output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
 
-  const shasums = await readReleaseFile(layout, layout.shasums);
+  const shasums = await readReleaseFile(layout, layout.shasums, 'shasums');
   const entries = parseShasums(shasums.content, layout.shasums);
   checkListing(layout, entries).forEach(warn);
 
@@ -122,7 +122,8 @@ async function checkManifestAndSignature(
 ) {
   const { output } = options;
 
-  const manifest = layout.manifest === undefined ? undefined : await readReleaseFile(layout, layout.manifest);
+  const manifest =
+    layout.manifest === undefined ? undefined : await readReleaseFile(layout, layout.manifest, 'manifest');
   const chosen = chooseProtocols({
     flag: options.protocols,
     config: options.configProtocols,
@@ -131,7 +132,7 @@ async function checkManifestAndSignature(
   });
   chosen.warnings.forEach(warn);
 
-  const sig = await readReleaseFile(layout, layout.signature);
+  const sig = await readReleaseFile(layout, layout.signature, 'signature');
   const signature = await readSignatureFile(sig.content, layout.signature, {
     dearmor: options.dearmorSignature === true,
     shasumsFile: layout.shasums,
@@ -152,16 +153,46 @@ async function checkManifestAndSignature(
   return { manifest, protocols: chosen, sig, signature, signer };
 }
 
-/** Reads one small file of the release (SHA256SUMS, signature, manifest). */
+/** Each small file's cap, what it is called in messages, and what to do when it is above the cap. */
+const SMALL_FILES = {
+  shasums: {
+    limit: SMALL_FILE_CAPS.shasums,
+    what: 'a SHA256SUMS file (one line per file, a few KB)',
+    hint: () =>
+      'This is not the checksum file goreleaser writes. Rebuild the release (goreleaser release --clean) instead of writing into its folder.',
+  },
+  signature: {
+    limit: SMALL_FILE_CAPS.signature,
+    what: 'a detached signature (under 1 KB)',
+    hint: (layout: ReleaseLayout) =>
+      `Sign ${layout.shasums} again with a binary detached signature: gpg --detach-sign ${layout.shasums}`,
+  },
+  manifest: {
+    limit: SMALL_FILE_CAPS.manifest,
+    what: 'a manifest (one line of JSON)',
+    hint: () =>
+      'Write it as goreleaser copies terraform-registry-manifest.json: {"version":1,"metadata":{"protocol_versions":["6.0"]}}',
+  },
+} as const;
+
+/** Reads one small file of the release (SHA256SUMS, signature, manifest), refusing one above its cap. */
 async function readReleaseFile(
   layout: ReleaseLayout,
   filename: string,
+  kind: keyof typeof SMALL_FILES,
 ): Promise<{ file: ReleaseFile; content: Uint8Array }> {
   const file = path.join(layout.dir, filename);
+  const { limit, what, hint } = SMALL_FILES[kind];
   try {
-    const content = new Uint8Array(await fs.readFile(file));
+    const content = new Uint8Array(await readCapped(file, limit));
     return { file: { filename, path: file, bytes: content.length }, content };
   } catch (error) {
+    if (error instanceof FileTooLargeError) {
+      throw new VerificationError(tooLargeMessage(filename, error, what), {
+        hint: hint(layout),
+        details: { file: filename, bytes: error.bytes, limit },
+      });
+    }
     throw new VerificationError(
       `${filename} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       {

@@ -1,7 +1,8 @@
 /**
  * Each platform archive must be a zip Terraform can unpack, holding at its top level an executable whose
  * name starts with `terraform-provider-<name>` (Terraform looks for exactly that after unpacking). Only the
- * central directory and the executable's local header are read, so this is cheap whatever the size.
+ * central directory, up to the executable, and the executable's local header are read, and the number of entries
+ * is capped, so this is cheap whatever the size of the file or its number of entries.
  */
 import type { Entry, ZipFile } from 'yauzl';
 import { VerificationError } from '../errors.js';
@@ -15,6 +16,13 @@ export interface ZipCheck {
 }
 
 const UNIX = 3;
+/**
+ * The most entries a platform archive may declare. goreleaser puts the binary and, by default, the license,
+ * readme and changelog files in it (1 to 4 entries); 1 000 is some 250 times that, and walking them all costs
+ * about 0.3 s. Terraform unpacks every entry at `terraform init`, so a zip of hundreds of thousands of entries is
+ * no provider package anyway (250 000 of them kept this check busy 50 to 80 s, at 280 MB, before the cap).
+ */
+export const MAX_ZIP_ENTRIES = 1000;
 const REBUILD = 'Rebuild the archive with goreleaser (archives: formats: [zip]) and regenerate SHA256SUMS.';
 
 /** Checks one platform archive; throws a VerificationError naming the file. */
@@ -36,23 +44,28 @@ export async function checkZip(
     throw fail(`is not a readable zip archive (${(error as Error).message})`);
   }
   try {
-    const entries: Entry[] = [];
-    try {
-      for await (const entry of zip.eachEntry()) entries.push(entry);
-    } catch (error) {
-      throw fail(`is a damaged zip archive (${(error as Error).message})`);
+    // The end record gives the count before any entry is read: a zip declaring more than the cap is refused
+    // without walking it (yauzl reads exactly that many central directory records).
+    if (zip.entryCount > MAX_ZIP_ENTRIES) {
+      throw new VerificationError(
+        `${filename} holds ${zip.entryCount} entries; a provider archive holds a handful (the provider binary, perhaps a license and a readme), and at most ${MAX_ZIP_ENTRIES} are read`,
+        {
+          hint: `Archive only the provider binary and a few documents (goreleaser's archives.files). ${REBUILD}`,
+          details: { file: filename, entries: zip.entryCount, limit: MAX_ZIP_ENTRIES },
+        },
+      );
     }
-    const files = entries.filter((e) => !e.fileName.endsWith('/'));
-    if (files.length === 0) throw fail('is an empty zip archive');
-    const top = files.filter((e) => !e.fileName.includes('/') && e.fileName.startsWith(prefix));
-    const executable = top[0];
+    const walk = await findExecutable(zip, prefix).catch((error: unknown) => {
+      throw fail(`is a damaged zip archive (${(error as Error).message})`);
+    });
+    const { executable } = walk;
+    if (walk.files === 0) throw fail('is an empty zip archive');
     if (executable === undefined) {
-      const nested = files.find((e) => baseName(e.fileName).startsWith(prefix));
-      const found = files.slice(0, 5).map((e) => shorten(e.fileName, 80));
+      const { nested, firstNames, files } = walk;
       throw fail(
-        nested
-          ? `has ${shorten(nested.fileName)} in a folder; Terraform looks for ${prefix}* at the top level of the archive`
-          : `holds no executable named ${prefix}* (found: ${found.join(', ')}${files.length > 5 ? ', …' : ''})`,
+        nested !== undefined
+          ? `has ${shorten(nested)} in a folder; Terraform looks for ${prefix}* at the top level of the archive`
+          : `holds no executable named ${prefix}* (found: ${firstNames.join(', ')}${files > firstNames.length ? ', …' : ''})`,
         `Terraform refuses to install a package without ${prefix}* at its top level. Check the provider name and goreleaser's builds.binary ({{ .ProjectName }}_v{{ .Version }}). ${REBUILD}`,
       );
     }
@@ -91,6 +104,35 @@ function checkMode(entry: Entry, filename: string, os: string): string[] {
     );
   }
   return [];
+}
+
+/** What walking the central directory found, up to the executable (then it stops). */
+interface Walk {
+  /** The first top-level entry named `prefix…`, the one Terraform would run. */
+  executable?: Entry;
+  /** Files (not folders) seen. */
+  files: number;
+  /** The first five file names seen, shortened, for the message when there is no executable. */
+  firstNames: string[];
+  /** A file named `prefix…` inside a folder, when there is no executable at the top level. */
+  nested?: string;
+}
+
+/** Reads entries one at a time (yauzl's lazy mode) and stops at the first top-level `prefix…` file. */
+async function findExecutable(zip: ZipFile, prefix: string): Promise<Walk> {
+  const walk: Walk = { files: 0, firstNames: [] };
+  for await (const entry of zip.eachEntry()) {
+    if (entry.fileName.endsWith('/')) continue;
+    walk.files++;
+    if (walk.firstNames.length < 5) walk.firstNames.push(shorten(entry.fileName, 80));
+    if (!entry.fileName.includes('/') && entry.fileName.startsWith(prefix)) {
+      walk.executable = entry;
+      break;
+    }
+    if (walk.nested === undefined && baseName(entry.fileName).startsWith(prefix))
+      walk.nested = entry.fileName;
+  }
+  return walk;
 }
 
 function baseName(name: string): string {

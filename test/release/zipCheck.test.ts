@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as yauzl from 'yauzl';
 import { VerificationError } from '../../src/errors.js';
-import { checkZip } from '../../src/release/zipCheck.js';
+import { MAX_ZIP_ENTRIES, checkZip } from '../../src/release/zipCheck.js';
 import { FIXTURES, R, makeZip, tempRoot, zipName, type ZipMember } from './helpers.js';
 
 const EXE = 'terraform-provider-example_v1.2.3';
@@ -88,4 +89,51 @@ describe('checkZip', () => {
     const error = await failure(good.subarray(0, good.length - 30));
     expect(error.message).toMatch(/not a readable zip|damaged/);
   });
+});
+
+// A provider zip holds a handful of entries; one with hundreds of thousands made the check walk (and keep)
+// every one: 250 000 entries took over 50 s. The walk stops at the executable, and a zip declaring more entries
+// than the cap is refused from its end record, before any entry is read. Counted, not timed.
+describe('checkZip on zips with many entries', () => {
+  const yauzlModule = yauzl as unknown as { ZipFile: { prototype: { readEntry: () => void } } };
+  let entriesRead = 0;
+  beforeAll(() => {
+    const original = yauzlModule.ZipFile.prototype.readEntry;
+    vi.spyOn(yauzlModule.ZipFile.prototype, 'readEntry').mockImplementation(function (this: unknown) {
+      entriesRead++;
+      original.call(this);
+    });
+  });
+  afterAll(() => vi.restoreAllMocks());
+  beforeEach(() => {
+    entriesRead = 0;
+  });
+
+  const filler = (n: number): ZipMember[] =>
+    Array.from({ length: n }, (_, i) => ({ name: `doc/${i}.txt`, data: '', mode: 0o644 }));
+
+  it('stops at the executable: one entry read when it comes first', async () => {
+    expect((await check([{ name: EXE, data: 'x' }, ...filler(MAX_ZIP_ENTRIES - 1)])).executable).toBe(EXE);
+    expect(entriesRead).toBe(1);
+  });
+
+  it('reads up to the cap when the executable comes last', async () => {
+    expect((await check([...filler(MAX_ZIP_ENTRIES - 1), { name: EXE, data: 'x' }])).executable).toBe(EXE);
+    expect(entriesRead).toBe(MAX_ZIP_ENTRIES);
+  });
+
+  it.each([
+    ['last', [...filler(20_000), { name: EXE, data: 'x' }]],
+    ['absent', filler(20_001)],
+  ] as [string, ZipMember[]][])(
+    'refuses 20 001 entries with the executable %s, reading none of them',
+    async (_, members) => {
+      const error = await failure(members);
+      expect(error.message).toContain(
+        `holds 20001 entries; a provider archive holds a handful (the provider binary, perhaps a license and a readme), and at most ${MAX_ZIP_ENTRIES} are read`,
+      );
+      expect(error.details).toMatchObject({ entries: 20_001, limit: MAX_ZIP_ENTRIES });
+      expect(entriesRead).toBe(0);
+    },
+  );
 });
