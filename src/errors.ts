@@ -71,6 +71,13 @@ export class ApiError extends ProviderError {
   }
 }
 
+/**
+ * The registry (or something in front of it: a proxy, a login page, an old Terraform Enterprise) answered with a
+ * document of another shape than the request's schema. Exit 4, as an API problem: nothing is wrong locally.
+ * `status` is the HTTP status of that answer, so it is never mistaken for a refusal or a lost answer.
+ */
+export class UnexpectedAnswerError extends ApiError {}
+
 /** The registry holds different content for this version. Exit 5. */
 export class ConflictError extends ProviderError {
   readonly code = 'conflict';

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import * as openpgp from 'openpgp';
-import { ApiError, UsageError } from '../errors.js';
+import { ApiError, UnexpectedAnswerError, UsageError } from '../errors.js';
 import { addGpgKey, listGpgKeys } from '../registry/gpgKeys.js';
 import { openSession } from '../registry/session.js';
 import { keyFileTooLarge } from '../release/keySource.js';
@@ -155,7 +155,8 @@ function secretKeyError(shown: string): UsageError {
 
 /** The registry's refusal, with what to do about it; its own words stay in the message. */
 function explainRefusal(error: unknown, local: LocalKey, shown: string, namespace: string): unknown {
-  if (!(error instanceof ApiError)) return error;
+  // An answer of the wrong shape is no refusal: the key may well be registered. It keeps its own message.
+  if (!(error instanceof ApiError) || error instanceof UnexpectedAnswerError) return error;
   const ecc = local.algorithm.startsWith('ECC');
   const hint =
     error.status === 404

@@ -1,14 +1,15 @@
 /** The registry's GPG keys (`/api/registry/private/v2/gpg-keys`). */
 import type { RegistryClient } from './http.js';
-import { mustHave, orUndefinedOn404 } from './providers.js';
-import type { Document, GpgKeyResource } from './types.js';
+import { orUndefinedOn404 } from './providers.js';
+import { documentOf, gpgKeyResource } from './schemas.js';
+import type { GpgKeyResource } from './types.js';
 
 /** The GPG key endpoints' base path (they live outside `/api/v2`). */
 export const GPG_KEYS_PATH = '/api/registry/private/v2/gpg-keys';
 
 /** Every key registered for the namespace, all pages. */
 export async function listGpgKeys(client: RegistryClient, namespace: string): Promise<GpgKeyResource[]> {
-  return client.list<GpgKeyResource>(GPG_KEYS_PATH, { 'filter[namespace]': namespace });
+  return client.list(GPG_KEYS_PATH, gpgKeyResource, { 'filter[namespace]': namespace });
 }
 
 /** Registers an armored public key for the namespace; the registry answers with its key id. */
@@ -17,10 +18,10 @@ export async function addGpgKey(
   namespace: string,
   asciiArmor: string,
 ): Promise<GpgKeyResource> {
-  const doc = await client.request<Document<GpgKeyResource>>('POST', GPG_KEYS_PATH, {
+  const doc = await client.read('POST', GPG_KEYS_PATH, documentOf(gpgKeyResource), {
     json: { data: { type: 'gpg-keys', attributes: { namespace, 'ascii-armor': asciiArmor } } },
   });
-  return mustHave(doc, 'POST', GPG_KEYS_PATH).data;
+  return doc.data;
 }
 
 /** One registered key by its long key id, or undefined when absent. */
@@ -30,7 +31,7 @@ export async function getGpgKey(
   keyId: string,
 ): Promise<GpgKeyResource | undefined> {
   const path = `${GPG_KEYS_PATH}/${encodeURIComponent(namespace)}/${encodeURIComponent(keyId)}`;
-  const doc = await orUndefinedOn404(client.get<Document<GpgKeyResource>>(path));
+  const doc = await orUndefinedOn404(client.get(path, documentOf(gpgKeyResource)));
   return doc?.data;
 }
 

@@ -1,14 +1,17 @@
 /**
  * The one HTTP layer for the registry API, on got: base URL, bearer token for the API host's origin only,
  * JSON:API headers, timeouts, retries with backoff (429/5xx/network; `Retry-After` and `X-RateLimit-Reset`
- * honoured), JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted.
+ * honoured), JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted, and
+ * every document read parsed with the schema its caller declares (an answer of another shape: exit 4).
  */
 import got, { HTTPError, RequestError, type Got, type Method, type RetryObject } from 'got';
 import type { ApiHost } from '../config/index.js';
 import { InterruptedError } from '../errors.js';
+import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
-import type { ListDocument } from './types.js';
+import { parseAnswer, type Answer } from './answers.js';
 import { toApiError, unreachableError } from './httpErrors.js';
+import { listOf } from './schemas.js';
 
 /** The JSON:API media type. */
 export const JSONAPI = 'application/vnd.api+json';
@@ -98,8 +101,57 @@ export class RegistryClient {
     });
   }
 
-  /** Sends one request and returns the parsed JSON body (undefined for an empty body such as 204). */
-  async request<T>(method: Method, path: string, options: RequestOptions = {}): Promise<T | undefined> {
+  /**
+   * Sends one request whose answer is not read (a DELETE): any 2xx with an empty or JSON body is success; a body
+   * of anything else (a proxy's HTML page) is not taken for one.
+   */
+  async request(method: Method, path: string, options: RequestOptions = {}): Promise<void> {
+    parseAnswer(this.options.apiHost, await this.exchange(method, path, options), undefined);
+  }
+
+  /** Sends one request and returns its document, parsed with `schema` (another shape: UnexpectedAnswerError). */
+  async read<S extends z.ZodType>(
+    method: Method,
+    path: string,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    return parseAnswer(this.options.apiHost, await this.exchange(method, path, options), schema);
+  }
+
+  /** GET that must return a document of the shape `schema` describes. */
+  async get<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    return this.read('GET', path, schema, options);
+  }
+
+  /** Reads every page of a list (page[size]=100), each page parsed with `item` as its items' schema. */
+  async list<S extends z.ZodType>(
+    path: string,
+    item: S,
+    searchParams: Record<string, string | number> = {},
+  ): Promise<z.output<S>[]> {
+    const pageSchema = listOf(item);
+    const items: z.output<S>[] = [];
+    let page = 1;
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      const doc = await this.get(path, pageSchema, {
+        searchParams: { ...searchParams, 'page[number]': page, 'page[size]': PAGE_SIZE },
+      });
+      items.push(...doc.data);
+      // `meta.pagination` is part of the page's schema: `next-page` null is the last page, not a missing field.
+      const next = doc.meta.pagination['next-page'];
+      if (next === null || next <= page) break;
+      page = next;
+    }
+    return items;
+  }
+
+  /** One request, retried as configured; a refusal or no answer is thrown as ApiError, an answer returned. */
+  private async exchange(method: Method, path: string, options: RequestOptions): Promise<Answer> {
     const url = new URL(path, this.baseUrl);
     for (const [key, value] of Object.entries(options.searchParams ?? {}))
       url.searchParams.set(key, String(value));
@@ -110,34 +162,16 @@ export class RegistryClient {
           ? {}
           : { body: JSON.stringify(options.json), headers: { 'content-type': JSONAPI } }),
       });
-      const body = response.body as string;
-      return body.trim() === '' ? undefined : (JSON.parse(body) as T);
+      return {
+        method,
+        path: url.pathname,
+        status: response.statusCode,
+        contentType: response.headers['content-type'],
+        body: response.body as string,
+      };
     } catch (error) {
       throw this.translate(error, method, url);
     }
-  }
-
-  /** GET that must return a document. */
-  async get<T>(path: string, options: RequestOptions = {}): Promise<T> {
-    const doc = await this.request<T>('GET', path, options);
-    if (doc === undefined) throw unreachableError(this.options.apiHost, 'GET', path, 'an empty answer');
-    return doc;
-  }
-
-  /** Reads every page of a list (page[size]=100) and returns all items. */
-  async list<T>(path: string, searchParams: Record<string, string | number> = {}): Promise<T[]> {
-    const items: T[] = [];
-    let page = 1;
-    for (let pages = 0; pages < MAX_PAGES; pages++) {
-      const doc = await this.get<ListDocument<T>>(path, {
-        searchParams: { ...searchParams, 'page[number]': page, 'page[size]': PAGE_SIZE },
-      });
-      items.push(...(doc.data ?? []));
-      const next = nextPage(doc);
-      if (next === undefined || next <= page) break;
-      page = next;
-    }
-    return items;
   }
 
   private translate(error: unknown, method: string, url: URL): Error {
@@ -152,8 +186,6 @@ export class RegistryClient {
         String(error.response.body ?? ''),
       );
     }
-    if (error instanceof SyntaxError)
-      return unreachableError(this.options.apiHost, method, url.pathname, 'a body that is not JSON');
     if (error instanceof RequestError) {
       return unreachableError(this.options.apiHost, method, url.pathname, error.code ?? error.message);
     }
@@ -164,15 +196,6 @@ export class RegistryClient {
 /** Builds the registry client. */
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   return new RegistryClient(options);
-}
-
-/** The next page number from `meta.pagination`, else from `links.next`; undefined on the last page. */
-function nextPage<T>(doc: ListDocument<T>): number | undefined {
-  const fromMeta = doc.meta?.pagination?.['next-page'];
-  if (typeof fromMeta === 'number') return fromMeta;
-  if (fromMeta === null || !doc.links?.next) return undefined;
-  const number = new URL(doc.links.next, 'http://relative.invalid').searchParams.get('page[number]');
-  return number === null ? undefined : Number(number);
 }
 
 /** got's rules decide whether to retry; we decide how long to wait. */

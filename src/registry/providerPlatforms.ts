@@ -1,8 +1,9 @@
 /** Provider platforms of a version: list, read, create, delete (addressed by os and arch). */
 import type { RegistryClient } from './http.js';
 import { platformsPath, type ProviderAddress } from './paths.js';
-import { mustHave, orUndefinedOn404 } from './providers.js';
-import type { Document, PlatformResource } from './types.js';
+import { orUndefinedOn404 } from './providers.js';
+import { createdPlatformResource, documentOf, platformResource } from './schemas.js';
+import type { PlatformResource } from './types.js';
 
 /** What a new platform declares: `filename` exactly as in SHA256SUMS, `shasum` its hash there. */
 export interface PlatformAttributes {
@@ -18,7 +19,7 @@ export async function listPlatforms(
   address: ProviderAddress,
   version: string,
 ): Promise<PlatformResource[]> {
-  return client.list<PlatformResource>(platformsPath(address, version));
+  return client.list(platformsPath(address, version), platformResource);
 }
 
 /** One platform, or undefined when absent. */
@@ -30,7 +31,7 @@ export async function getPlatform(
   arch: string,
 ): Promise<PlatformResource | undefined> {
   const doc = await orUndefinedOn404(
-    client.get<Document<PlatformResource>>(platformsPath(address, version, os, arch)),
+    client.get(platformsPath(address, version, os, arch), documentOf(platformResource)),
   );
   return doc?.data;
 }
@@ -44,10 +45,10 @@ export async function createPlatform(
 ): Promise<PlatformResource> {
   const path = platformsPath(address, version);
   // The documented sample payload uses this type string; the registry does not check it.
-  const doc = await client.request<Document<PlatformResource>>('POST', path, {
+  const doc = await client.read('POST', path, documentOf(createdPlatformResource), {
     json: { data: { type: 'registry-provider-version-platforms', attributes } },
   });
-  return mustHave(doc, 'POST', path).data;
+  return doc.data;
 }
 
 /** Deletes one platform and its binary. */

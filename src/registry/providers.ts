@@ -2,14 +2,15 @@
 import type { ApiError } from '../errors.js';
 import type { RegistryClient } from './http.js';
 import { providerPath, providersPath, type ProviderAddress } from './paths.js';
-import type { Document, ProviderResource } from './types.js';
+import { documentOf, providerResource } from './schemas.js';
+import type { ProviderResource } from './types.js';
 
 /** The provider, or undefined when the registry answers 404. */
 export async function getProvider(
   client: RegistryClient,
   address: ProviderAddress,
 ): Promise<ProviderResource | undefined> {
-  const doc = await orUndefinedOn404(client.get<Document<ProviderResource>>(providerPath(address)));
+  const doc = await orUndefinedOn404(client.get(providerPath(address), documentOf(providerResource)));
   return doc?.data;
 }
 
@@ -18,7 +19,8 @@ export async function createProvider(
   client: RegistryClient,
   address: ProviderAddress,
 ): Promise<ProviderResource> {
-  const doc = await client.request<Document<ProviderResource>>('POST', providersPath(address.organization), {
+  const path = providersPath(address.organization);
+  const doc = await client.read('POST', path, documentOf(providerResource), {
     json: {
       data: {
         type: 'registry-providers',
@@ -26,7 +28,7 @@ export async function createProvider(
       },
     },
   });
-  return mustHave(doc, 'POST', providersPath(address.organization)).data;
+  return doc.data;
 }
 
 /** Deletes a provider and all its versions. */
@@ -42,10 +44,4 @@ export async function orUndefinedOn404<T>(promise: Promise<T>): Promise<T | unde
     if ((error as Partial<ApiError>).code === 'api' && (error as ApiError).status === 404) return undefined;
     throw error;
   }
-}
-
-/** A create must answer with a document. */
-export function mustHave<T>(doc: T | undefined, method: string, path: string): T {
-  if (doc === undefined) throw new Error(`${method} ${path} answered without a document`);
-  return doc;
 }

@@ -1,8 +1,9 @@
 /** Provider versions: list, read, create, delete. */
 import type { RegistryClient } from './http.js';
 import { versionsPath, type ProviderAddress } from './paths.js';
-import { mustHave, orUndefinedOn404 } from './providers.js';
-import type { Document, VersionResource } from './types.js';
+import { orUndefinedOn404 } from './providers.js';
+import { createdVersionResource, documentOf, versionResource } from './schemas.js';
+import type { VersionResource } from './types.js';
 
 /** What a new version declares. */
 export interface VersionAttributes {
@@ -16,7 +17,7 @@ export async function listVersions(
   client: RegistryClient,
   address: ProviderAddress,
 ): Promise<VersionResource[]> {
-  return client.list<VersionResource>(versionsPath(address));
+  return client.list(versionsPath(address), versionResource);
 }
 
 /** One version, or undefined when absent. */
@@ -25,7 +26,7 @@ export async function getVersion(
   address: ProviderAddress,
   version: string,
 ): Promise<VersionResource | undefined> {
-  const doc = await orUndefinedOn404(client.get<Document<VersionResource>>(versionsPath(address, version)));
+  const doc = await orUndefinedOn404(client.get(versionsPath(address, version), documentOf(versionResource)));
   return doc?.data;
 }
 
@@ -36,7 +37,7 @@ export async function createVersion(
   attributes: VersionAttributes,
 ): Promise<VersionResource> {
   const path = versionsPath(address);
-  const doc = await client.request<Document<VersionResource>>('POST', path, {
+  const doc = await client.read('POST', path, documentOf(createdVersionResource), {
     json: {
       data: {
         type: 'registry-provider-versions',
@@ -48,7 +49,7 @@ export async function createVersion(
       },
     },
   });
-  return mustHave(doc, 'POST', path).data;
+  return doc.data;
 }
 
 /** Deletes a version with its platforms and files. */

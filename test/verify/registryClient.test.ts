@@ -7,7 +7,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { ApiError } from '../../src/errors.js';
 import { listGpgKeys } from '../../src/registry/gpgKeys.js';
 import { createRegistryClient, type RegistryClientOptions } from '../../src/registry/http.js';
-import type { ProviderResource } from '../../src/registry/types.js';
+import { providerResource } from '../../src/registry/schemas.js';
 import { captureOutput, keyId } from '../release/helpers.js';
 import { emulatorWithKeys } from './helpers.js';
 
@@ -78,7 +78,7 @@ describe('RegistryClient', () => {
     }
     expect(emulator.requestLog.records[0]).toMatchObject({ contentType: 'application/vnd.api+json' });
     emulator.requestLog.clear();
-    const all = await c.list<ProviderResource>(base);
+    const all = await c.list(base, providerResource);
     expect(all).toHaveLength(130);
     expect(new Set(all.map((p) => p.attributes.name)).size).toBe(130);
     expect(emulator.requestLog.records.map((r) => r.query)).toEqual([
