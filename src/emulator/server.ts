@@ -29,7 +29,7 @@ import { registerGpgKeyRoutes } from './routes/gpgKeys.js';
 import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerProviderRoutes } from './routes/providers.js';
 import { registerVersionRoutes } from './routes/versions.js';
-import { Store } from './state.js';
+import { Store, StoreWriteError } from './state.js';
 import type { RequestTarget } from '../requestTarget.js';
 
 /** How to start an emulator. Everything is optional. */
@@ -225,7 +225,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         sendProblem(res, error);
       } else {
         options.onError?.(error);
-        sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
+        const detail =
+          error instanceof StoreWriteError
+            ? `The emulator could not save the change (${error.code}); nothing was changed.`
+            : undefined;
+        sendProblem(
+          res,
+          new HttpProblem(500, [
+            { status: '500', title: 'internal server error', ...(detail ? { detail } : {}) },
+          ]),
+        );
       }
     }
   };
