@@ -1,9 +1,11 @@
 /**
  * The emulator's small HTTP toolkit: a router with `:params`, JSON:API answers and errors, body reading
- * with a size limit. Handlers throw `HttpProblem` to answer with a JSON:API error document.
+ * with a size limit, and `serveRequests`, the request pipeline both of its servers (the registry emulator
+ * and the run task platform) share. Handlers throw `HttpProblem` to answer with a JSON:API error document.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from '../registry/types.js';
+import { parseRequestTarget, type RequestTarget } from '../requestTarget.js';
 
 export const JSONAPI = 'application/vnd.api+json';
 
@@ -21,6 +23,11 @@ export class HttpProblem extends Error {
 /** 404 in the platform's words: used both for "absent" and "you may not see it". */
 export function notFound(): HttpProblem {
   return new HttpProblem(404, [{ status: '404', title: 'not found' }]);
+}
+
+/** 400 for a request that is not one a client could mean (a bad target, a bad escape). */
+export function badRequest(detail: string): HttpProblem {
+  return new HttpProblem(400, [{ status: '400', title: 'bad request', detail }]);
 }
 
 /** 422 pointing at the attribute that is wrong. */
@@ -102,12 +109,46 @@ export class Router {
       }
       const params: Record<string, string> = {};
       route.names.forEach((name, i) => {
-        params[name] = decodeURIComponent(m[i + 1] ?? '');
+        params[name] = decodeParam(m[i + 1] ?? '');
       });
       return { route, params };
     }
     return { route: undefined, allowed };
   }
+}
+
+/** A path segment decoded; a bad escape is the client's mistake (400), not an error of the route. */
+function decodeParam(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest('A path segment has a percent-escape that is not valid (%XX, decoding to UTF-8).');
+  }
+}
+
+/** The request's target (path and query); a target that is not a URL or has a bad escape is a 400. */
+export function readTarget(req: IncomingMessage): RequestTarget {
+  const result = parseRequestTarget(req.url, req.headers.host);
+  if (!result.ok) throw badRequest(result.reason);
+  return result.target;
+}
+
+/**
+ * The request listener of a server: runs `handle`, and answers whatever escapes it with a 500 (or cuts the
+ * connection when the answer has begun), telling `onError`. A request can end in an answer; it never ends the
+ * process with an unhandled rejection.
+ */
+export function requestListener(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  onError: ((error: unknown) => void) | undefined,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      onError?.(error);
+      if (res.headersSent) res.destroy();
+      else sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
+    });
+  };
 }
 
 /** Sends a JSON:API document. */

@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
 import { parseFaultFile } from './faults.js';
 import { startEmulator, type EmulatorOptions } from './server.js';
+import { StoreWriteError } from './state.js';
 import { parseRate } from './shaping.js';
 
 /** Parses an integer flag within bounds, naming the flag on error. */
@@ -73,8 +74,13 @@ export async function runEmulator(input: {
 }): Promise<number> {
   const { output, flags, io } = input;
   const options = emulatorOptionsFromFlags(flags, io.cwd, io.env);
+  // A full or read-only data folder is the machine's state, not a bug: its message says all, without a stack.
   options.onError = (error) =>
-    output.warn(`emulator: unexpected error: ${(error as Error).stack ?? String(error)}`);
+    output.warn(
+      error instanceof StoreWriteError
+        ? `emulator: ${error.message}`
+        : `emulator: unexpected error: ${(error as Error).stack ?? String(error)}`,
+    );
   const emulator = await startEmulator(options);
   const started = {
     url: emulator.url,

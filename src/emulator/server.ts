@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, AppSettings } from './app.js';
 import { FaultEngine, type FaultRule } from './faults.js';
-import { HttpProblem, Router, readBody, sendProblem, type RequestContext } from './http.js';
+import {
+  HttpProblem,
+  Router,
+  readBody,
+  readTarget,
+  requestListener,
+  sendProblem,
+  type RequestContext,
+} from './http.js';
 import { LinkSigner } from './links.js';
 import { RateLimiter } from './rateLimit.js';
 import { RequestLog, type RequestRecord } from './requestLog.js';
@@ -21,7 +29,8 @@ import { registerGpgKeyRoutes } from './routes/gpgKeys.js';
 import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerProviderRoutes } from './routes/providers.js';
 import { registerVersionRoutes } from './routes/versions.js';
-import { Store } from './state.js';
+import { Store, StoreWriteError } from './state.js';
+import type { RequestTarget } from '../requestTarget.js';
 
 /** How to start an emulator. Everything is optional. */
 export interface EmulatorOptions {
@@ -106,14 +115,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = now();
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const method = req.method ?? 'GET';
+    // What the log shows: the target as it came until it is read (a malformed one stays so, links redacted
+    // by the log), then its path and query.
+    let shown: Pick<RequestTarget, 'path' | 'search'> = { path: req.url ?? '', search: '' };
     const ctx: RequestContext = {
       req,
       res,
       method,
-      path: url.pathname,
-      query: url.searchParams,
+      path: '',
+      query: new URLSearchParams(),
       params: {},
       body: undefined,
     };
@@ -128,8 +139,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       requestLog.add({
         time: new Date(started).toISOString(),
         method,
-        path: url.pathname,
-        ...(url.search ? { query: url.search.slice(1) } : {}),
+        path: shown.path,
+        ...(shown.search ? { query: shown.search.slice(1) } : {}),
         status,
         authorization: req.headers.authorization !== undefined,
         contentType: req.headers['content-type'] ?? null,
@@ -147,8 +158,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }) as typeof res.end;
     res.on('close', () => log(res.headersSent ? res.statusCode : 0));
     if (latencyMs > 0) await sleep(latencyMs);
+    let url: RequestTarget;
+    try {
+      url = readTarget(req);
+    } catch (problem) {
+      req.resume();
+      sendProblem(res, problem as HttpProblem);
+      return;
+    }
+    shown = url;
+    ctx.path = url.path;
+    ctx.query = url.query;
 
-    const decision = faults.decide(method, url.pathname);
+    const decision = faults.decide(method, url.path);
     if (decision) {
       const { rule } = decision;
       record.fault = `rule ${decision.index + 1}: ${describeRule(rule)}`;
@@ -169,7 +191,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
 
     try {
-      if (limiter && url.pathname.startsWith('/api/')) {
+      if (limiter && url.path.startsWith('/api/')) {
         const key = req.headers.authorization ?? `ip:${req.socket.remoteAddress ?? ''}`;
         const verdict = limiter.take(key, now());
         for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
@@ -180,7 +202,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           ]);
         }
       }
-      const match = router.match(method, url.pathname);
+      const match = router.match(method, url.path);
       if (!match.route) {
         req.resume();
         if (match.allowed.length > 0) {
@@ -203,14 +225,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         sendProblem(res, error);
       } else {
         options.onError?.(error);
-        sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
+        const detail =
+          error instanceof StoreWriteError
+            ? `The emulator could not save the change (${error.code}); nothing was changed.`
+            : undefined;
+        sendProblem(
+          res,
+          new HttpProblem(500, [
+            { status: '500', title: 'internal server error', ...(detail ? { detail } : {}) },
+          ]),
+        );
       }
     }
   };
 
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
+  const server = createServer(requestListener(handle, options.onError));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,8 @@
 /**
  * The emulator's state: organizations and tokens, providers, versions, platforms, GPG keys and the objects
  * (uploaded files). Metadata is one JSON file written atomically after every change; objects are files.
+ * Every change goes through `change()`: it lands on disk and in memory, or (when the state cannot be saved,
+ * e.g. the data folder is full) in neither, so that a client's 500 never hides a change a restart would lose.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from 'node:fs';
@@ -12,6 +14,11 @@ export interface StoredObject {
   uploadedAt: number | null;
   flagAt: number | null;
   bytes: number | null;
+  /**
+   * The expiry stamps of the upload links that delivered bytes: an upload link is single-use (absent in state
+   * written before this was kept).
+   */
+  spentLinks?: number[];
 }
 
 export interface StoredProvider {
@@ -95,11 +102,23 @@ export function newObject(): StoredObject {
   return { key: newId('obj'), uploadedAt: null, flagAt: null, bytes: null };
 }
 
+/** The state file could not be written: the change it carried was not made. */
+export class StoreWriteError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`cannot save the emulator's state to ${path} (${code}); the change was not made`);
+  }
+}
+
 /** The metadata and object files of one emulator, under one data folder. */
 export class Store {
   readonly data: StateData;
   readonly objectsDir: string;
   private readonly statePath: string;
+  /** Object files the change under way removes, once it is saved. */
+  private removals: string[] | undefined;
 
   private constructor(
     readonly dataDir: string,
@@ -140,11 +159,60 @@ export class Store {
     return store;
   }
 
-  /** Writes the metadata atomically: a temporary file renamed over the old one. */
-  save(): void {
+  /**
+   * Applies a change to the state and saves it. When the save fails, the state in memory is put back as it
+   * was and `StoreWriteError` is thrown: the change is on disk and in memory, or in neither. Object files the
+   * change removes (deletes) go only once it is saved. `apply` must not await: nothing else runs meanwhile.
+   */
+  change<T>(apply: (data: StateData) => T): T {
+    const before = JSON.stringify(this.data);
+    const removals: string[] = [];
+    this.removals = removals;
+    try {
+      const result = apply(this.data);
+      this.save();
+      for (const path of removals) rmSync(path, { force: true });
+      return result;
+    } catch (error) {
+      // Back to the saved state, in place: the routes read `store.data`, tests hold it.
+      Object.assign(this.data, JSON.parse(before) as StateData);
+      throw error;
+    } finally {
+      this.removals = undefined;
+    }
+  }
+
+  /** Writes the metadata atomically: a temporary file renamed over the old one (removed if that fails). */
+  private save(): void {
     const tmp = `${this.statePath}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.data));
-    renameSync(tmp, this.statePath);
+    try {
+      writeFileSync(tmp, JSON.stringify(this.data));
+      renameSync(tmp, this.statePath);
+    } catch (error) {
+      rmSync(tmp, { force: true });
+      throw new StoreWriteError(this.statePath, (error as NodeJS.ErrnoException).code ?? String(error));
+    }
+  }
+
+  /**
+   * Puts `part` (a finished upload) in place as the bytes of object `key` and makes the change `apply` makes
+   * (flags, sizes), as one: when the change is refused or cannot be saved, the part is removed and the bytes
+   * the object held before are back in place.
+   */
+  receiveObject(key: string, part: string, apply: (data: StateData) => void): void {
+    const target = this.objectPath(key);
+    const previous = existsSync(target) ? `${target}.${randomBytes(6).toString('hex')}.old` : undefined;
+    if (previous) renameSync(target, previous);
+    try {
+      renameSync(part, target);
+      this.change(apply);
+    } catch (error) {
+      rmSync(part, { force: true });
+      rmSync(target, { force: true });
+      if (previous) renameSync(previous, target);
+      throw error;
+    }
+    if (previous) rmSync(previous, { force: true });
   }
 
   /** Path of an object's bytes. */
@@ -152,9 +220,11 @@ export class Store {
     return join(this.objectsDir, key);
   }
 
-  /** Removes an object's bytes, if any. */
+  /** Removes an object's bytes, if any: at once, or when the change under way is saved. */
   removeObject(object: StoredObject): void {
-    rmSync(this.objectPath(object.key), { force: true });
+    const path = this.objectPath(object.key);
+    if (this.removals) this.removals.push(path);
+    else rmSync(path, { force: true });
   }
 
   /** Every object with its owner, for the archivist routes. */

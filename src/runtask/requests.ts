@@ -1,5 +1,6 @@
 /**
- * One request to the integrator. Order of checks on a POST: stopping → 503; body over the limit → 413;
+ * One request to the integrator. First, a target that is not a URL, a bad escape or a bad Host → 400. Order of
+ * checks on a POST: stopping → 503; body over the limit → 413;
  * signature (when a key is set) → 401 and nothing else happens; empty body or the verification request → 200
  * and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422; no usable callback (URL on an allowed host,
  * token) → 422; a job record that cannot be written → 503 with Retry-After; otherwise the job is journaled and
@@ -13,6 +14,7 @@ import { SIGNATURE_HEADER, verifySignature } from './hmac.js';
 import type { JobManager } from './jobs.js';
 import type { EventLog } from './log.js';
 import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from './payload.js';
+import { parseRequestTarget } from '../requestTarget.js';
 import type { IntegratorOptions } from './server.js';
 
 /** What a request handler sees of the integrator. */
@@ -70,8 +72,14 @@ export async function handleRequest(
   res: ServerResponse,
 ): Promise<void> {
   const { options, jobs, log } = context;
-  const path = new URL(req.url ?? '/', 'http://integrator.invalid').pathname;
   const remote = req.socket.remoteAddress;
+  const target = parseRequestTarget(req.url, req.headers.host);
+  if (!target.ok) {
+    log.warn('request.rejected', `refused a request: ${target.reason}`, { http: 400, remote });
+    req.resume();
+    return refuse(res, 400, 'bad request', target.reason);
+  }
+  const { path } = target.target;
   if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
     // 503 while new jobs would be refused (stopping, or a journal that cannot be written), so that a load
     // balancer sends them elsewhere; the jobs already accepted run and report either way.

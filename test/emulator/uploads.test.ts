@@ -127,12 +127,12 @@ describe('uploading', () => {
     }
   });
 
-  it('a second PUT replaces the bytes (a re-upload after a failed one)', async () => {
+  it('an upload link is single-use: a second PUT is refused (403) and the first bytes stay', async () => {
     const emulator = await start();
     const published = await publishFixture(emulator);
     const link = linkOf(published.version, 'shasums-upload');
-    expectSuccess(await upload(link, Buffer.from('partial')));
     expectSuccess(await upload(link, release.sums));
+    expectErrorDocument(await upload(link, Buffer.from('other bytes')), 403, { detail: /already been used/ });
     const version = await clients(emulator).owner.get(versionPath(emulator.organization));
     expect((await download(linkOf(version.json, 'shasums-download'))).bytes.equals(release.sums)).toBe(true);
   });

@@ -1,9 +1,12 @@
 /**
  * Archivist: the blob storage behind the upload and download links. No token: the signed secret in the path
- * is the credential. A PUT streams the bytes to disk and then flips the matching uploaded flag. With
+ * is the credential. A PUT streams the bytes to disk and then flips the matching uploaded flag, as one change
+ * of the store (bytes and flag land together, or neither). An upload link is single-use: once it has
+ * delivered its file it is refused (403, like an expired one), and the stored bytes stay; reading the version
+ * or platform again gives the file's state and, while the registry still waits for it, a fresh link. With
  * `--bandwidth`, bodies in both directions are paced to the connection's rate.
  */
-import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +16,12 @@ import { ARCHIVIST_PREFIX } from '../links.js';
 
 function forbidden(detail: string): HttpProblem {
   return new HttpProblem(403, [{ status: '403', title: 'forbidden', detail }]);
+}
+
+function spent(): HttpProblem {
+  return forbidden(
+    'This upload link has already been used: it received its file. Read the version or platform again for its state.',
+  );
 }
 
 /** Registers the archivist routes. */
@@ -28,6 +37,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         throw forbidden('This link is not a valid upload link, or it has expired.');
       const found = app.store.findObject(grant.key);
       if (!found) throw notFound();
+      if (found.object.spentLinks?.includes(grant.expiresAt)) throw spent();
       const target = app.store.objectPath(grant.key);
       const tmp = `${target}.${randomBytes(6).toString('hex')}.part`;
       try {
@@ -46,18 +56,23 @@ export function registerArchivistRoutes(router: Router, app: App): void {
           },
           createWriteStream(tmp),
         );
-        // The owner may have been deleted while the bytes were arriving.
-        if (!app.store.findObject(grant.key)) throw notFound();
-        renameSync(tmp, target);
       } catch (error) {
         rmSync(tmp, { force: true });
         throw error;
       }
-      const now = app.now();
-      found.object.uploadedAt = now;
-      found.object.flagAt = now + app.settings.flagDelayMs;
-      found.object.bytes = ctx.bytesIn;
-      app.store.save();
+      const bytes = ctx.bytesIn;
+      app.store.receiveObject(grant.key, tmp, () => {
+        // Looked up again: the owner may have been deleted, or the link spent by a copy of this request,
+        // while the bytes were arriving.
+        const object = app.store.findObject(grant.key)?.object;
+        if (!object) throw notFound();
+        if (object.spentLinks?.includes(grant.expiresAt)) throw spent();
+        const now = app.now();
+        object.uploadedAt = now;
+        object.flagAt = now + app.settings.flagDelayMs;
+        object.bytes = bytes;
+        object.spentLinks = [...(object.spentLinks ?? []), grant.expiresAt];
+      });
       ctx.res.writeHead(200, { 'content-length': 0 }).end();
     },
     { streaming: true },

@@ -64,16 +64,18 @@ export function registerGpgKeyRoutes(router: Router, app: App): void {
     }
     problems.throwIfAny();
     const now = app.now();
-    const stored = {
-      id: String(app.store.data.nextGpgKeyId++),
-      namespace: namespace!,
-      keyId: facts!.keyId,
-      asciiArmor: armor!,
-      createdAt: now,
-      updatedAt: now,
-    };
-    app.store.data.gpgKeys.push(stored);
-    app.store.save();
+    const stored = app.store.change((data) => {
+      const key = {
+        id: String(data.nextGpgKeyId++),
+        namespace: namespace!,
+        keyId: facts!.keyId,
+        asciiArmor: armor!,
+        createdAt: now,
+        updatedAt: now,
+      };
+      data.gpgKeys.push(key);
+      return key;
+    });
     sendDocument(ctx.res, 201, { data: gpgKeyResource(stored) });
   });
 
@@ -129,8 +131,9 @@ export function registerGpgKeyRoutes(router: Router, app: App): void {
     requireNamespace(principal, ctx.params.namespace!);
     requireWriter(principal);
     const key = findKey(ctx.params.namespace!, ctx.params.keyId!);
-    app.store.data.gpgKeys = app.store.data.gpgKeys.filter((k) => k !== key);
-    app.store.save();
+    app.store.change((data) => {
+      data.gpgKeys = data.gpgKeys.filter((k) => k.id !== key.id);
+    });
     ctx.res.writeHead(204).end();
   });
 }

@@ -46,8 +46,7 @@ export function registerPlatformRoutes(router: Router, app: App): void {
       createdAt: app.now(),
       binary: newObject(),
     };
-    app.store.data.platforms.push(stored);
-    app.store.save();
+    app.store.change((data) => data.platforms.push(stored));
     sendDocument(ctx.res, 201, { data: platformResource(app, stored, principal) });
   });
 
@@ -81,8 +80,8 @@ export function registerPlatformRoutes(router: Router, app: App): void {
   router.on('DELETE', `${PLATFORMS}/:os/:arch`, (ctx) => {
     const [, provider] = providerFromPath(app, ctx, true);
     const version = findVersion(app, provider, ctx.params.version!);
-    app.store.deletePlatform(findPlatform(version.id, ctx.params.os!, ctx.params.arch!));
-    app.store.save();
+    const platform = findPlatform(version.id, ctx.params.os!, ctx.params.arch!);
+    app.store.change(() => app.store.deletePlatform(platform));
     ctx.res.writeHead(204).end();
   });
 }

@@ -66,8 +66,7 @@ export function registerProviderRoutes(router: Router, app: App): void {
       createdAt: now,
       updatedAt: now,
     };
-    app.store.data.providers.push(provider);
-    app.store.save();
+    app.store.change((data) => data.providers.push(provider));
     sendDocument(ctx.res, 201, { data: providerResource(app, provider, principal) });
   });
 
@@ -115,8 +114,7 @@ export function registerProviderRoutes(router: Router, app: App): void {
     requirePrivateRegistry(ctx.params.registry!);
     requireWriter(principal);
     const provider = findProvider(app, ctx.params.org!, ctx.params.namespace!, ctx.params.name!);
-    app.store.deleteProvider(provider);
-    app.store.save();
+    app.store.change(() => app.store.deleteProvider(provider));
     ctx.res.writeHead(204).end();
   });
 }

@@ -66,8 +66,7 @@ export function registerVersionRoutes(router: Router, app: App): void {
       shasums: newObject(),
       shasumsSig: newObject(),
     };
-    app.store.data.versions.push(stored);
-    app.store.save();
+    app.store.change((data) => data.versions.push(stored));
     sendDocument(ctx.res, 201, { data: versionResource(app, provider, stored, principal) });
   });
 
@@ -91,8 +90,7 @@ export function registerVersionRoutes(router: Router, app: App): void {
   router.on('DELETE', `${VERSIONS}/:version`, (ctx) => {
     const [, provider] = providerFromPath(app, ctx, true);
     const version = findVersion(app, provider, ctx.params.version!);
-    app.store.deleteVersion(version);
-    app.store.save();
+    app.store.change(() => app.store.deleteVersion(version));
     ctx.res.writeHead(204).end();
   });
 }

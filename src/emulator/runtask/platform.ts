@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../../errors.js';
-import { HttpProblem, Router, readBody, sendProblem, type RequestContext } from '../http.js';
+import {
+  HttpProblem,
+  Router,
+  readBody,
+  readTarget,
+  requestListener,
+  sendProblem,
+  type RequestContext,
+} from '../http.js';
 import { LinkSigner } from '../links.js';
 import { PlatformEvents } from './events.js';
 import { issueTask, type IssuedTask, type RunTaskSetup } from './issue.js';
@@ -54,19 +62,19 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
   registerRunTaskRoutes(router, { tasks, blobs, links, events, now, baseUrl: () => baseUrl });
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://platform.invalid');
     const method = req.method ?? 'GET';
-    const ctx: RequestContext = {
-      req,
-      res,
-      method,
-      path: url.pathname,
-      query: url.searchParams,
-      params: {},
-      body: undefined,
-    };
     try {
-      const match = router.match(method, url.pathname);
+      const url = readTarget(req);
+      const ctx: RequestContext = {
+        req,
+        res,
+        method,
+        path: url.path,
+        query: url.query,
+        params: {},
+        body: undefined,
+      };
+      const match = router.match(method, url.path);
       if (!match.route) {
         req.resume();
         throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
@@ -75,13 +83,14 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
       ctx.body = await readBody(req, BODY_LIMIT);
       await match.route.handler(ctx);
     } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
       if (res.headersSent) return void res.destroy();
-      if (error instanceof HttpProblem) return sendProblem(res, error);
-      options.onError?.(error);
-      sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
+      // The body of a refused request is not read: drain it, so that the client reads the answer.
+      req.resume();
+      sendProblem(res, error);
     }
   };
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer(requestListener(handle, options.onError));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
