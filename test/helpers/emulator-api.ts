@@ -472,3 +472,25 @@ export async function loggedRequest(
     await sleep(5);
   }
 }
+
+/**
+ * Counts the requests the emulator starts and logs from now on; `settled()` resolves once every started one is
+ * logged (answered, or its connection closed: a client that gave up is logged after its own error).
+ */
+export function trackRequests(emulator: Emulator): { settled: () => Promise<void> } {
+  let started = 0;
+  let ended = 0;
+  onRequestStart(emulator, () => {
+    started++;
+  });
+  const add = emulator.requestLog.add.bind(emulator.requestLog);
+  emulator.requestLog.add = (record) => {
+    add(record);
+    ended++;
+  };
+  return {
+    async settled() {
+      while (ended < started) await sleep(5);
+    },
+  };
+}
