@@ -217,6 +217,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (!match.route.streaming) ctx.body = await readBody(req, API_BODY_LIMIT);
       await match.route.handler(ctx);
     } catch (error) {
+      // The client went away mid-request (an upload it abandoned): there is no one to answer and nothing went
+      // wrong here; the request log records it with status 0 when the connection closes.
+      if (req.socket.destroyed) return;
       if (res.headersSent) {
         res.destroy();
         return;

@@ -126,7 +126,8 @@ export async function uploadPlatform(
   return uploadWithRefresh(
     ctx,
     item.filename,
-    { path: item.path, bytes: item.bytes },
+    // The size and hash it was verified with: the upload proves it sends those bytes, or aborts.
+    { path: item.path, bytes: item.bytes, sha256: item.shasum },
     stateOf(resource),
     async () => {
       const fresh = await read();

@@ -3,15 +3,20 @@
  * requests go through a separate got instance that never sends the token; each link is registered as a secret with the output sink and never appears in a message (errors
  * name the file). 5xx, 408/429, resets and timeouts are retried with backoff; an upload link answering
  * 401/403/404 raises `LinkRefusedError`, so the caller can read the resource again for a fresh link.
+ * A file is hashed while it streams and its last chunk is held back until the hash matches the verified one
+ * (`readVerified`): a file changed since verification aborts the request, and the error is final.
  */
-import { createReadStream } from 'node:fs';
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';
+import { FileChangedError, readVerified } from '../release/hashing.js';
 import type { Output } from '../ui/output.js';
 import { DEFAULT_BACKOFF, backoffDelay, interrupted, pause, type BackoffPolicy } from './backoff.js';
 
-/** What to send: a file streamed from disk, or bytes already in memory (the verified SHA256SUMS and .sig). */
-export type TransferBody = { path: string; bytes: number } | { data: Uint8Array };
+/**
+ * What to send: a file streamed from disk with the size and SHA-256 it was verified with (checked again as
+ * it streams), or bytes already in memory (the verified SHA256SUMS and .sig, which nothing can change).
+ */
+export type TransferBody = { path: string; bytes: number; sha256: string } | { data: Uint8Array };
 
 /** Bytes sent so far of one upload. */
 export interface TransferProgress {
@@ -53,8 +58,8 @@ export async function uploadFile(
   const idle = options.timeoutMs ?? 60_000;
   await withRetries(options, 'uploading', async () => {
     const request = transport.put(options.url, {
-      // A fresh stream per attempt: a body stream cannot be replayed.
-      body: 'data' in body ? Buffer.from(body.data) : createReadStream(body.path),
+      // A fresh stream per attempt (a body stream cannot be replayed): each attempt reads and hashes anew.
+      body: 'data' in body ? Buffer.from(body.data) : readVerified(body.path, options.filename, body),
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
       // `socket` is an idle timeout: a transfer that stops moving fails (and is retried) instead of hanging.
       timeout: { connect: 10_000, socket: idle, response: idle },
@@ -93,6 +98,9 @@ function classify(
   filename: string,
   verb: string,
 ): { error: Error; transient?: string; waitMs?: number } {
+  // The file is not the one verified any more: another attempt would read the same changed file.
+  if (error instanceof FileChangedError) return { error };
+  if (error instanceof RequestError && error.cause instanceof FileChangedError) return { error: error.cause };
   if (error instanceof HTTPError) {
     const status = error.response.statusCode;
     if (status === 401 || status === 403 || status === 404) {

@@ -3,6 +3,7 @@
  * flips the matching flag (after `flagDelayMs` when set); the download link serves exactly those bytes; a forged,
  * altered or expired link, or the wrong method on a link, is refused with 403.
  */
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
   call,
@@ -14,6 +15,7 @@ import {
   expectSuccess,
   linkOf,
   loadRelease,
+  loggedRequest,
   manualClock,
   providerPaths,
   publishFixture,
@@ -133,6 +135,27 @@ describe('uploading', () => {
     const link = linkOf(published.version, 'shasums-upload');
     expectSuccess(await upload(link, release.sums));
     expectErrorDocument(await upload(link, Buffer.from('other bytes')), 403, { detail: /already been used/ });
+    const version = await clients(emulator).owner.get(versionPath(emulator.organization));
+    expect((await download(linkOf(version.json, 'shasums-download'))).bytes.equals(release.sums)).toBe(true);
+  });
+
+  it('an upload the client abandons halfway is logged unfinished (status 0), keeps the stored bytes, and is no server error', async () => {
+    const errors: unknown[] = [];
+    const emulator = await start({ onError: (error) => errors.push(error) });
+    const published = await publishFixture(emulator, { uploads: ['sums'] });
+    const link = linkOf(published.version, 'shasums-upload');
+    // Announces the whole file, sends half of it, then gives up (as publish does with a file that changed).
+    const half = release.sums.subarray(0, release.sums.length >> 1);
+    const put = request(link, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream', 'content-length': release.sums.length },
+    });
+    put.on('error', () => undefined);
+    put.write(half, () => put.destroy());
+    const record = await loggedRequest(emulator, (r) => r.method === 'PUT' && r.status !== 200);
+    expect(record).toMatchObject({ status: 0, contentLength: release.sums.length, object: 'shasums' });
+    expect(record.bytes).toBeLessThanOrEqual(half.length);
+    expect(errors).toEqual([]);
     const version = await clients(emulator).owner.get(versionPath(emulator.organization));
     expect((await download(linkOf(version.json, 'shasums-download'))).bytes.equals(release.sums)).toBe(true);
   });

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { expect } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT, call, download } from '../helpers/emulator-api.js';
 
 /** The fixture release, read in place (publish never writes into it). */
 export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
@@ -155,4 +155,29 @@ export function jsonOf(result: CliResult): Record<string, unknown> {
   const lines = result.stdout.trim().split('\n');
   expect(lines, `exactly one JSON document on stdout:\n${result.stdout}`).toHaveLength(1);
   return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+/**
+ * What `terraform init` would be served for `example` 1.2.3, as it asks for it (the registry protocol with the
+ * token, each zip from its download link without one): the zip bytes by `os_arch`. Empty when the version is
+ * not available to consumers at all.
+ */
+export async function servedToConsumers(emulator: Emulator): Promise<Map<string, Buffer>> {
+  const base = `/api/registry/v1/providers/${emulator.organization}/example`;
+  const token = emulator.ownerToken;
+  const served = new Map<string, Buffer>();
+  const versions = await call(emulator.url, 'GET', `${base}/versions`, { token });
+  expect(versions.status, versions.text).toBe(200);
+  const listed = (
+    versions.json as { versions: { version: string; platforms: { os: string; arch: string }[] }[] }
+  ).versions;
+  for (const platform of listed.find((v) => v.version === '1.2.3')?.platforms ?? []) {
+    const where = `${base}/1.2.3/download/${platform.os}/${platform.arch}`;
+    const document = await call(emulator.url, 'GET', where, { token });
+    expect(document.status, document.text).toBe(200);
+    const zip = await download((document.json as { download_url: string }).download_url);
+    expect(zip.status).toBe(200);
+    served.set(`${platform.os}_${platform.arch}`, zip.bytes);
+  }
+  return served;
 }

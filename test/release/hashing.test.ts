@@ -2,8 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InterruptedError } from '../../src/errors.js';
-import { FileReadError, hashFile, hashFiles } from '../../src/release/hashing.js';
+import { InterruptedError, VerificationError } from '../../src/errors.js';
+import {
+  FileChangedError,
+  FileReadError,
+  hashFile,
+  hashFiles,
+  readVerified,
+} from '../../src/release/hashing.js';
 import { tempRoot } from './helpers.js';
 
 function files(count: number, size: number): { paths: string[]; expected: Map<string, string> } {
@@ -71,5 +77,56 @@ describe('hashing', () => {
     await expect(hashFiles(paths, { signal: controller.signal, inlineBelowBytes: 0 })).rejects.toBeInstanceOf(
       InterruptedError,
     );
+  });
+});
+
+describe('readVerified', () => {
+  /** Reads the stream to its end or its error: the bytes it handed on, and the error. */
+  async function drain(stream: NodeJS.ReadableStream): Promise<{ received: Buffer; error: unknown }> {
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return { received: Buffer.concat(chunks), error: undefined };
+    } catch (error) {
+      return { received: Buffer.concat(chunks), error };
+    }
+  }
+
+  function verified(data: Buffer) {
+    const file = path.join(tempRoot(), 'terraform-provider-x_1.0.0_linux_amd64.zip');
+    fs.writeFileSync(file, data);
+    return { file, digest: { sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length } };
+  }
+
+  it('hands on exactly the verified bytes (several chunks, an odd size, an empty file)', async () => {
+    for (const data of [randomBytes(3 * 1024 * 1024 + 17), Buffer.alloc(0)]) {
+      const { file, digest } = verified(data);
+      const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+      expect(error).toBeUndefined();
+      expect(received.equals(data)).toBe(true);
+    }
+  });
+
+  it('holds the last chunk back: a file changed at its very end is refused before its end is handed on', async () => {
+    const data = randomBytes(3 * 1024 * 1024 + 17);
+    const { file, digest } = verified(data);
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.from([data[data.length - 1]! ^ 1]), 0, 1, data.length - 1);
+    fs.closeSync(fd);
+    const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+    expect(error).toBeInstanceOf(FileChangedError);
+    expect(error).toBeInstanceOf(VerificationError);
+    expect((error as Error).message).toMatch(/^x\.zip changed since it was verified: it now hashes to /);
+    // Everything handed on is verified bytes, and the last chunk (with the changed byte) never left.
+    expect(received.length).toBeLessThan(data.length);
+    expect(received.equals(data.subarray(0, received.length))).toBe(true);
+  });
+
+  it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {
+    const { file, digest } = verified(Buffer.from('verified bytes'));
+    fs.writeFileSync(file, 'changed bytes!');
+    const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+    expect(error).toBeInstanceOf(FileChangedError);
+    expect(received.length).toBe(0);
   });
 });
