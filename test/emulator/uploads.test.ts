@@ -139,10 +139,10 @@ describe('uploading', () => {
     expect((await download(linkOf(version.json, 'shasums-download'))).bytes.equals(release.sums)).toBe(true);
   });
 
-  it('an upload the client abandons halfway is logged unfinished (status 0), keeps the stored bytes, and is no server error', async () => {
+  it('an upload the client abandons halfway is logged unfinished (status 0), stores nothing, is no server error, and leaves the link usable', async () => {
     const errors: unknown[] = [];
     const emulator = await start({ onError: (error) => errors.push(error) });
-    const published = await publishFixture(emulator, { uploads: ['sums'] });
+    const published = await publishFixture(emulator);
     const link = linkOf(published.version, 'shasums-upload');
     // Announces the whole file, sends half of it, then gives up (as publish does with a file that changed).
     const half = release.sums.subarray(0, release.sums.length >> 1);
@@ -156,6 +156,10 @@ describe('uploading', () => {
     expect(record).toMatchObject({ status: 0, contentLength: release.sums.length, object: 'shasums' });
     expect(record.bytes).toBeLessThanOrEqual(half.length);
     expect(errors).toEqual([]);
+    const before = await clients(emulator).owner.get(versionPath(emulator.organization));
+    expect(obj(before.json, 'data.attributes')).toMatchObject({ 'shasums-uploaded': false });
+    // A link is spent only by an upload that arrived whole.
+    expectSuccess(await upload(link, release.sums));
     const version = await clients(emulator).owner.get(versionPath(emulator.organization));
     expect((await download(linkOf(version.json, 'shasums-download'))).bytes.equals(release.sums)).toBe(true);
   });
