@@ -1,5 +1,6 @@
 /** `provider check <version>`: the consumer check on its own, rendered for people or as one JSON document. */
 import { checkConsumerView, type ConsumerCheckReport } from '../publish/consumerCheck.js';
+import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import { printFacts, printTable } from '../ui/table.js';
 import { openProvider, parseVersionArgument, type ManageInput } from './context.js';
@@ -74,5 +75,6 @@ export function renderCheck(output: Output, report: ConsumerCheckReport, source:
       p.archive === 'verified' ? `verified (${p.bytes ?? 0} bytes)` : 'listed',
     ]),
   );
-  output.info(`ok: terraform init will accept ${source} ${report.version}`);
+  // On stderr, so that stdout stays the facts and the table; the mark is every command's success mark.
+  output.info(`${successMark(output.color)} terraform init will accept ${source} ${report.version}`);
 }

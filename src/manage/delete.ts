@@ -2,10 +2,13 @@
  * `provider delete <version> [--platform <os>_<arch> ...]`: read what is there, show exactly what will go,
  * ask on a terminal (default no) or require `--yes`, then delete. A 404 to a DELETE whose read just
  * succeeded means the token may read but not write: that is said plainly, with the permission to ask for.
+ * Each outcome is one line on stdout, printed once as it happens (a failure part-way still shows what went).
  */
 import { ApiError, UsageError } from '../errors.js';
 import { deletePlatform, getPlatform } from '../registry/providerPlatforms.js';
 import { deleteVersion, getVersion } from '../registry/versions.js';
+import { successMark } from '../ui/glyphs.js';
+import type { Output } from '../ui/output.js';
 import type { Confirm } from '../ui/prompt.js';
 import {
   isNotFound,
@@ -74,11 +77,9 @@ export async function runDelete(
     }
   }
   if (!dryRun) {
-    for (const target of present) {
-      const outcome = await deleteTarget(context, plan, target);
-      outcomes.set(target, outcome);
-      const what = target.kind === 'version' ? `version ${version}` : `platform ${target.platform ?? ''}`;
-      output.info(`${outcome === 'deleted' ? 'deleted' : 'already gone:'} ${what}`);
+    for (const target of plan.targets) {
+      if (target.state === 'present') outcomes.set(target, await deleteTarget(context, plan, target));
+      outcomeLine(output, context, plan, target, outcomes.get(target));
     }
   }
   return render(input, context, plan, outcomes, { dryRun, declined: false });
@@ -151,21 +152,29 @@ function render(
     return 0;
   }
   if (how.dryRun) output.result('Dry run: nothing was deleted.');
-  if (how.dryRun || how.declined) return 0;
-  for (const [t, outcome] of outcomes) {
-    const what =
-      t.kind === 'version'
-        ? `version ${t.version} of ${context.source}`
-        : `platform ${t.platform ?? ''} of ${context.source} ${t.version}`;
-    if (outcome === 'deleted')
-      output.result(
-        `Deleted ${what}${t.kind === 'version' && plan.cascade.length > 0 ? ` and its ${plan.cascade.length} platform${plan.cascade.length === 1 ? '' : 's'}` : ''}`,
-      );
-    if (outcome === 'already-gone')
-      output.result(`Already gone: ${what} (deleted meanwhile by someone else)`);
-    if (outcome === 'missing') output.result(`Not there (ignored): ${what}`);
-  }
+  // A real run has already printed each outcome as it happened.
   return 0;
+}
+
+/** The one line of an outcome, on stdout: it is the command's result. */
+function outcomeLine(
+  output: Output,
+  context: ProviderContext,
+  plan: DeletePlan,
+  t: DeleteTarget,
+  outcome: Outcome | undefined,
+): void {
+  const what =
+    t.kind === 'version'
+      ? `version ${t.version} of ${context.source}`
+      : `platform ${t.platform ?? ''} of ${context.source} ${t.version}`;
+  const n = plan.cascade.length;
+  if (outcome === 'deleted')
+    output.result(
+      `${successMark(output.color)} Deleted ${what}${t.kind === 'version' && n > 0 ? ` and its ${n} platform${n === 1 ? '' : 's'}` : ''}`,
+    );
+  if (outcome === 'already-gone') output.result(`Already gone: ${what} (deleted meanwhile by someone else)`);
+  if (outcome === 'missing') output.result(`Not there (ignored): ${what}`);
 }
 
 function describe(context: ProviderContext, plan: DeletePlan): string {

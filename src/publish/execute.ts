@@ -110,8 +110,19 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     });
   }
   if (tasks.length > 0) {
-    const step = progress.step(
+    const bytes =
+      items.reduce((sum, item) => sum + item.bytes, 0) +
+      plan.files
+        .filter((f) => f.action === 'upload')
+        .reduce(
+          (sum, f) => sum + (f.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes).length,
+          0,
+        );
+    // One step for every transfer: the overall line and the total count all of them together.
+    const step = progress.uploads(
       `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (at most ${input.concurrency} at once)`,
+      tasks.length,
+      bytes,
     );
     try {
       await runPool(tasks, input.concurrency);
@@ -120,7 +131,7 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
       step.fail();
       throw error;
     }
-    step.succeed(`Uploaded ${tasks.length} file${tasks.length === 1 ? '' : 's'}`);
+    step.succeed();
   }
   return outcome;
 }

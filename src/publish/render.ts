@@ -3,6 +3,7 @@
  * Markdown table for the GitHub step summary. All three come from the same `PublishDocument`.
  */
 import { formatBytes } from '../release/report.js';
+import { GLYPHS, failureMark, successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { PublishDocument } from './document.js';
 
@@ -103,7 +104,7 @@ export function renderPublish(output: Output, doc: PublishDocument): void {
   if (doc.conflicts.length > 0) {
     output.result('');
     output.result('Conflicts (the registry holds different content):');
-    for (const c of doc.conflicts) output.result(`  ✗ ${c.subject}: ${c.message}`);
+    for (const c of doc.conflicts) output.result(`  ${GLYPHS.failure} ${c.subject}: ${c.message}`);
   }
   output.result('');
   output.result(closingLine(output, doc));
@@ -119,7 +120,7 @@ function closingLine(output: Output, doc: PublishDocument): string {
       doc.files.filter((f) => f.action !== 'skip').length +
       [doc.provider.created, doc.key.registered, doc.version.created].filter(Boolean).length;
     return doc.conflicts.length > 0
-      ? `${output.color.red('✗')} ${name}: ${doc.conflicts.length} conflict${doc.conflicts.length === 1 ? '' : 's'}; nothing can be written`
+      ? `${failureMark(output.color)} ${name}: ${doc.conflicts.length} conflict${doc.conflicts.length === 1 ? '' : 's'}; nothing can be written`
       : `${name}: ${writes === 0 ? 'nothing to do' : `${writes} item${writes === 1 ? '' : 's'} to write`} (${platforms})`;
   }
   const created = doc.platforms.filter((p) => p.created).length;
@@ -130,7 +131,7 @@ function closingLine(output: Output, doc: PublishDocument): string {
     doc.check.status === 'passed'
       ? '; consumer check passed'
       : `; consumer check skipped (${doc.check.reason})`;
-  return `${output.color.green('✓')} ${name} published: ${platforms} (${work}) in ${seconds(doc.durationMs)}${check}`;
+  return `${successMark(output.color)} ${name} published: ${platforms} (${work}) in ${seconds(doc.durationMs)}${check}`;
 }
 
 /** The GitHub step summary: a heading and a Markdown table. */

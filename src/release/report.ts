@@ -1,4 +1,5 @@
 /** How `provider verify` shows a verified release: aligned human lines, or one JSON document. */
+import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { VerifiedRelease } from './types.js';
 
@@ -82,7 +83,7 @@ export function renderVerification(
   output.result('');
   const n = release.platforms.length;
   output.result(
-    `${output.color.green('✓')} ${release.name} ${release.version} verified: ${n} platform${n === 1 ? '' : 's'}` +
+    `${successMark(output.color)} ${release.name} ${release.version} verified: ${n} platform${n === 1 ? '' : 's'}` +
       (release.warnings.length > 0
         ? `, ${release.warnings.length} warning${release.warnings.length === 1 ? '' : 's'}`
         : ''),

@@ -1,10 +1,13 @@
 /**
- * Progress of a long command, three ways: on a terminal an ora spinner per step and byte progress per upload
- * (percent, bytes, rate); elsewhere (CI logs) one plain line per event, without ANSI codes; with `--json`
- * nothing at all (notes go to `--verbose` only). Everything written passes through the sink's redaction.
+ * Progress of a long command, three ways: on a terminal an ora spinner per step, byte progress per upload
+ * (percent, bytes, rate) and one overall line under them (total bytes, rate, time left across every file);
+ * elsewhere (CI logs) one plain line per event, without ANSI codes or redraws, and a total line when the
+ * uploads end; with `--json` nothing at all (notes go to `--verbose` only). Every mark comes from glyphs.ts.
+ * Everything written passes through the sink's redaction.
  */
 import type { Ora, Options as OraOptions } from 'ora';
 import { formatBytes } from '../release/report.js';
+import { failureMark, successMark } from './glyphs.js';
 import type { Output, TextStream } from './output.js';
 
 /** A step in progress. */
@@ -21,9 +24,20 @@ export interface TransferHandle {
   fail(): void;
 }
 
+/** A batch of uploads: `succeed` prints the total (files, bytes, time, rate), `fail` ends it without one. */
+export interface UploadsHandle {
+  succeed(): void;
+  fail(): void;
+}
+
 /** What core code reports to; it never knows which of the three renderings it feeds. */
 export interface Progress {
   step(text: string): StepHandle;
+  /**
+   * A step made of `files` transfers of `bytes` in all: the transfers started until it ends count towards
+   * its overall line (on a terminal) and its total line.
+   */
+  uploads(text: string, files: number, bytes: number): UploadsHandle;
   /** Something worth a line: a retry, a re-fetched link, a lost answer being reconciled. */
   note(text: string): void;
   transfer(filename: string, total: number): TransferHandle;
@@ -52,6 +66,7 @@ function silentProgress(output: Output): Progress {
   const noop = (): void => undefined;
   return {
     step: () => ({ succeed: noop, fail: noop }),
+    uploads: () => ({ succeed: noop, fail: noop }),
     note: (text) => output.debug(text),
     transfer: () => ({ update: noop, done: noop, fail: noop }),
     stop: noop,
@@ -60,18 +75,37 @@ function silentProgress(output: Output): Progress {
 
 function plainProgress(output: Output, now: () => number): Progress {
   const noop = (): void => undefined;
+  let batch: Batch | undefined;
   return {
     step(text) {
       output.info(text);
       return { succeed: (done) => done !== undefined && output.info(done), fail: noop };
     },
+    uploads(text, files, bytes) {
+      output.info(text);
+      const current = new Batch(files, bytes, now());
+      batch = current;
+      const end = (): void => {
+        if (batch === current) batch = undefined;
+      };
+      return {
+        succeed: () => {
+          end();
+          output.info(current.totalLine(now()));
+        },
+        fail: end,
+      };
+    },
     note: (text) => output.info(text),
     transfer(filename, total) {
       const started = now();
+      const owner = batch;
       return {
         update: noop,
-        done: () =>
-          output.info(`Uploaded ${filename} (${formatBytes(total)}, ${rate(total, now() - started)})`),
+        done: () => {
+          owner?.finished(total);
+          output.info(`Uploaded ${filename} (${formatBytes(total)}, ${rate(total, now() - started)})`);
+        },
         fail: noop,
       };
     },
@@ -85,14 +119,53 @@ interface Live {
   total: number;
   transferred: number;
   started: number;
+  /** The uploads step it belongs to, if any. */
+  batch: Batch | undefined;
 }
 
-/** One ora spinner for the current step; the step's text lists the uploads in flight. */
+/** The files of one `uploads` step: what is planned, and what has been sent completely so far. */
+class Batch {
+  private doneFiles = 0;
+  private doneBytes = 0;
+
+  constructor(
+    readonly files: number,
+    readonly bytes: number,
+    readonly started: number,
+  ) {}
+
+  /** A transfer of this batch completed. */
+  finished(bytes: number): void {
+    this.doneFiles++;
+    this.doneBytes += bytes;
+  }
+
+  /** The overall line under the per-file lines: every byte sent so far, including the files in flight. */
+  overallLine(inFlight: number, at: number): string {
+    const sent = Math.min(this.doneBytes + inFlight, this.bytes);
+    const elapsed = at - this.started;
+    const percent = this.bytes === 0 ? 100 : Math.floor((sent / this.bytes) * 100);
+    // The rate so far over the whole batch, not the last instant's: time left stays steady between frames.
+    const perMs = elapsed > 0 ? sent / elapsed : 0;
+    const left = perMs > 0 ? `  ${duration((this.bytes - sent) / perMs)} left` : '';
+    return `  all ${this.files} files  ${String(percent).padStart(3)}%  ${formatBytes(sent)}/${formatBytes(this.bytes)}  ${rate(sent, elapsed)}${left}`;
+  }
+
+  /** The line that stays when the batch ends: what was sent, how long it took, the rate. */
+  totalLine(at: number): string {
+    const ms = at - this.started;
+    const files = `${this.doneFiles} file${this.doneFiles === 1 ? '' : 's'}`;
+    return `Uploaded ${files}: ${formatBytes(this.doneBytes)} in ${elapsedText(ms)} (${rate(this.doneBytes, ms)})`;
+  }
+}
+
+/** One ora spinner for the current step; the step's text lists the uploads in flight, then the overall line. */
 class InteractiveProgress implements Progress {
   private readonly spinner: Ora;
   private readonly live = new Map<number, Live>();
   private readonly stream: TextStream;
   private stepText = '';
+  private batch: Batch | undefined;
   private nextId = 0;
 
   constructor(
@@ -116,8 +189,27 @@ class InteractiveProgress implements Progress {
     this.spinner.text = this.text();
     if (!this.spinner.isSpinning) this.spinner.start();
     return {
-      succeed: (done) => (done === undefined ? this.spinner.stop() : this.spinner.succeed(done)),
-      fail: (why) => this.spinner.fail(why ?? this.stepText),
+      succeed: (done) => (done === undefined ? this.spinner.stop() : this.persistStep('success', done)),
+      fail: (why) => this.persistStep('failure', why ?? this.stepText),
+    };
+  }
+
+  uploads(text: string, files: number, bytes: number): UploadsHandle {
+    const batch = new Batch(files, bytes, this.now());
+    this.batch = batch;
+    const step = this.step(text);
+    const end = (): void => {
+      if (this.batch === batch) this.batch = undefined;
+    };
+    return {
+      succeed: () => {
+        end();
+        step.succeed(batch.totalLine(this.now()));
+      },
+      fail: () => {
+        end();
+        step.fail();
+      },
     };
   }
 
@@ -127,7 +219,7 @@ class InteractiveProgress implements Progress {
 
   transfer(filename: string, total: number): TransferHandle {
     const id = this.nextId++;
-    const live: Live = { filename, total, transferred: 0, started: this.now() };
+    const live: Live = { filename, total, transferred: 0, started: this.now(), batch: this.batch };
     this.live.set(id, live);
     this.spinner.text = this.text();
     return {
@@ -137,7 +229,11 @@ class InteractiveProgress implements Progress {
       },
       done: () => {
         this.live.delete(id);
-        this.persist(`✓ ${filename} (${formatBytes(total)}, ${rate(total, this.now() - live.started)})`);
+        live.batch?.finished(total);
+        const mark = successMark(this.output.color);
+        this.persist(
+          `${mark} ${filename} (${formatBytes(total)}, ${rate(total, this.now() - live.started)})`,
+        );
         this.spinner.text = this.text();
       },
       fail: () => {
@@ -149,6 +245,12 @@ class InteractiveProgress implements Progress {
 
   stop(): void {
     this.spinner.stop();
+  }
+
+  /** Ends the spinner with our mark (ora's own succeed/fail would draw its ✔/✖). */
+  private persistStep(kind: 'success' | 'failure', text: string): void {
+    const mark = kind === 'success' ? successMark(this.output.color) : failureMark(this.output.color);
+    this.spinner.stopAndPersist({ symbol: mark, text });
   }
 
   /** Writes a line above the spinner. */
@@ -165,6 +267,13 @@ class InteractiveProgress implements Progress {
       const sent = `${formatBytes(t.transferred)}/${formatBytes(t.total)}`;
       return `  ${t.filename}  ${String(percent).padStart(3)}%  ${sent}  ${rate(t.transferred, this.now() - t.started)}`;
     });
+    const batch = this.batch;
+    // One file has no "overall" beyond its own line; a finished batch shows its total instead.
+    if (batch !== undefined && batch.files > 1 && this.live.size > 0) {
+      let inFlight = 0;
+      for (const t of this.live.values()) if (t.batch === batch) inFlight += t.transferred;
+      lines.push(batch.overallLine(inFlight, this.now()));
+    }
     return [this.stepText, ...lines].join('\n');
   }
 }
@@ -172,6 +281,17 @@ class InteractiveProgress implements Progress {
 /** A bytes-per-second figure: `1.2 MiB/s`. */
 function rate(bytes: number, ms: number): string {
   return `${formatBytes(Math.round((bytes * 1000) / Math.max(ms, 1)))}/s`;
+}
+
+/** `850ms`, `1.3s`. */
+function elapsedText(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** Time left, rounded up to the second: `4s`, `2m 05s`. */
+function duration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 }
 
 /** What ora needs of a terminal, over the command's stderr, with the sink's redaction on every write. */
@@ -183,7 +303,8 @@ function terminal(target: TextStream, output: Output): TextStream & Record<strin
   const columns = (target as { columns?: number }).columns;
   return {
     isTTY: true,
-    columns: columns ?? 80,
+    // A pseudo-terminal nobody sized (a bare `script`, some CI runners' ttys) reports 0 columns.
+    columns: columns !== undefined && columns > 0 ? columns : 80,
     write: (chunk: string | Uint8Array) =>
       write(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()),
     cursorTo: (x: number) => write(`\u001b[${x + 1}G`),

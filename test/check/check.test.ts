@@ -37,8 +37,14 @@ describe('provider check', () => {
   it('passes on the published fixture release, downloading SHA256SUMS and its signature without a token', async () => {
     const emulator = await published();
     const result = await cli(emulator, ['check', '1.2.3']);
-    expect(result.stderr).toContain('ok: terraform init will accept');
     expect(result.exitCode).toBe(0);
+    // The verdict: once, last, with the success glyph every command uses; on stderr, so that stdout stays
+    // the facts and the table (tab-separated rows in a pipe).
+    const host = new URL(emulator.url).host;
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `✓ terraform init will accept ${host}/example-org/example 1.2.3`,
+    );
+    expect((result.stdout + result.stderr).match(/will accept/g)).toHaveLength(1);
     expect(result.stdout).toContain(
       `signature  good: SHA256SUMS signed by ${keyIdOf('signer')}, registered key id 1`,
     );

@@ -63,11 +63,58 @@ describe('provider delete', () => {
     const result = await cli(emulator, ['delete', '1.2.3', '--yes']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(
-      /^Deleted version 1\.2\.3 of .*\/example-org\/example and its 5 platforms\n$/,
+      /^✓ Deleted version 1\.2\.3 of .*\/example-org\/example and its 5 platforms\n$/,
     );
     await eventually(() => expect(deletes(emulator)).toEqual([`DELETE ${base(emulator)}`]));
     expect(emulator.store.data.versions).toEqual([]);
     expect(platformsLeft(emulator)).toEqual([]);
+  });
+
+  it('says each deletion once, as it happens: on stdout, with the success glyph; the plan alone on stderr', async () => {
+    const emulator = await published();
+    const normalise = (text: string): string =>
+      text.replaceAll(new URL(emulator.url).host, '<host>').replace(/key id [0-9A-F]{16}/, 'key id <key>');
+    const version = await cli(emulator, ['delete', '1.2.3', '--yes']);
+    expect(version.exitCode).toBe(0);
+    expect(normalise(version.stdout)).toMatchInlineSnapshot(`
+      "✓ Deleted version 1.2.3 of <host>/example-org/example and its 5 platforms
+      "
+    `);
+    expect(normalise(version.stderr)).toMatchInlineSnapshot(`
+      "Will delete from <host>/example-org/example:
+        version 1.2.3 (key id <key>, files 2/2 + 5/5)
+        and with it 5 platforms and their files:
+          platform darwin_amd64   terraform-provider-example_1.2.3_darwin_amd64.zip
+          platform darwin_arm64   terraform-provider-example_1.2.3_darwin_arm64.zip
+          platform linux_amd64    terraform-provider-example_1.2.3_linux_amd64.zip
+          platform linux_arm64    terraform-provider-example_1.2.3_linux_arm64.zip
+          platform windows_amd64  terraform-provider-example_1.2.3_windows_amd64.zip
+      "
+    `);
+  });
+
+  it('on a terminal, after yes: one line per platform deleted or not there, each once, on stdout', async () => {
+    const emulator = await published();
+    const normalise = (text: string): string => text.replaceAll(new URL(emulator.url).host, '<host>');
+    const result = await onTerminal(
+      emulator,
+      ['delete', '1.2.3', '--platform', 'linux_amd64,darwin_arm64,plan9_amd64', '--ignore-missing'],
+      fixedConfirm(true),
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(normalise(result.stdout)).toMatchInlineSnapshot(`
+      "✓ Deleted platform linux_amd64 of <host>/example-org/example 1.2.3
+      ✓ Deleted platform darwin_arm64 of <host>/example-org/example 1.2.3
+      Not there (ignored): platform plan9_amd64 of <host>/example-org/example 1.2.3
+      "
+    `);
+    expect(normalise(result.stderr)).toMatchInlineSnapshot(`
+      "Will delete from <host>/example-org/example 1.2.3:
+        platform linux_amd64   terraform-provider-example_1.2.3_linux_amd64.zip
+        platform darwin_arm64  terraform-provider-example_1.2.3_darwin_arm64.zip
+        (platform plan9_amd64 is not there: skipped)
+      "
+    `);
   });
 
   it('--platform deletes only the platforms named (os_arch or os/arch, repeatable)', async () => {
