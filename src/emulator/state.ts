@@ -15,10 +15,10 @@ export interface StoredObject {
   flagAt: number | null;
   bytes: number | null;
   /**
-   * The expiry stamps of the upload links that delivered bytes: an upload link is single-use (absent in state
-   * written before this was kept).
+   * The ids of the upload links that delivered bytes (`LinkGrant.id`): an upload link is single-use (absent in
+   * state written before this was kept).
    */
-  spentLinks?: number[];
+  spentLinks?: string[];
 }
 
 export interface StoredProvider {
