@@ -83,7 +83,14 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
       server.closeAllConnections();
     });
   };
-  await jobs.recover();
+  try {
+    await jobs.recover();
+  } catch (error) {
+    // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
+    await close();
+    await journal.release();
+    throw error;
+  }
   return {
     url: `http://${host}:${port}${options.path}`,
     port,
