@@ -148,6 +148,8 @@ export class Journal {
   /** Live jobs whose latest record is not known to be on disk. */
   private readonly unsaved = new Set<string>();
   private failing = false;
+  /** The pid of another live integrator that took this state dir after it was removed: never written again. */
+  private takenBy: number | undefined;
   private problems = 0;
   private lastProblem: JournalProblem | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -279,6 +281,7 @@ export class Journal {
   remove(id: string): void {
     this.live.delete(id);
     this.unsaved.delete(id);
+    if (this.takenBy !== undefined) return;
     try {
       rmSync(join(this.dir, this.file(id)), { force: true });
     } catch (error) {
@@ -303,16 +306,54 @@ export class Journal {
 
   /** Repairs a failing journal, or notices a removed folder or lock (then repairs). */
   private check(): void {
+    if (this.takenBy !== undefined) return;
     if (!this.failing) {
       try {
         statSync(join(this.dir, LOCK));
-        return;
+        if (this.otherOwner() === undefined) return;
       } catch (error) {
         this.problem(error, 'the state dir or its lock file is gone');
         for (const id of this.live.keys()) this.unsaved.add(id);
       }
     }
     this.repair();
+  }
+
+  /**
+   * The pid of another live integrator whose lock is now in the state dir (it started there while the folder was
+   * gone), or undefined.
+   */
+  private otherOwner(): number | undefined {
+    let text: string;
+    try {
+      text = readFileSync(join(this.dir, LOCK), 'latin1');
+    } catch {
+      return undefined;
+    }
+    const owner = Journal.lockOwner(text);
+    return owner !== undefined && owner !== process.pid && isAlive(owner) ? owner : undefined;
+  }
+
+  /**
+   * Leaves the state dir to the integrator that took it: this one never writes or removes anything there again
+   * (its accepted jobs still run and report; new ones are refused with 503 until it is restarted on a folder of
+   * its own), and says so once.
+   */
+  private yieldTo(pid: number): void {
+    if (this.takenBy !== undefined) return;
+    this.takenBy = pid;
+    this.failing = true;
+    this.problems++;
+    this.lastProblem = {
+      at: new Date().toISOString(),
+      code: 'ETAKEN',
+      message: `the state dir is now held by another integrator (pid ${pid})`,
+    };
+    this.log.error(
+      'journal.taken',
+      `another integrator (pid ${pid}) took the state dir ${this.dir} while it was gone: this one stops journaling; restart it with its own --state-dir`,
+      { state_dir: this.dir, pid, jobs: this.live.size },
+    );
   }
 
   /** Notes a failure; the first of an incident is logged and counted, the rest only update `lastProblem`. */
@@ -340,6 +381,8 @@ export class Journal {
   private repair(): void {
     let recreated = false;
     let written = 0;
+    const other = this.takenBy ?? this.otherOwner();
+    if (other !== undefined) return this.yieldTo(other);
     try {
       recreated = mkdirSync(this.dir, { recursive: true, mode: 0o700 }) !== undefined;
       writeAtomically(this.dir, LOCK, Journal.lockText());
@@ -412,7 +455,7 @@ export class Journal {
         { state_dir: this.dir, jobs: this.unsaved.size },
       );
     }
-    if (!options.keepLockFile) {
+    if (!options.keepLockFile && this.takenBy === undefined) {
       try {
         rmSync(join(this.dir, LOCK), { force: true });
       } catch {

@@ -162,6 +162,39 @@ describe('runtask serve when its state dir fails while it serves', () => {
   }, 90_000);
 });
 
+describe('runtask serve whose removed state dir another integrator took', () => {
+  it('stops journaling there: refuses new requests with 503, still reports what it accepted, and leaves the other lock and folder alone', async () => {
+    const stateDir = join(dir, 'taken');
+    const p = await serve(stateDir);
+    const first = requestFor(POST_PLAN_REQUEST, platform);
+    expect((await post(p.url, bytesOf(first))).status).toBe(200);
+    await p.orExit(platform.waitForHandler(first.run_id));
+
+    // A cleaner removes the folder and another integrator (here: this live test process) starts there at once,
+    // before this one notices: the folder is back, with the other's lock.
+    rmSync(stateDir, { recursive: true, force: true });
+    mkdirSync(stateDir, { mode: 0o700 });
+    const otherLock = JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n';
+    writeFileSync(join(stateDir, 'integrator.lock'), otherLock);
+
+    const taken = await p.waitForEvent('journal.taken');
+    expect(taken).toMatchObject({ level: 'error', pid: process.pid });
+    const health = await p.health();
+    expect(health.status).toBe(503);
+    expect(health.body.journal).toMatchObject({ status: 'failing', lastProblem: { code: 'ETAKEN' } });
+    const refused = requestFor(PRE_PLAN_REQUEST, platform);
+    expect((await post(p.url, bytesOf(refused))).status).toBe(503);
+
+    platform.release(first.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'fine' }) });
+    expect(await finalOf(p, first.task_result_id)).toBe('passed');
+    expect(platform.callbacks(refused.task_result_id)).toEqual([]);
+    expect(await p.stop()).toEqual({ code: 0, signal: null });
+    // Nothing of this integrator's was written into the other's folder, and its lock is untouched.
+    expect(readdirSync(stateDir)).toEqual(['integrator.lock']);
+    expect(readFileSync(join(stateDir, 'integrator.lock'), 'utf8')).toBe(otherLock);
+  }, 90_000);
+});
+
 describe('runtask serve starting on a torn state dir', () => {
   it.each([
     ['empty', ''],
