@@ -121,6 +121,17 @@ export async function requireReleaseFolder(dir: string, command: string): Promis
   });
 }
 
+/**
+ * The name of the one provider whose release files are in `dir` (as `publish` finds it), or undefined when
+ * the folder is absent or unreadable, holds no release file, or holds releases of several providers.
+ */
+export async function soleProviderName(dir: string): Promise<string | undefined> {
+  const files = await listFiles(dir, 'verify').catch(() => undefined);
+  if (files === undefined) return undefined;
+  const names = providerNames(releaseFiles(files));
+  return names.length === 1 ? names[0] : undefined;
+}
+
 /** The folder's absence, in the words of the command that looked for it, naming the path it tried. */
 function folderError(dir: string, error: unknown, command: string): UsageError {
   const code = (error as NodeJS.ErrnoException).code;
@@ -166,8 +177,13 @@ function releaseFiles(files: Set<string>): Parsed[] {
   });
 }
 
+/** The provider names the release files carry, sorted. */
+function providerNames(parsed: Parsed[]): string[] {
+  return [...new Set(parsed.map((p) => p.info.name))].sort();
+}
+
 function pickName(parsed: Parsed[], wanted: string | undefined, dir: string): string {
-  const names = [...new Set(parsed.map((p) => p.info.name))].sort();
+  const names = providerNames(parsed);
   if (wanted !== undefined) {
     if (names.includes(wanted)) return wanted;
     throw new UsageError(`No release of provider "${wanted}" in ${dir} (found: ${names.join(', ')})`, {
