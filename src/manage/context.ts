@@ -2,7 +2,9 @@
  * What every read, delete and check starts from: a registry session for the provider the flags name, and
  * the command-line arguments that address a version or a platform, checked before any request.
  */
+import * as path from 'node:path';
 import { ApiError, UsageError } from '../errors.js';
+import { soleProviderName } from '../release/layout.js';
 import { normalizeVersion } from '../release/version.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
@@ -36,10 +38,21 @@ export interface ProviderContext {
   source: string;
 }
 
-/** Opens the session and resolves the provider name (`--name` or the configuration file). */
+/** The release folder a provider name is taken from when none is given: where `publish` looks by default. */
+const DEFAULT_RELEASE_DIR = 'dist';
+
+/**
+ * Opens the session and resolves the provider name: `--name`, the configuration file, or else the one provider
+ * released in ./dist (the folder just published from), said on stderr so the user knows where it came from.
+ */
 export async function openProvider(input: ManageInput): Promise<ProviderContext> {
   const session = await openSession({ flags: input.flags, world: input.world, output: input.output });
-  const address = providerAddress(session, session.settings.name);
+  let name = session.settings.name;
+  if (name === undefined) {
+    name = await soleProviderName(path.resolve(input.world.cwd, DEFAULT_RELEASE_DIR));
+    if (name !== undefined) input.output.info(`provider name ${name} (from ./${DEFAULT_RELEASE_DIR})`);
+  }
+  const address = providerAddress(session, name);
   const hostname = session.settings.apiHost.host;
   return {
     client: session.client,

@@ -1,6 +1,7 @@
 /** Wording of the consumer check's failures, and the small concurrency helper its downloads use. */
 import { ApiError } from '../errors.js';
 import type { DownloadError } from '../registry/downloads.js';
+import { networkHint } from '../registry/networkFailure.js';
 import type { ConsumerProblem } from './consumerChecksums.js';
 
 /** The VerificationError message: one header line, then each problem with Terraform's words beneath. */
@@ -28,9 +29,13 @@ export function downloadProblem(
   link?: string,
 ): ConsumerProblem {
   if (error.status === undefined && error.reason !== 'no link' && error.reason !== 'too large') {
+    const otherwise = 'Check the network (and --hostname), then run the same command again.';
     throw new ApiError(`Downloading ${what} failed: ${error.reason}`, {
       status: 0,
-      hint: 'Check the network (and --hostname), then run the same command again.',
+      hint:
+        error.network === undefined || link === undefined
+          ? otherwise
+          : networkHint(error.network, new URL(link).host, 'link', otherwise),
       details: { file: what, reason: error.reason },
     });
   }

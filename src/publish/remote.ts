@@ -8,6 +8,7 @@ import type { RegistryClient } from '../registry/http.js';
 import { ApiError } from '../errors.js';
 import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
 import { getGpgKey } from '../registry/gpgKeys.js';
+import { networkHint } from '../registry/networkFailure.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getProvider } from '../registry/providers.js';
@@ -73,9 +74,13 @@ async function download(downloader: Downloader, url: string, filename: string): 
     return new Uint8Array(await downloader.bytes(url, what, MAX_SMALL_FILE));
   } catch (error) {
     if (!(error instanceof DownloadError)) throw error;
+    const otherwise = 'Check the network, then run the same command again.';
     throw new ApiError(`Reading ${what} to compare it failed: ${error.reason}`, {
       status: error.status ?? 0,
-      hint: 'Check the network, then run the same command again.',
+      hint:
+        error.network === undefined
+          ? otherwise
+          : networkHint(error.network, new URL(url).host, 'link', otherwise),
       details: { file: filename, reason: error.reason },
     });
   }

@@ -50,7 +50,7 @@ export async function runPublish(input: {
   const tuning = tuningFromEnv(world.env);
   const loadingNetwork = import('./network.js');
   loadingNetwork.catch(() => undefined);
-  const { release, settings } = await verifyWithFlags(input);
+  const { release, settings } = await verifyWithFlags({ ...input, command: 'publish' });
   const { openSession, providerAddress, readRemote, executePlan, emptyOutcome, checkStep, waitStep } =
     await loadingNetwork;
   const session = await openSession({

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
 import { InterruptedError } from '../errors.js';
 import type { Output } from '../ui/output.js';
+import { describeNetworkFailure, type NetworkFailure } from './networkFailure.js';
 
 /** Why a download failed: an HTTP status the link answered, or a network problem (`status` undefined). */
 export class DownloadError extends Error {
@@ -16,6 +17,8 @@ export class DownloadError extends Error {
     message: string,
     readonly status: number | undefined,
     readonly reason: string,
+    /** For a network problem: what kind (a link to a server that does not speak TLS is no passing trouble). */
+    readonly network?: NetworkFailure,
   ) {
     super(message);
   }
@@ -62,7 +65,10 @@ export function createDownloader(options: {
       } catch (error) {
         if (signal?.aborted) throw new InterruptedError(`Interrupted while downloading ${what}`);
         const failure = toDownloadError(error, what);
-        const retryable = failure.status === undefined || RETRY_STATUSES.has(failure.status);
+        const retryable =
+          failure.status === undefined
+            ? failure.network?.kind !== 'plain-http' && failure.network?.kind !== 'tls'
+            : RETRY_STATUSES.has(failure.status);
         if (!retryable || n >= ATTEMPTS) throw failure;
         output.debug(`↻ retry ${n} of the download of ${what} (${failure.reason})`);
         await delay((options.baseDelayMs ?? 300) * 2 ** (n - 1));
@@ -109,8 +115,16 @@ function toDownloadError(error: unknown, what: string): DownloadError {
       `${status} ${error.response.statusMessage ?? ''}`.trim(),
     );
   }
-  const reason = error instanceof RequestError ? (error.code ?? error.message) : String(error);
-  return new DownloadError(`downloading ${what} failed: ${reason}`, undefined, reason);
+  if (!(error instanceof RequestError)) {
+    return new DownloadError(`downloading ${what} failed: ${String(error)}`, undefined, String(error));
+  }
+  const network = describeNetworkFailure(error, error.code ?? error.message);
+  return new DownloadError(
+    `downloading ${what} failed: ${network.reason}`,
+    undefined,
+    network.reason,
+    network,
+  );
 }
 
 function delay(ms: number): Promise<void> {

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
 import { parseAnswer, type Answer } from './answers.js';
 import { toApiError, unreachableError } from './httpErrors.js';
+import { describeNetworkFailure } from './networkFailure.js';
 import { listOf } from './schemas.js';
 
 /** The JSON:API media type. */
@@ -187,7 +188,8 @@ export class RegistryClient {
       );
     }
     if (error instanceof RequestError) {
-      return unreachableError(this.options.apiHost, method, url.pathname, error.code ?? error.message);
+      const failure = describeNetworkFailure(error, error.code ?? error.message);
+      return unreachableError(this.options.apiHost, method, url.pathname, failure);
     }
     return error instanceof Error ? error : new Error(String(error));
   }

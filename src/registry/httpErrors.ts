@@ -4,6 +4,7 @@
  */
 import { encodeTokenVariable, type ApiHost } from '../config/index.js';
 import { ApiError } from '../errors.js';
+import { networkHint, type NetworkFailure } from './networkFailure.js';
 import type { ErrorObject } from './types.js';
 
 /** An ApiError for an HTTP error answer. */
@@ -31,11 +32,25 @@ export function toApiError(
   });
 }
 
-/** An ApiError for a request that got no usable answer (network error, timeout, garbage); status 0. */
-export function unreachableError(apiHost: ApiHost, method: string, path: string, what: string): ApiError {
+/**
+ * An ApiError for a request that got no usable answer (network error, timeout, a server that does not speak
+ * TLS); status 0. A TLS failure names the setting to change rather than the network.
+ */
+export function unreachableError(
+  apiHost: ApiHost,
+  method: string,
+  path: string,
+  failure: NetworkFailure,
+): ApiError {
+  const what = failure.reason;
   return new ApiError(`${method} ${path} on ${apiHost.baseUrl} failed: ${what}`, {
     status: 0,
-    hint: `Check --hostname (${apiHost.host}) and the network, then run the command again.`,
+    hint: networkHint(
+      failure,
+      apiHost.host,
+      'api',
+      `Check --hostname (${apiHost.host}) and the network, then run the command again.`,
+    ),
     details: { method, path, reason: what },
   });
 }

@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { FileChangedError, readVerified } from '../release/hashing.js';
 import type { Output } from '../ui/output.js';
 import { DEFAULT_BACKOFF, backoffDelay, interrupted, pause, type BackoffPolicy } from './backoff.js';
+import { describeNetworkFailure, networkHint } from './networkFailure.js';
 
 /**
  * What to send: a file streamed from disk with the size and SHA-256 it was verified with (checked again as
@@ -124,15 +125,20 @@ function classify(
     return { error: final, transient: `status ${status}`, ...retryAfter(error) };
   }
   if (error instanceof RequestError) {
-    const reason = error.code ?? error.name;
-    return {
-      error: new ApiError(`${capitalize(verb)} ${filename} failed: ${reason}`, {
-        status: 0,
-        hint: 'Check the network, then run the same command again to resume.',
-        details: { file: filename, reason },
-      }),
-      transient: reason,
-    };
+    const failure = describeNetworkFailure(error, error.code ?? error.name);
+    const { reason } = failure;
+    const final = new ApiError(`${capitalize(verb)} ${filename} failed: ${reason}`, {
+      status: 0,
+      hint: networkHint(
+        failure,
+        linkHost(error),
+        'link',
+        'Check the network, then run the same command again to resume.',
+      ),
+      details: { file: filename, reason },
+    });
+    // A server that does not speak TLS will not start to on the next attempt.
+    return failure.kind === 'network' ? { error: final, transient: reason } : { error: final };
   }
   return { error: error instanceof Error ? error : new Error(String(error)) };
 }
@@ -144,6 +150,12 @@ function retryAfter(error: HTTPError): { waitMs?: number } {
   const seconds = Number(header);
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
   return Number.isFinite(ms) && ms >= 0 ? { waitMs: Math.min(ms, MAX_RETRY_AFTER_MS) } : {};
+}
+
+/** `host[:port]` of the link a request went to (never its path: that is the link's secret). */
+function linkHost(error: RequestError): string {
+  const url = error.options.url;
+  return url === undefined ? 'the upload host' : new URL(url).host;
 }
 
 function capitalize(text: string): string {

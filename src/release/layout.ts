@@ -29,6 +29,8 @@ export interface ReleaseLayout {
 export interface LayoutSelection {
   name?: string | undefined;
   version?: string | undefined;
+  /** The command reading it (`verify`, `publish`), named in the hint of a missing folder; default `verify`. */
+  command?: string | undefined;
 }
 
 const GORELEASER_HINT =
@@ -36,11 +38,8 @@ const GORELEASER_HINT =
 
 /** Reads a directory's file names and picks the one release in it. */
 export async function readLayout(dir: string, select: LayoutSelection): Promise<ReleaseLayout> {
-  const files = await listFiles(dir);
-  const parsed = [...files].flatMap((filename) => {
-    const info = parseReleaseFileName(filename);
-    return info ? [{ filename, info }] : [];
-  });
+  const files = await listFiles(dir, select.command ?? 'verify');
+  const parsed = releaseFiles(files);
   if (parsed.length === 0) {
     throw new UsageError(
       `No provider release found in ${dir}: no file is named ${FILE_PREFIX}<name>_<version>_…`,
@@ -111,24 +110,51 @@ export async function readLayout(dir: string, select: LayoutSelection): Promise<
   return layout;
 }
 
+/**
+ * Throws the "no release folder here" UsageError unless `dir` is a folder that can be listed. Commands that
+ * read a release call it before anything else: run in the wrong folder, every other complaint (no key, no
+ * organization, no token) would be beside the point.
+ */
+export async function requireReleaseFolder(dir: string, command: string): Promise<void> {
+  await fs.readdir(dir).catch((error: unknown) => {
+    throw folderError(dir, error, command);
+  });
+}
+
+/**
+ * The name of the one provider whose release files are in `dir` (as `publish` finds it), or undefined when
+ * the folder is absent or unreadable, holds no release file, or holds releases of several providers.
+ */
+export async function soleProviderName(dir: string): Promise<string | undefined> {
+  const files = await listFiles(dir, 'verify').catch(() => undefined);
+  if (files === undefined) return undefined;
+  const names = providerNames(releaseFiles(files));
+  return names.length === 1 ? names[0] : undefined;
+}
+
+/** The folder's absence, in the words of the command that looked for it, naming the path it tried. */
+function folderError(dir: string, error: unknown, command: string): UsageError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message =
+    code === 'ENOENT'
+      ? `No release folder here: ${dir} does not exist`
+      : code === 'ENOTDIR'
+        ? `No release folder here: ${dir} is not a folder`
+        : `The release folder ${dir} cannot be read (${code})`;
+  return new UsageError(message, {
+    hint: `Run provider ${command} where goreleaser wrote ./dist (the project's root), or name the release folder: provider ${command} <folder>.`,
+    details: { dir },
+    cause: error,
+  });
+}
+
 /** The regular files (or links to them) directly in `dir`. */
-async function listFiles(dir: string): Promise<Set<string>> {
+async function listFiles(dir: string, command: string): Promise<Set<string>> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const what =
-      code === 'ENOENT'
-        ? 'does not exist'
-        : code === 'ENOTDIR'
-          ? 'is not a folder'
-          : `cannot be read (${code})`;
-    throw new UsageError(`The release folder ${dir} ${what}`, {
-      hint: 'Give the folder goreleaser wrote the release to: provider verify ./dist',
-      details: { dir },
-      cause: error,
-    });
+    throw folderError(dir, error, command);
   }
   const files = new Set<string>();
   for (const entry of entries) {
@@ -143,8 +169,21 @@ async function listFiles(dir: string): Promise<Set<string>> {
 
 type Parsed = { filename: string; info: ParsedFileName };
 
+/** The files whose names are release file names, parsed. */
+function releaseFiles(files: Set<string>): Parsed[] {
+  return [...files].flatMap((filename) => {
+    const info = parseReleaseFileName(filename);
+    return info ? [{ filename, info }] : [];
+  });
+}
+
+/** The provider names the release files carry, sorted. */
+function providerNames(parsed: Parsed[]): string[] {
+  return [...new Set(parsed.map((p) => p.info.name))].sort();
+}
+
 function pickName(parsed: Parsed[], wanted: string | undefined, dir: string): string {
-  const names = [...new Set(parsed.map((p) => p.info.name))].sort();
+  const names = providerNames(parsed);
   if (wanted !== undefined) {
     if (names.includes(wanted)) return wanted;
     throw new UsageError(`No release of provider "${wanted}" in ${dir} (found: ${names.join(', ')})`, {

@@ -7,6 +7,7 @@ import { resolveSettings, resolveToken, type Settings } from '../config/index.js
 import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
 import { fileKeySource, registryKeySource, textKeySource, type KeySource } from './keySource.js';
+import { requireReleaseFolder } from './layout.js';
 import { parseProtocolsFlag } from './protocols.js';
 import { renderVerification } from './report.js';
 import type { VerifiedRelease } from './types.js';
@@ -47,7 +48,7 @@ export async function runVerify(input: {
   dir: string;
   world: VerifyWorld;
 }): Promise<number> {
-  const { release, settings } = await verifyWithFlags(input);
+  const { release, settings } = await verifyWithFlags({ ...input, command: 'verify' });
   renderVerification(input.output, release, settings.namespace);
   return 0;
 }
@@ -58,8 +59,12 @@ export async function verifyWithFlags(input: {
   flags: VerifyFlags;
   dir: string;
   world: VerifyWorld;
+  /** The command running (`verify`, `publish`): its hints name it. */
+  command: string;
 }): Promise<{ release: VerifiedRelease; settings: Settings }> {
-  const { output, flags, world } = input;
+  const { output, flags, world, command } = input;
+  // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
+  await requireReleaseFolder(path.resolve(world.cwd, input.dir), command);
   // Flags are checked before the release is read: a usage mistake should not wait for hashing.
   const version = flags.version === undefined ? undefined : parseVersionFlag(flags.version);
   const protocols = flags.protocols === undefined ? undefined : parseProtocolsFlag(flags.protocols);
@@ -78,6 +83,7 @@ export async function verifyWithFlags(input: {
     configProtocols: settings.protocols,
     dearmorSignature: flags.dearmorSignature,
     hashing: { signal: world.signal },
+    command,
   });
   return { release, settings };
 }

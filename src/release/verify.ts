@@ -36,6 +36,8 @@ export interface VerifyReleaseOptions {
   /** Convert an ASCII-armored `.sig` to binary in memory instead of failing. */
   dearmorSignature?: boolean | undefined;
   hashing?: HashOptions;
+  /** The command running (`verify`, `publish`), named in hints; default `verify`. */
+  command?: string | undefined;
 }
 
 /** Verifies a release directory; throws UsageError or VerificationError, else returns the release. */
@@ -47,7 +49,11 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
     output.warn(message);
   };
   const dir = path.resolve(options.cwd, options.dir);
-  const layout = await readLayout(dir, { name: options.name, version: options.version });
+  const layout = await readLayout(dir, {
+    name: options.name,
+    version: options.version,
+    command: options.command,
+  });
   layout.warnings.forEach(warn);
   output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
 

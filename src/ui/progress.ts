@@ -300,11 +300,13 @@ function terminal(target: TextStream, output: Output): TextStream & Record<strin
     target.write(output.redact(text));
     return true;
   };
-  const columns = (target as { columns?: number }).columns;
+  // A terminal that reports 0 columns (a pty nobody sized: `script`, `docker run -t`, some CI runners) would
+  // have ora count every line as infinitely many rows, and erase them one by one without end.
+  const reported = (target as { columns?: number }).columns;
+  const columns = reported !== undefined && reported > 0 ? reported : 80;
   return {
     isTTY: true,
-    // A pseudo-terminal nobody sized (a bare `script`, some CI runners' ttys) reports 0 columns.
-    columns: columns !== undefined && columns > 0 ? columns : 80,
+    columns,
     write: (chunk: string | Uint8Array) =>
       write(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()),
     cursorTo: (x: number) => write(`\u001b[${x + 1}G`),
