@@ -121,7 +121,9 @@ describe('reading the result', () => {
 
 describe('limits on handlers', () => {
   it('kills a handler past --timeout, with the processes it started, and reports failed', async () => {
-    t = await startTestIntegrator(platform, { timeoutMs: 400, timeoutText: '400ms', killGraceMs: 300 });
+    // Long enough for the handler to start its child on a loaded machine before the kill (with 400 ms it was
+    // sometimes killed first, and the test waited for a child that never came).
+    t = await startTestIntegrator(platform, { timeoutMs: 2000, timeoutText: '2s', killGraceMs: 300 });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     platform.release(request.run_id, { hang: true, spawnChild: true });
     await post(t.integrator.url, bytesOf(request));
@@ -131,7 +133,7 @@ describe('limits on handlers', () => {
     expect(final!.json).toEqual({
       data: {
         type: 'task-results',
-        attributes: { status: 'failed', message: 'The check did not finish within 400ms and was stopped.' },
+        attributes: { status: 'failed', message: 'The check did not finish within 2s and was stopped.' },
       },
     });
     expect(gone(report.pid)).toBe(true);

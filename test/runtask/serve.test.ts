@@ -123,7 +123,7 @@ describe('progress and results', () => {
     const request = requestFor(POST_PLAN_REQUEST, platform);
     expect((await post(t.integrator.url, bytesOf(request))).status).toBe(200);
     await platform.waitForHandler(request.run_id);
-    const running = await platform.waitForCallbacks(request.task_result_id, 'running', 4);
+    const running = await platform.waitForCallbacks(request.task_result_id, 'running', 6);
     platform.release(request.run_id, { stdout: 'looked at 3 resources\nall fine\n', exitCode: 0 });
     const [final] = await platform.waitForCallbacks(request.task_result_id, 'passed');
     await t.integrator.jobs.idle();
@@ -131,8 +131,13 @@ describe('progress and results', () => {
     const statuses = platform.callbacks(request.task_result_id).map(statusOf);
     expect(statuses.at(-1)).toBe('passed');
     expect(statuses.slice(0, -1).every((s) => s === 'running')).toBe(true);
-    const gaps = running.slice(1).map((r, i) => r.at - running[i]!.at);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(60);
+    // Paced, not a burst: the median gap at the receiver (one callback delayed in transit on a loaded machine
+    // shortens the gap after it, so no single gap is judged).
+    const gaps = running
+      .slice(1)
+      .map((r, i) => r.at - running[i]!.at)
+      .sort((a, b) => a - b);
+    expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(60);
     expect(final!.json).toEqual({
       data: { type: 'task-results', attributes: { status: 'passed', message: 'all fine' } },
     });
