@@ -2,11 +2,12 @@
 import type { Command } from 'commander';
 import type { CheckFlags } from '../manage/check.js';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import { worldOf } from './world.js';
 
 /** Registers the command. */
 export function registerCheck(program: Command, hooks: ProgramHooks): void {
-  program
+  const check = program
     .command('check')
     .description(
       'check a published version as terraform init will: signature, SHA256SUMS against every platform, optionally the zips',
@@ -19,4 +20,16 @@ export function registerCheck(program: Command, hooks: ProgramHooks): void {
         return runCheck({ output, flags, world: worldOf(hooks.io), version: args[0] });
       }),
     );
+  withExamples(check, [
+    {
+      emulator: true,
+      what: 'the signature and SHA256SUMS, as terraform init checks them',
+      args: ['check', '1.2.3', '--name', 'example'],
+    },
+    {
+      emulator: true,
+      what: 'also download and hash every zip',
+      args: ['check', '1.2.3', '--name', 'example', '--download'],
+    },
+  ]);
 }

@@ -2,13 +2,14 @@
 import type { Command } from 'commander';
 import type { DeleteFlags } from '../manage/delete.js';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import { worldOf } from './world.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** Registers the command. */
 export function registerDelete(program: Command, hooks: ProgramHooks): void {
-  program
+  const remove = program
     .command('delete')
     .description('delete a version (its platforms and files go with it) or single platforms of it')
     .argument('<version>', 'the version, e.g. 1.2.3')
@@ -30,4 +31,21 @@ export function registerDelete(program: Command, hooks: ProgramHooks): void {
         return runDelete({ output, flags, world: worldOf(io), version: args[0], confirm });
       }),
     );
+  withExamples(remove, [
+    {
+      emulator: true,
+      what: 'show what would go, and stop',
+      args: ['delete', '1.2.3', '--name', 'example', '--dry-run'],
+    },
+    {
+      emulator: true,
+      what: 'one platform only, without asking',
+      args: ['delete', '1.2.3', '--name', 'example', '--platform', 'linux_amd64', '--yes'],
+    },
+    {
+      emulator: true,
+      what: 'the whole version, in a cleanup script',
+      args: ['delete', '1.2.3', '--name', 'example', '--yes', '--ignore-missing'],
+    },
+  ]);
 }

@@ -1,6 +1,7 @@
 /** `provider emulate`: flags → options → `runEmulator`. */
 import { Option, type Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 
 /** Flags of `provider emulate`, as commander hands them over. */
 export interface EmulateFlags {
@@ -19,7 +20,7 @@ export interface EmulateFlags {
 
 /** Registers the command. */
 export function registerEmulate(program: Command, hooks: ProgramHooks): void {
-  program
+  const emulate = program
     .command('emulate')
     .description('run a local emulation of the platform (registry API, uploads, consumer view)')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -39,4 +40,18 @@ export function registerEmulate(program: Command, hooks: ProgramHooks): void {
         return runEmulator({ output, flags, io: hooks.io });
       }),
     );
+  withExamples(emulate, [
+    {
+      what: 'the platform on port 8080: prints its URL and tokens, serves until Ctrl-C',
+      args: ['emulate', '--port', '8080'],
+    },
+    {
+      what: 'state kept across restarts, every request logged',
+      args: ['emulate', '--port', '8080', '--data-dir', '.emulator', '--request-log', 'requests.jsonl'],
+    },
+    {
+      what: 'a slow network, and flags that flip late, to rehearse CI',
+      args: ['emulate', '--port', '8080', '--latency', '40ms', '--bandwidth', '25MB/s', '--flag-delay', '2s'],
+    },
+  ]);
 }

@@ -1,6 +1,7 @@
 /** `provider gpg-keys list` and `gpg-keys add <armored-public-key-file>`. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import { worldOf } from './world.js';
 
 /** Registers the command group. */
@@ -8,7 +9,15 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
   const keys = program
     .command('gpg-keys')
     .description("the registry's signing keys for the namespace (--namespace, default: the organization)");
-  keys
+  withExamples(keys, [
+    { emulator: true, what: 'the keys registered for the organization', args: ['gpg-keys', 'list'] },
+    {
+      emulator: true,
+      what: 'register a public key',
+      args: ['gpg-keys', 'add', 'fixtures/keys/other.pub.asc'],
+    },
+  ]);
+  const list = keys
     .command('list')
     .description('the keys registered for the namespace: key id, created, id')
     .action(
@@ -17,7 +26,11 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
         return runGpgKeysList({ output, flags, world: worldOf(hooks.io) });
       }),
     );
-  keys
+  withExamples(list, [
+    { emulator: true, what: 'key id, created, id', args: ['gpg-keys', 'list'] },
+    { emulator: true, what: 'the documents, for scripts', args: ['gpg-keys', 'list', '--json'] },
+  ]);
+  const add = keys
     .command('add')
     .description('register an RSA or DSA public key (gpg --armor --export <key id>) and print its key id')
     .argument('<armored-public-key-file>', 'the public key file; a secret key is refused and never sent')
@@ -27,4 +40,22 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
         return runGpgKeysAdd({ output, flags, world: worldOf(hooks.io), file: args[0] });
       }),
     );
+  withExamples(add, [
+    {
+      emulator: true,
+      what: 'register a key: prints its key id',
+      args: ['gpg-keys', 'add', 'fixtures/keys/other.pub.asc'],
+    },
+    {
+      emulator: true,
+      what: 'a key already registered is a success, nothing is sent',
+      args: ['gpg-keys', 'add', 'fixtures/keys/other.pub.asc'],
+    },
+    {
+      emulator: true,
+      what: 'an ECC key: the registry refuses it (exit 4, with its reason)',
+      exit: 4,
+      args: ['gpg-keys', 'add', 'fixtures/keys/ecc.pub.asc'],
+    },
+  ]);
 }

@@ -19,6 +19,7 @@ import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
+import { COMMAND_GROUPS, renderExitCodes, withExamples } from './help.js';
 
 /** A command action: gets the output sink and the merged options, returns an exit code (usually 0). */
 export type CommandHandler<T> = (
@@ -83,15 +84,40 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
     },
   };
 
-  registerEmulate(program, hooks);
-  registerVerify(program, hooks);
-  registerRuntask(program, hooks);
+  // Grouped by task, in the order a user meets them; commander lists groups in the order they first appear.
+  program.commandsGroup(COMMAND_GROUPS.publish);
   registerPublish(program, hooks);
+  registerVerify(program, hooks);
+  program.commandsGroup(COMMAND_GROUPS.read);
   registerVersions(program, hooks);
   registerPlatforms(program, hooks);
   registerCheck(program, hooks);
+  program.commandsGroup(COMMAND_GROUPS.cleanup);
   registerDelete(program, hooks);
   registerGpgKeys(program, hooks);
+  program.commandsGroup(COMMAND_GROUPS.runtask);
+  registerRuntask(program, hooks);
+  program.commandsGroup(COMMAND_GROUPS.local);
+  registerEmulate(program, hooks);
+  // Created now rather than lazily, so it lands in a group of its own instead of a stray "Commands:".
+  program.commandsGroup('Help:').helpCommand('help [command]', 'display help for command');
+  program.addHelpText('after', renderExitCodes());
+  withExamples(program, [
+    {
+      what: 'check a release before anything is sent (the fixture, with its signer key, offline)',
+      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--offline'],
+    },
+    {
+      emulator: true,
+      what: 'publish it: registers the key, creates and uploads what is missing',
+      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc'],
+    },
+    {
+      emulator: true,
+      what: 'what terraform init will say about it',
+      args: ['check', '1.2.3', '--name', 'example'],
+    },
+  ]);
   return program;
 }
 

@@ -1,11 +1,12 @@
 /** `provider publish [dir]`: flags → options → `runPublish`. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import type { PublishFlags } from '../publish/run.js';
 
 /** Registers the command. */
 export function registerPublish(program: Command, hooks: ProgramHooks): void {
-  program
+  const publish = program
     .command('publish')
     .description('verify a release directory, then create and upload everything the registry is missing')
     .argument('[dir]', 'the release folder goreleaser wrote', './dist')
@@ -37,4 +38,21 @@ export function registerPublish(program: Command, hooks: ProgramHooks): void {
         return runPublish({ output, flags, dir: args[0] ?? './dist', world });
       }),
     );
+  withExamples(publish, [
+    {
+      emulator: true,
+      what: 'the plan only: what would be created and uploaded',
+      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--dry-run'],
+    },
+    {
+      emulator: true,
+      what: 'verify, register the key, create and upload what is missing, wait, check',
+      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc'],
+    },
+    {
+      emulator: true,
+      what: 'again, as CI would: writes nothing, one JSON document',
+      args: ['publish', 'fixtures/release', '--json'],
+    },
+  ]);
 }

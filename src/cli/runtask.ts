@@ -2,6 +2,7 @@
 import { tmpdir } from 'node:os';
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import type { ServeFlags } from '../runtask/serveOptions.js';
 import type { CallbackFlags } from '../runtask/callbackCommand.js';
 import type { SendFlags } from '../runtask/send/options.js';
@@ -9,6 +10,9 @@ import type { SendFlags } from '../runtask/send/options.js';
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
+
+// The HMAC key the runtask examples share: any value works, as long as both sides have the same one.
+const KEY = 'RUNTASK_HMAC_KEY=local-test-key';
 
 const PLATFORM_HOST_HELP =
   'a platform host the access token may be sent to: host, host:port or URL (repeatable; default app.terraform.io)';
@@ -28,8 +32,20 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
   const group = program
     .command('runtask')
     .description('run task integrations (integrator server, callbacks, a local platform to test one)');
+  withExamples(group, [
+    {
+      env: KEY,
+      what: 'an integrator whose check always passes',
+      args: ['runtask', 'serve', '--exec', 'true'],
+    },
+    {
+      env: KEY,
+      what: 'act as the platform against it, in another terminal',
+      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--expect', 'passed'],
+    },
+  ]);
 
-  group
+  const serve = group
     .command('serve')
     .description('run a run task integrator: verify, answer 200, run --exec per request, report back')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -56,8 +72,25 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
         return runServe({ output, flags, world });
       }),
     );
+  withExamples(serve, [
+    {
+      env: KEY,
+      what: 'on port 8080, a check that always passes',
+      args: ['runtask', 'serve', '--exec', 'true'],
+    },
+    {
+      env: KEY,
+      what: 'fail any plan that deletes something (the handler reads the plan JSON file)',
+      args: ['runtask', 'serve', '--exec', '! grep -q delete "$RUNTASK_PLAN_JSON"'],
+    },
+    {
+      env: KEY,
+      what: 'callbacks to a local runtask send too, 16 checks at once',
+      args: ['runtask', 'serve', '--exec', 'true', '--platform-host', '127.0.0.1', '--max-jobs', '16'],
+    },
+  ]);
 
-  group
+  const callback = group
     .command('callback')
     .description('send one task result callback (e.g. from a CI job)')
     .option('--status <status>', 'passed, failed or running')
@@ -76,8 +109,37 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
         return runCallbackCommand({ output, flags, world });
       }),
     );
+  withExamples(callback, [
+    {
+      what: 'report a result with the request the platform sent, saved as a file',
+      args: [
+        'runtask',
+        'callback',
+        '--payload',
+        'request.json',
+        '--status',
+        'passed',
+        '--message',
+        'no resource destroyed',
+      ],
+    },
+    {
+      env: 'RUNTASK_ACCESS_TOKEN=<token>',
+      what: 'or with the callback URL and the token alone (from a CI job)',
+      args: [
+        'runtask',
+        'callback',
+        '--url',
+        '<callback url>',
+        '--status',
+        'running',
+        '--message',
+        'Scanning',
+      ],
+    },
+  ]);
 
-  group
+  const send = group
     .command('send')
     .description(
       'act as the platform: send a signed run task request to an integrator and judge its callbacks',
@@ -108,4 +170,30 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
         return runSend({ output, integratorUrl: args[0], flags, world });
       }),
     );
+  withExamples(send, [
+    {
+      env: KEY,
+      what: 'judge the integrator on port 8080: it must keep the contract and pass',
+      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--expect', 'passed'],
+    },
+    {
+      env: KEY,
+      what: 'the request the platform sends when the run task is created',
+      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--verification'],
+    },
+    {
+      env: KEY,
+      what: 'an advisory pre-apply task, without outcomes',
+      args: [
+        'runtask',
+        'send',
+        'http://127.0.0.1:8080/',
+        '--stage',
+        'pre_apply',
+        '--enforcement',
+        'advisory',
+        '--no-outcomes',
+      ],
+    },
+  ]);
 }

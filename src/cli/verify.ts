@@ -1,11 +1,12 @@
 /** `provider verify [dir]`: flags → options → `runVerify`. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import type { VerifyFlags } from '../release/run.js';
 
 /** Registers the command. */
 export function registerVerify(program: Command, hooks: ProgramHooks): void {
-  program
+  const verify = program
     .command('verify')
     .description('verify a release directory as Terraform and the registry will, without writing anything')
     .argument('[dir]', 'the release folder goreleaser wrote', './dist')
@@ -34,4 +35,20 @@ export function registerVerify(program: Command, hooks: ProgramHooks): void {
         return runVerify({ output, flags, dir: args[0] ?? './dist', world });
       }),
     );
+  withExamples(verify, [
+    {
+      what: 'the fixture release, with the key that signed it, without the network',
+      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--offline'],
+    },
+    {
+      what: 'with a key that did not sign it: exit 3, naming the file and what to do',
+      exit: 3,
+      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/other.pub.asc', '--offline'],
+    },
+    {
+      emulator: true,
+      what: 'with the keys registered for the organization, as one JSON document',
+      args: ['verify', 'fixtures/release', '--json'],
+    },
+  ]);
 }

@@ -1,6 +1,7 @@
 /** `provider versions list` and `versions show <version>`: flags → options → the cores in src/manage. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
+import { withExamples } from './help.js';
 import { worldOf } from './world.js';
 
 /** Registers the command group. */
@@ -8,7 +9,15 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
   const versions = program
     .command('versions')
     .description('read the provider versions on the registry, with the state of their files');
-  versions
+  withExamples(versions, [
+    { emulator: true, what: 'every version, newest first', args: ['versions', 'list', '--name', 'example'] },
+    {
+      emulator: true,
+      what: 'one version and its files',
+      args: ['versions', 'show', '1.2.3', '--name', 'example'],
+    },
+  ]);
+  const list = versions
     .command('list')
     .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
     .action(
@@ -17,7 +26,19 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
         return runVersionsList({ output, flags, world: worldOf(hooks.io) });
       }),
     );
-  versions
+  withExamples(list, [
+    {
+      emulator: true,
+      what: 'a table on a terminal, tab-separated rows in a pipe',
+      args: ['versions', 'list', '--name', 'example'],
+    },
+    {
+      emulator: true,
+      what: 'the documents, for scripts',
+      args: ['versions', 'list', '--name', 'example', '--json'],
+    },
+  ]);
+  const show = versions
     .command('show')
     .description(
       'one version: its attributes and whether SHA256SUMS, its signature and each binary are uploaded',
@@ -29,4 +50,16 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
         return runVersionsShow({ output, flags, world: worldOf(hooks.io), version: args[0] });
       }),
     );
+  withExamples(show, [
+    {
+      emulator: true,
+      what: 'which files are uploaded, and what to do if some are not',
+      args: ['versions', 'show', '1.2.3', '--name', 'example'],
+    },
+    {
+      emulator: true,
+      what: 'the same as JSON (never a link)',
+      args: ['versions', 'show', '1.2.3', '--name', 'example', '--json'],
+    },
+  ]);
 }

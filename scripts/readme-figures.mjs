@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Writes the README's figures from runs of the code, never by hand. Each marked region of README.md
+// (`<!-- figures:NAME -->…<!-- /figures -->`) is rendered from a committed results file:
+//   test   bench/results/tests.json   the last `npm test` (written by `.ci/run` through --from-report)
+//   bench  bench/results/latest.json  the last full `npm run bench`
+// Usage:
+//   node scripts/readme-figures.mjs                                  rewrite the regions from the results
+//   node scripts/readme-figures.mjs --check                          exit 1 when README.md differs from them
+//   node scripts/readme-figures.mjs --from-report <vitest.json> --wall-ms <n> [--command <what ran>]
+//                                                                    summarise a vitest JSON report first
+// test/readme-figures.test.ts checks that the committed README is what this renders, so a hand edit fails.
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderTable } from '../bench/lib/rows.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const files = {
+  readme: new URL('../README.md', import.meta.url),
+  tests: new URL('../bench/results/tests.json', import.meta.url),
+  bench: new URL('../bench/results/latest.json', import.meta.url),
+};
+
+/** The summary kept of a vitest JSON report: counts, wall time, the reliability suites' durations. */
+export function summariseReport(report, wallMs, machine, command) {
+  const suites = {};
+  for (const file of report.testResults) {
+    const name = relative(root, file.name);
+    if (name.startsWith('test/reliability/'))
+      suites[name] = Math.round((file.endTime - file.startTime) / 100) / 10;
+  }
+  return {
+    date: new Date(report.startTime).toISOString().slice(0, 10),
+    command,
+    machine,
+    wallS: Math.round(wallMs / 1000),
+    files: report.testResults.length,
+    tests: report.numTotalTests,
+    passed: report.numPassedTests,
+    failed: report.numFailedTests,
+    reliabilityS: Object.values(suites).reduce((a, b) => a + b, 0),
+    suites,
+  };
+}
+
+function minutes(seconds) {
+  const s = Math.round(seconds);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+function machineText(m) {
+  return `${m.cpus} cores (${m.cpu}), Node ${m.node.replace(/^v/, '')}, ${m.platform.split(' ')[0] === 'linux' ? 'Linux' : m.platform}`;
+}
+
+/** The text of each region, from the results. */
+export function renderRegions(tests, bench) {
+  return {
+    test:
+      `\`${tests.command}\`, last run ${tests.date} on ${machineText(tests.machine)}` +
+      `${tests.machine.load ? ` (load average ${tests.machine.load} at its end: the machine was shared)` : ''}: ` +
+      `${tests.tests} tests in ${tests.files} files, ${tests.passed} passed, ${tests.failed} failed, ` +
+      `in ${minutes(tests.wallS)}.`,
+    reliability:
+      `${Object.keys(tests.suites).length} files; in the last \`${tests.command}\` (${tests.date}, ${tests.machine.cpus} cores) ` +
+      `they took ${minutes(tests.reliabilityS)}, summed per file, running beside the others`,
+    bench:
+      `Latest full run, \`bench/results/latest.json\` (${bench.date.slice(0, 10)}, ${minutes(bench.durationS)}, ` +
+      `${machineText(bench.machine)}):\n\n${renderTable(bench.rows)}`,
+  };
+}
+
+/** README.md with every marked region replaced by its rendered text; an unknown region name is an error. */
+export function rewrite(readme, regions) {
+  return readme.replace(
+    /(<!-- figures:([\w-]+) -->)[\s\S]*?(<!-- \/figures -->)/g,
+    (_all, open, name, close) => {
+      if (!(name in regions)) throw new Error(`README.md: unknown figures region "${name}"`);
+      const text = regions[name];
+      return text.includes('\n') ? `${open}\n${text}\n${close}` : `${open}${text}${close}`;
+    },
+  );
+}
+
+/** The README as the committed results would render it. */
+export function expectedReadme() {
+  const tests = JSON.parse(readFileSync(files.tests, 'utf8'));
+  const bench = JSON.parse(readFileSync(files.bench, 'utf8'));
+  return rewrite(readFileSync(files.readme, 'utf8'), renderRegions(tests, bench));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const from = args.indexOf('--from-report');
+  if (from >= 0) {
+    const report = JSON.parse(readFileSync(args[from + 1], 'utf8'));
+    const wall = Number(args[args.indexOf('--wall-ms') + 1]);
+    const cpus = os.cpus();
+    const machine = {
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: cpus.length,
+      cpu: (cpus[0]?.model ?? 'unknown').trim(),
+      // A busy machine stretches every duration: said beside them when it was.
+      load: os.loadavg()[0] > cpus.length ? Math.round(os.loadavg()[0] * 10) / 10 : undefined,
+    };
+    const command = args.includes('--command') ? args[args.indexOf('--command') + 1] : 'npm test';
+    writeFileSync(
+      files.tests,
+      `${JSON.stringify(summariseReport(report, wall, machine, command), null, 2)}\n`,
+    );
+  }
+  const next = expectedReadme();
+  if (args.includes('--check')) {
+    if (next !== readFileSync(files.readme, 'utf8')) {
+      console.error('README.md figures differ from bench/results: run node scripts/readme-figures.mjs');
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(files.readme, next);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What `--help` teaches beyond the flags: an "Examples" block at the end of every command's help (commands that
+ * run as written in this repository, on the fixture release or against `provider emulate --port 8080`), the
+ * command groups of `provider --help`, and its exit codes. Examples are data kept beside the command, so a
+ * test can walk the program, find a command without them, and parse every example with commander itself.
+ */
+import type { Command } from 'commander';
+
+/** One example: what it shows, and the words after `provider` exactly as a user types them. */
+export interface Example {
+  /** Runs against the emulator, set up as the block's first lines say. */
+  emulator?: boolean;
+  /** Variables set for this command alone, shown before it (`NAME=value`). */
+  env?: string;
+  args: string[];
+  what: string;
+  /** The exit code it ends with when run as written, when not 0 (an example may show a failure). */
+  exit?: number;
+}
+
+/** The emulator every example that needs a registry talks to, and the variables that point there. */
+export const EXAMPLE_EMULATOR = {
+  url: 'http://127.0.0.1:8080',
+  organization: 'example-org',
+  setup: [
+    '# run in this repository, against `provider emulate --port 8080` in another terminal:',
+    '#   export TFE_HOSTNAME=http://127.0.0.1:8080 TFE_ORGANIZATION=example-org',
+    '#   export TFE_TOKEN=<the owners token it printed>',
+  ],
+} as const;
+
+/** The command groups of `provider --help`, in the order a user meets the tasks. */
+export const COMMAND_GROUPS = {
+  publish: 'Publish and verify:',
+  read: 'Reading and checking:',
+  cleanup: 'Cleanup and keys:',
+  runtask: 'Run tasks:',
+  local: 'The local platform:',
+} as const;
+
+/** The exit codes, as README.md "Exit codes" lists them (src/errors.ts decides them). */
+export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
+  [0, 'success'],
+  [
+    1,
+    'internal error, a bug: please report it with --verbose output\n(runtask send: a result other than --expect)',
+  ],
+  [2, 'usage or configuration: a bad flag or config file, no token, an\nambiguous release folder'],
+  [3, 'verification failed: the release, its signature, or what the registry\nserves'],
+  [
+    4,
+    'the API refused, was unreachable or answered another shape\n(runtask send: the integrator never accepted the request)',
+  ],
+  [5, 'conflict: the registry holds different content for this version'],
+  [6, 'timed out (uploaded flags, run task deadline)'],
+  [130, 'interrupted (Ctrl-C, SIGTERM)'],
+];
+
+const examples = new WeakMap<Command, readonly Example[]>();
+
+/** The examples a command was given (empty when it has none: a test fails on that). */
+export function examplesOf(command: Command): readonly Example[] {
+  return examples.get(command) ?? [];
+}
+
+/** The full path of a command, e.g. `provider runtask send`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+// Quotes a word the way a POSIX shell reads it back unchanged.
+function shellWord(word: string): string {
+  // <placeholders> are for the reader to fill in, shown as such.
+  if (/^<[^<>]+>$/.test(word)) return word;
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The example as one shell line, as the help shows it after `$ `. */
+export function exampleLine(example: Example): string {
+  const words = ['provider', ...example.args].map(shellWord).join(' ');
+  return example.env ? `${example.env} ${words}` : words;
+}
+
+/** Renders an Examples block: the emulator set-up once if any example needs it, then each command under its comment. */
+export function renderExamples(list: readonly Example[]): string {
+  const lines = ['', 'Examples:'];
+  if (list.some((e) => e.emulator)) lines.push(...EXAMPLE_EMULATOR.setup.map((l) => `  ${l}`));
+  for (const example of list) lines.push(`  # ${example.what}`, `  $ ${exampleLine(example)}`);
+  // commander ends each help text it adds with a newline of its own.
+  return lines.join('\n');
+}
+
+/** Gives a command its examples: kept for the tests, and printed at the very end of its help. */
+export function withExamples(command: Command, list: readonly Example[]): Command {
+  examples.set(command, list);
+  // 'after' text belongs to this command's help alone, not its subcommands'.
+  return command.addHelpText('after', renderExamples(list));
+}
+
+/** The exit codes block of `provider --help`. */
+export function renderExitCodes(): string {
+  const width = Math.max(...EXIT_CODES.map(([code]) => String(code).length));
+  const indent = ' '.repeat(width + 4);
+  const lines = EXIT_CODES.map(
+    ([code, meaning]) => `  ${String(code).padEnd(width)}  ${meaning.replace(/\n/g, `\n${indent}`)}`,
+  );
+  return ['', 'Exit codes:', ...lines].join('\n');
+}

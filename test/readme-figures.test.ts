@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error -- a plain .mjs build script without type declarations
+import { expectedReadme, rewrite } from '../scripts/readme-figures.mjs';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
+
+describe("the README's figures come from runs, through scripts/readme-figures.mjs", () => {
+  it('has the marked regions for the test run, the reliability suites and the benchmarks', () => {
+    expect(regions.map((m) => m[1])).toEqual(['test', 'reliability', 'bench']);
+    for (const [, name, text] of regions) expect(text!.trim(), name).not.toBe('');
+  });
+
+  it('every marked region is exactly what the script renders from the committed results', () => {
+    // No suite runs here: the script reads bench/results/tests.json and latest.json, committed with the README.
+    expect(readme).toBe(expectedReadme());
+  });
+
+  it('a hand edit inside a region is not what the script renders', () => {
+    const edited = readme.replace(
+      /(<!-- figures:test -->[^<]*?)(\d+) tests/,
+      (_m, a: string) => `${a}about 1 700 tests`,
+    );
+    expect(edited).not.toBe(readme);
+    expect(edited).not.toBe(expectedReadme());
+    expect(
+      rewrite(edited, Object.fromEntries(regions.map((m) => [m[1], m[2]!.replace(/^\n|\n$/g, '')]))),
+    ).toBe(readme);
+  });
+
+  it('states no test count or suite duration outside the marked regions', () => {
+    const outside = readme.replace(/<!-- figures:[\w-]+ -->[\s\S]*?<!-- \/figures -->/g, '');
+    expect(outside).not.toMatch(/half a minute|minutes? on 2 cores|about a minute/);
+    expect(outside).not.toMatch(/\b\d[\d ]* tests\b/);
+    expect(outside).not.toMatch(/Latest full run/);
+  });
+});
