@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes the README's figures from runs of the code, never by hand. Each marked region of README.md
-// (`<!-- figures:NAME -->…<!-- /figures -->`) is rendered from a committed results file:
+// Writes the README's figures from runs of the code, never by hand. Each marked region of README.md and of
+// docs/reliability.md (`<!-- figures:NAME -->…<!-- /figures -->`) is rendered from a committed results file:
 //   test   bench/results/tests.json   the last `npm test` (written by `.ci/run` through --from-report)
 //   bench  bench/results/latest.json  the last full `npm run bench`
 // Usage:
@@ -18,6 +18,7 @@ import { renderTable } from '../bench/lib/rows.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const files = {
   readme: new URL('../README.md', import.meta.url),
+  reliability: new URL('../docs/reliability.md', import.meta.url),
   tests: new URL('../bench/results/tests.json', import.meta.url),
   bench: new URL('../bench/results/latest.json', import.meta.url),
 };
@@ -64,6 +65,14 @@ export function renderRegions(tests, bench) {
     reliability:
       `${Object.keys(tests.suites).length} files; in the last \`${tests.command}\` (${tests.date}, ${tests.machine.cpus} cores) ` +
       `they took ${minutes(tests.reliabilityS)}, summed per file, running beside the others`,
+    suites:
+      `Wall time of each file in the last \`${tests.command}\` (${tests.date}, ${machineText(tests.machine)}` +
+      `${tests.machine.load ? `, load average ${tests.machine.load}` : ''}), running beside the other test files:\n\n` +
+      `| file | seconds |\n| --- | --- |\n` +
+      Object.entries(tests.suites)
+        .map(([file, seconds]) => `| \`${file.replace('test/reliability/', '')}\` | ${seconds} |`)
+        .join('\n') +
+      `\n| **all of test/reliability, summed** | **${Math.round(tests.reliabilityS)}** |`,
     bench:
       `Latest full run, \`bench/results/latest.json\` (${bench.date.slice(0, 10)}, ${minutes(bench.durationS)}, ` +
       `${machineText(bench.machine)}):\n\n${renderTable(bench.rows)}`,
@@ -82,11 +91,20 @@ export function rewrite(readme, regions) {
   );
 }
 
-/** The README as the committed results would render it. */
-export function expectedReadme() {
+function regionsFromResults() {
   const tests = JSON.parse(readFileSync(files.tests, 'utf8'));
   const bench = JSON.parse(readFileSync(files.bench, 'utf8'));
-  return rewrite(readFileSync(files.readme, 'utf8'), renderRegions(tests, bench));
+  return renderRegions(tests, bench);
+}
+
+/** The README as the committed results would render it. */
+export function expectedReadme() {
+  return rewrite(readFileSync(files.readme, 'utf8'), regionsFromResults());
+}
+
+/** docs/reliability.md as the committed results would render it. */
+export function expectedReliabilityDoc() {
+  return rewrite(readFileSync(files.reliability, 'utf8'), regionsFromResults());
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -110,13 +128,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       `${JSON.stringify(summariseReport(report, wall, machine, command), null, 2)}\n`,
     );
   }
-  const next = expectedReadme();
-  if (args.includes('--check')) {
-    if (next !== readFileSync(files.readme, 'utf8')) {
-      console.error('README.md figures differ from bench/results: run node scripts/readme-figures.mjs');
-      process.exit(1);
+  const next = { readme: expectedReadme(), reliability: expectedReliabilityDoc() };
+  for (const [key, text] of Object.entries(next)) {
+    if (!args.includes('--check')) writeFileSync(files[key], text);
+    else if (text !== readFileSync(files[key], 'utf8')) {
+      console.error(
+        `${relative(root, fileURLToPath(files[key]))}: figures differ from bench/results: run node scripts/readme-figures.mjs`,
+      );
+      process.exitCode = 1;
     }
-  } else {
-    writeFileSync(files.readme, next);
   }
 }

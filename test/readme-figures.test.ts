@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
-import { expectedReadme, rewrite } from '../scripts/readme-figures.mjs';
+import { expectedReadme, expectedReliabilityDoc, rewrite } from '../scripts/readme-figures.mjs';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
@@ -15,6 +15,12 @@ describe("the README's figures come from runs, through scripts/readme-figures.mj
   it('every marked region is exactly what the script renders from the committed results', () => {
     // No suite runs here: the script reads bench/results/tests.json and latest.json, committed with the README.
     expect(readme).toBe(expectedReadme());
+  });
+
+  it("docs/reliability.md's suite times are what the script renders from the committed results", () => {
+    const doc = readFileSync(new URL('../docs/reliability.md', import.meta.url), 'utf8');
+    expect(doc).toContain('<!-- figures:suites -->');
+    expect(doc).toBe(expectedReliabilityDoc());
   });
 
   it('a hand edit inside a region is not what the script renders', () => {
