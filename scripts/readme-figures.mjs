@@ -3,6 +3,8 @@
 // docs/reliability.md (`<!-- figures:NAME -->…<!-- /figures -->`) is rendered from a committed results file:
 //   test   bench/results/tests.json   the last `npm test` (written by `.ci/run` through --from-report)
 //   bench  bench/results/latest.json  the last full `npm run bench`
+//   bench-large  bench/results/latest-large.json  the last `npm run bench -- --large`
+//   suites (docs/reliability.md)  bench/results/tests.json
 // Usage:
 //   node scripts/readme-figures.mjs                                  rewrite the regions from the results
 //   node scripts/readme-figures.mjs --check                          exit 1 when README.md differs from them
@@ -21,6 +23,7 @@ const files = {
   reliability: new URL('../docs/reliability.md', import.meta.url),
   tests: new URL('../bench/results/tests.json', import.meta.url),
   bench: new URL('../bench/results/latest.json', import.meta.url),
+  large: new URL('../bench/results/latest-large.json', import.meta.url),
 };
 
 /** The summary kept of a vitest JSON report: counts, wall time, the reliability suites' durations. */
@@ -55,7 +58,7 @@ function machineText(m) {
 }
 
 /** The text of each region, from the results. */
-export function renderRegions(tests, bench) {
+export function renderRegions(tests, bench, large) {
   return {
     test:
       `\`${tests.command}\`, last run ${tests.date} on ${machineText(tests.machine)}` +
@@ -76,6 +79,10 @@ export function renderRegions(tests, bench) {
     bench:
       `Latest full run, \`bench/results/latest.json\` (${bench.date.slice(0, 10)}, ${minutes(bench.durationS)}, ` +
       `${machineText(bench.machine)}):\n\n${renderTable(bench.rows)}`,
+    'bench-large':
+      `\`npm run bench -- --large\`, \`bench/results/latest-large.json\` (${large.date.slice(0, 10)}, ` +
+      `${minutes(large.durationS)}, ${machineText(large.machine)}):\n\n` +
+      renderTable(large.rows.filter((row) => row.id.startsWith('publish.') || row.id.startsWith('memory.'))),
   };
 }
 
@@ -94,7 +101,8 @@ export function rewrite(readme, regions) {
 function regionsFromResults() {
   const tests = JSON.parse(readFileSync(files.tests, 'utf8'));
   const bench = JSON.parse(readFileSync(files.bench, 'utf8'));
-  return renderRegions(tests, bench);
+  const large = JSON.parse(readFileSync(files.large, 'utf8'));
+  return renderRegions(tests, bench, large);
 }
 
 /** The README as the committed results would render it. */

@@ -7,8 +7,8 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
 
 describe("the README's figures come from runs, through scripts/readme-figures.mjs", () => {
-  it('has the marked regions for the test run, the reliability suites and the benchmarks', () => {
-    expect(regions.map((m) => m[1])).toEqual(['test', 'reliability', 'bench']);
+  it('has the marked regions for the test run, the reliability suites and the benchmarks (full and --large)', () => {
+    expect(regions.map((m) => m[1])).toEqual(['test', 'reliability', 'bench', 'bench-large']);
     for (const [, name, text] of regions) expect(text!.trim(), name).not.toBe('');
   });
 
