@@ -75,18 +75,9 @@ export interface SpawnServeOptions {
   cwd: string;
 }
 
-/** Spawns the integrator and resolves once it printed its start-up line (rejects if it exits first). */
-export async function spawnServe(options: SpawnServeOptions): Promise<ServeProcess> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    TMPDIR: process.env.TMPDIR,
-    CI: 'true',
-    NO_COLOR: '1',
-    TEST_PLATFORM_URL: options.platform.url,
-    RUNTASK_HMAC_KEY: options.key,
-    ...options.env,
-  };
-  const args = [
+/** The command line of `runtask serve` for these options (node flags first, then the script and its flags). */
+function serveArgs(options: SpawnServeOptions): string[] {
+  return [
     ...(options.nodeArgs ?? []),
     BIN,
     'runtask',
@@ -102,6 +93,20 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
     options.stateDir,
     ...(options.args ?? []),
   ];
+}
+
+/** Spawns the integrator and resolves once it printed its start-up line (rejects if it exits first). */
+export async function spawnServe(options: SpawnServeOptions): Promise<ServeProcess> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    TMPDIR: process.env.TMPDIR,
+    CI: 'true',
+    NO_COLOR: '1',
+    TEST_PLATFORM_URL: options.platform.url,
+    RUNTASK_HMAC_KEY: options.key,
+    ...options.env,
+  };
+  const args = serveArgs(options);
   const child = spawn(process.execPath, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -185,23 +190,11 @@ export async function spawnServeExpectingExit(
     NO_COLOR: '1',
     RUNTASK_HMAC_KEY: options.key,
   };
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'runtask',
-      'serve',
-      '--port',
-      '0',
-      '--exec',
-      options.exec,
-      '--platform-host',
-      options.platform.url,
-      '--state-dir',
-      options.stateDir,
-    ],
-    { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, serveArgs(options), {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
