@@ -5,11 +5,13 @@
 //   bench  bench/results/latest.json  the last full `npm run bench`
 //   bench-large  bench/results/latest-large.json  the last `npm run bench -- --large`
 //   suites (docs/reliability.md)  bench/results/tests.json
+//   demo   bench/results/demo.json    the last `npm run demo` (written by `.ci/run` through --from-demo)
 // Usage:
 //   node scripts/readme-figures.mjs                                  rewrite the regions from the results
 //   node scripts/readme-figures.mjs --check                          exit 1 when README.md differs from them
 //   node scripts/readme-figures.mjs --from-report <vitest.json> --wall-ms <n> [--command <what ran>]
 //                                                                    summarise a vitest JSON report first
+//   node scripts/readme-figures.mjs --from-demo <output of npm run demo>   keep the demo's result lines first
 // test/readme-figures.test.ts checks that the committed README is what this renders, so a hand edit fails.
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -24,6 +26,7 @@ const files = {
   tests: new URL('../bench/results/tests.json', import.meta.url),
   bench: new URL('../bench/results/latest.json', import.meta.url),
   large: new URL('../bench/results/latest-large.json', import.meta.url),
+  demo: new URL('../bench/results/demo.json', import.meta.url),
 };
 
 /** The summary kept of a vitest JSON report: counts, wall time, the reliability suites' durations. */
@@ -48,6 +51,25 @@ export function summariseReport(report, wallMs, machine, command) {
   };
 }
 
+/** The lines of `npm run demo`'s output the README quotes: the two results, what terraform init sees, the writes. */
+export function summariseDemo(text, machine) {
+  // eslint-disable-next-line no-control-regex -- colour codes are what is removed
+  const lines = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  const published = lines.filter((line) => / published: /.test(line));
+  const seen = lines.findIndex((line) => line.startsWith('== what terraform init sees'));
+  const writes = lines.find((line) => /write requests? in total/.test(line));
+  if (published.length !== 2 || seen < 0 || writes === undefined)
+    throw new Error('the demo output lacks its result lines: did npm run demo succeed?');
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    machine,
+    first: published[0],
+    seen: lines.slice(seen, seen + 2),
+    second: published[1],
+    writes,
+  };
+}
+
 function minutes(seconds) {
   const s = Math.round(seconds);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
@@ -58,8 +80,12 @@ function machineText(m) {
 }
 
 /** The text of each region, from the results. */
-export function renderRegions(tests, bench, large) {
+export function renderRegions(tests, bench, large, demo) {
   return {
+    demo:
+      `From the last \`npm run demo\` (${demo.date}, ${machineText(demo.machine)}` +
+      `${demo.machine.load ? `, load average ${demo.machine.load}: the machine was shared` : ''}):\n\n` +
+      ['```text', demo.first, '…', ...demo.seen, '…', demo.second, demo.writes, '```'].join('\n'),
     test:
       `\`${tests.command}\`, last run ${tests.date} on ${machineText(tests.machine)}` +
       `${tests.machine.load ? ` (load average ${tests.machine.load} at its end: the machine was shared)` : ''}: ` +
@@ -102,7 +128,8 @@ function regionsFromResults() {
   const tests = JSON.parse(readFileSync(files.tests, 'utf8'));
   const bench = JSON.parse(readFileSync(files.bench, 'utf8'));
   const large = JSON.parse(readFileSync(files.large, 'utf8'));
-  return renderRegions(tests, bench, large);
+  const demo = JSON.parse(readFileSync(files.demo, 'utf8'));
+  return renderRegions(tests, bench, large, demo);
 }
 
 /** The README as the committed results would render it. */
@@ -118,18 +145,23 @@ export function expectedReliabilityDoc() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
   const from = args.indexOf('--from-report');
+  const cpus = os.cpus();
+  const machine = {
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    cpus: cpus.length,
+    cpu: (cpus[0]?.model ?? 'unknown').trim(),
+    // A busy machine stretches every duration: said beside them when it was.
+    load: os.loadavg()[0] > cpus.length ? Math.round(os.loadavg()[0] * 10) / 10 : undefined,
+  };
+  const fromDemo = args.indexOf('--from-demo');
+  if (fromDemo >= 0) {
+    const demo = summariseDemo(readFileSync(args[fromDemo + 1], 'utf8'), machine);
+    writeFileSync(files.demo, `${JSON.stringify(demo, null, 2)}\n`);
+  }
   if (from >= 0) {
     const report = JSON.parse(readFileSync(args[from + 1], 'utf8'));
     const wall = Number(args[args.indexOf('--wall-ms') + 1]);
-    const cpus = os.cpus();
-    const machine = {
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-      cpus: cpus.length,
-      cpu: (cpus[0]?.model ?? 'unknown').trim(),
-      // A busy machine stretches every duration: said beside them when it was.
-      load: os.loadavg()[0] > cpus.length ? Math.round(os.loadavg()[0] * 10) / 10 : undefined,
-    };
     const command = args.includes('--command') ? args[args.indexOf('--command') + 1] : 'npm test';
     writeFileSync(
       files.tests,

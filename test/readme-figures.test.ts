@@ -7,8 +7,8 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
 
 describe("the README's figures come from runs, through scripts/readme-figures.mjs", () => {
-  it('has the marked regions for the test run, the reliability suites and the benchmarks (full and --large)', () => {
-    expect(regions.map((m) => m[1])).toEqual(['test', 'reliability', 'bench', 'bench-large']);
+  it('has the marked regions for the test run, the demo, the reliability suites and the benchmarks (full and --large)', () => {
+    expect(regions.map((m) => m[1])).toEqual(['test', 'demo', 'reliability', 'bench', 'bench-large']);
     for (const [, name, text] of regions) expect(text!.trim(), name).not.toBe('');
   });
 
@@ -40,5 +40,7 @@ describe("the README's figures come from runs, through scripts/readme-figures.mj
     expect(outside).not.toMatch(/half a minute|minutes? on 2 cores|about a minute/);
     expect(outside).not.toMatch(/\b\d[\d ]* tests\b/);
     expect(outside).not.toMatch(/Latest full run/);
+    // Sample transcripts outside the regions show no measured time or rate (the demo's region has real ones).
+    expect(outside).not.toMatch(/ in \d[\d.]*m?s\b[;) ]|\d KiB\/s\)/);
   });
 });
