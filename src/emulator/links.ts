@@ -3,7 +3,7 @@
  * storage links. The secret carries the operation, the object and the expiry, sealed with an HMAC, so that
  * links need no stored state and survive a restart with the same data folder.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The path prefix of every archivist link. */
 export const ARCHIVIST_PREFIX = '/_archivist/v1/object/';
@@ -15,8 +15,6 @@ export interface LinkGrant {
   op: LinkOperation;
   key: string;
   expiresAt: number;
-  /** What tells this link from every other one for the same object (a random nonce, or the expiry of old links). */
-  id: string;
 }
 
 /** Signs and checks archivist links with one key. */
@@ -26,10 +24,9 @@ export class LinkSigner {
     private readonly ttlMs: number,
   ) {}
 
-  /** A link allowing `op` on object `key` until now + TTL; two links are never alike, even in one millisecond. */
+  /** A link allowing `op` on object `key` until now + TTL. */
   sign(baseUrl: string, op: LinkOperation, key: string, now: number): string {
-    const nonce = randomBytes(9).toString('base64url');
-    const payload = Buffer.from(`${op}:${key}:${now + this.ttlMs}:${nonce}`).toString('base64url');
+    const payload = Buffer.from(`${op}:${key}:${now + this.ttlMs}`).toString('base64url');
     return `${baseUrl}${ARCHIVIST_PREFIX}${payload}.${this.mac(payload)}`;
   }
 
@@ -41,11 +38,11 @@ export class LinkSigner {
     const given = Buffer.from(secret.slice(dot + 1));
     const expected = Buffer.from(this.mac(payload));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const [op, key, expires, nonce] = Buffer.from(payload, 'base64url').toString('utf8').split(':');
+    const [op, key, expires] = Buffer.from(payload, 'base64url').toString('utf8').split(':');
     if ((op !== 'put' && op !== 'get') || !key || !expires) return undefined;
     const expiresAt = Number(expires);
     if (!(expiresAt > now)) return undefined;
-    return { op, key, expiresAt, id: nonce || expires };
+    return { op, key, expiresAt };
   }
 
   private mac(payload: string): string {

@@ -15,10 +15,10 @@ export interface StoredObject {
   flagAt: number | null;
   bytes: number | null;
   /**
-   * The ids of the upload links that delivered bytes (`LinkGrant.id`): an upload link is single-use (absent in
-   * state written before this was kept).
+   * The expiry stamps of the upload links that delivered bytes: an upload link is single-use (absent in state
+   * written before this was kept).
    */
-  spentLinks?: string[];
+  spentLinks?: number[];
 }
 
 export interface StoredProvider {

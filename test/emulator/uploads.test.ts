@@ -96,20 +96,6 @@ describe('uploading', () => {
     expect(bytes.bytes.equals(release.sums)).toBe(true);
   });
 
-  it('a link issued in the same millisecond as a spent one is its own link: it takes the file (frozen clock)', async () => {
-    const clock = manualClock();
-    const emulator = await start({ now: clock.now, flagDelayMs: 5_000 });
-    const published = await publishFixture(emulator);
-    const first = linkOf(published.version, 'shasums-upload');
-    expectSuccess(await upload(first, release.sums));
-    // The flag is still pending, so a read offers an upload link again, issued at the same instant.
-    const again = (await clients(emulator).owner.get(versionPath(emulator.organization))).json;
-    const second = linkOf(again, 'shasums-upload');
-    expect(second).not.toBe(first);
-    expectSuccess(await upload(second, release.sums));
-    expectErrorDocument(await upload(first, release.sums), 403, { detail: /already been used/ });
-  });
-
   it('without flagDelayMs, the flag is true on the very next read', async () => {
     const clock = manualClock();
     const emulator = await start({ now: clock.now });

@@ -37,7 +37,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         throw forbidden('This link is not a valid upload link, or it has expired.');
       const found = app.store.findObject(grant.key);
       if (!found) throw notFound();
-      if (found.object.spentLinks?.includes(grant.id)) throw spent();
+      if (found.object.spentLinks?.includes(grant.expiresAt)) throw spent();
       const target = app.store.objectPath(grant.key);
       const tmp = `${target}.${randomBytes(6).toString('hex')}.part`;
       try {
@@ -66,12 +66,12 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         // while the bytes were arriving.
         const object = app.store.findObject(grant.key)?.object;
         if (!object) throw notFound();
-        if (object.spentLinks?.includes(grant.id)) throw spent();
+        if (object.spentLinks?.includes(grant.expiresAt)) throw spent();
         const now = app.now();
         object.uploadedAt = now;
         object.flagAt = now + app.settings.flagDelayMs;
         object.bytes = bytes;
-        object.spentLinks = [...(object.spentLinks ?? []), grant.id];
+        object.spentLinks = [...(object.spentLinks ?? []), grant.expiresAt];
       });
       ctx.res.writeHead(200, { 'content-length': 0 }).end();
     },
