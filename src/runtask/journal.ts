@@ -25,7 +25,7 @@
  * worker thread, and the acknowledgement waits for it either way.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { EventLog } from './log.js';
@@ -291,7 +291,7 @@ export class Journal {
   }
 
   /**
-   * What /healthz reports. Checks first that the folder and its lock are still there (a stat), so that a
+   * What /healthz reports. Checks first that the folder and its lock are still there (one read), so that a
    * removed folder is noticed and re-created by the next health check at the latest.
    */
   health(): JournalHealth {
@@ -308,13 +308,17 @@ export class Journal {
   private check(): void {
     if (this.takenBy !== undefined) return;
     if (!this.failing) {
+      let text: string;
       try {
-        statSync(join(this.dir, LOCK));
-        if (this.otherOwner() === undefined) return;
+        text = readFileSync(join(this.dir, LOCK), 'latin1');
       } catch (error) {
         this.problem(error, 'the state dir or its lock file is gone');
         for (const id of this.live.keys()) this.unsaved.add(id);
+        return this.repair();
       }
+      const other = Journal.foreignOwner(text);
+      if (other !== undefined) this.yieldTo(other);
+      return;
     }
     this.repair();
   }
@@ -324,12 +328,15 @@ export class Journal {
    * gone), or undefined.
    */
   private otherOwner(): number | undefined {
-    let text: string;
     try {
-      text = readFileSync(join(this.dir, LOCK), 'latin1');
+      return Journal.foreignOwner(readFileSync(join(this.dir, LOCK), 'latin1'));
     } catch {
       return undefined;
     }
+  }
+
+  /** The pid a lock's text names when that is another live process than this one. */
+  private static foreignOwner(text: string): number | undefined {
     const owner = Journal.lockOwner(text);
     return owner !== undefined && owner !== process.pid && isAlive(owner) ? owner : undefined;
   }
