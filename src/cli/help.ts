@@ -5,6 +5,7 @@
  * test can walk the program, find a command without them, and parse every example with commander itself.
  */
 import type { Command } from 'commander';
+import { ExitCode } from '../errors.js';
 
 /** One example: what it shows, and the words after `provider` exactly as a user types them. */
 export interface Example {
@@ -40,20 +41,23 @@ export const COMMAND_GROUPS = {
 
 /** The exit codes, as README.md "Exit codes" lists them (src/errors.ts decides them). */
 export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
-  [0, 'success'],
+  [ExitCode.ok, 'success'],
   [
-    1,
+    ExitCode.internal,
     'internal error, a bug: please report it with --verbose output\n(runtask send: a result other than --expect)',
   ],
-  [2, 'usage or configuration: a bad flag or config file, no token, an\nambiguous release folder'],
-  [3, 'verification failed: the release, its signature, or what the registry\nserves'],
   [
-    4,
+    ExitCode.usage,
+    'usage or configuration: a bad flag or config file, no token, an\nambiguous release folder',
+  ],
+  [ExitCode.verification, 'verification failed: the release, its signature, or what the registry\nserves'],
+  [
+    ExitCode.api,
     'the API refused, was unreachable or answered another shape\n(runtask send: the integrator never accepted the request)',
   ],
-  [5, 'conflict: the registry holds different content for this version'],
-  [6, 'timed out (uploaded flags, run task deadline)'],
-  [130, 'interrupted (Ctrl-C, SIGTERM)'],
+  [ExitCode.conflict, 'conflict: the registry holds different content for this version'],
+  [ExitCode.timeout, 'timed out (uploaded flags, run task deadline)'],
+  [ExitCode.interrupted, 'interrupted (Ctrl-C, SIGTERM)'],
 ];
 
 const examples = new WeakMap<Command, readonly Example[]>();
