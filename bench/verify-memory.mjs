@@ -19,7 +19,7 @@ const keep = args.includes('--keep');
 const sizesArg = args[args.indexOf('--sizes') + 1];
 const sizes = args.includes('--sizes') && sizesArg ? sizesArg.split(',').map(Number) : [8, 256];
 
-if (!fs.existsSync(path.join(ROOT, 'dist', 'release', 'run.js'))) {
+if (!fs.existsSync(path.join(ROOT, 'dist', 'commands', 'verify.js'))) {
   console.error('Build first: npm run build');
   process.exit(2);
 }

@@ -1,6 +1,6 @@
 // The run task requests of figure 6: the request `provider runtask send` builds (every documented field, in
 // the documented order; src/runtask/send/request.ts) for a post_plan stage, with its task result id, callback
-// and plan URLs on the local receiver, signed as the platform signs (src/runtask/hmac.ts). It uses the built
+// and plan URLs on the local receiver, signed as the platform signs (src/runtask/wire/hmac.ts). It uses the built
 // program (dist/), loaded when the figure starts, so that `npm run bench` can say "build first" before that.
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href)
 export async function requestSigner(key) {
   const { issueTask } = await dist('emulator/runtask/issue.js');
   const { buildRunTaskRequest, requestBytes, PLATFORM_USER_AGENT } = await dist('runtask/send/request.js');
-  const { signBody } = await dist('runtask/hmac.js');
+  const { signBody } = await dist('runtask/wire/hmac.js');
   const setup = {
     stage: 'post_plan',
     enforcement: 'mandatory',

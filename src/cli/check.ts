@@ -1,6 +1,6 @@
 /** `provider check <version>`: what terraform init checks, against what the registry serves. */
 import type { Command } from 'commander';
-import type { CheckFlags } from '../manage/check.js';
+import type { CheckFlags } from '../commands/check.js';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
 import { worldOf } from './world.js';
@@ -16,7 +16,7 @@ export function registerCheck(program: Command, hooks: ProgramHooks): void {
     .option('--download', 'also download every stored zip and hash it (streamed)')
     .action(
       hooks.action<CheckFlags>(async (output, flags, args) => {
-        const { runCheck } = await import('../manage/check.js');
+        const { runCheck } = await import('../commands/check.js');
         return runCheck({ output, flags, world: worldOf(hooks.io), version: args[0] });
       }),
     );

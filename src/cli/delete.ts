@@ -1,6 +1,6 @@
 /** `provider delete <version> [--platform <os>_<arch> ...]`. */
 import type { Command } from 'commander';
-import type { DeleteFlags } from '../manage/delete.js';
+import type { DeleteFlags } from '../commands/delete.js';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
 import { worldOf } from './world.js';
@@ -24,7 +24,7 @@ export function registerDelete(program: Command, hooks: ProgramHooks): void {
     .option('--ignore-missing', 'an absent version or platform counts as deleted (cleanup scripts)')
     .action(
       hooks.action<DeleteFlags>(async (output, flags, args) => {
-        const { runDelete } = await import('../manage/delete.js');
+        const { runDelete } = await import('../commands/delete.js');
         const { io } = hooks;
         // Only a person at a terminal can answer; otherwise --yes is required.
         const confirm = io.stdinIsTTY ? io.confirm : undefined;

@@ -36,7 +36,7 @@ export function registerEmulate(program: Command, hooks: ProgramHooks): void {
     .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')
     .action(
       hooks.action<EmulateFlags>(async (output, flags) => {
-        const { runEmulator } = await import('../emulator/run.js');
+        const { runEmulator } = await import('../commands/emulate.js');
         return runEmulator({ output, flags, io: hooks.io });
       }),
     );

@@ -22,7 +22,7 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
     .description('the keys registered for the namespace: key id, created, id')
     .action(
       hooks.action(async (output, flags) => {
-        const { runGpgKeysList } = await import('../manage/gpgKeys.js');
+        const { runGpgKeysList } = await import('../commands/gpgKeys.js');
         return runGpgKeysList({ output, flags, world: worldOf(hooks.io) });
       }),
     );
@@ -36,7 +36,7 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
     .argument('<armored-public-key-file>', 'the public key file; a secret key is refused and never sent')
     .action(
       hooks.action(async (output, flags, args) => {
-        const { runGpgKeysAdd } = await import('../manage/gpgKeys.js');
+        const { runGpgKeysAdd } = await import('../commands/gpgKeys.js');
         return runGpgKeysAdd({ output, flags, world: worldOf(hooks.io), file: args[0] });
       }),
     );

@@ -25,7 +25,7 @@ export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
     .argument('<version>', 'the version, e.g. 1.2.3')
     .action(
       hooks.action(async (output, flags, args) => {
-        const { runPlatformsList } = await import('../manage/platforms.js');
+        const { runPlatformsList } = await import('../commands/platforms.js');
         return runPlatformsList({ output, flags, world: worldOf(hooks.io), version: args[0] });
       }),
     );
@@ -48,7 +48,7 @@ export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
     .argument('<platform>', 'os_arch, e.g. linux_amd64 (os/arch also accepted)')
     .action(
       hooks.action(async (output, flags, args) => {
-        const { runPlatformsShow } = await import('../manage/platforms.js');
+        const { runPlatformsShow } = await import('../commands/platforms.js');
         return runPlatformsShow({
           output,
           flags,

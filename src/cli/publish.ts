@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import type { PublishFlags } from '../publish/run.js';
+import type { PublishFlags } from '../commands/publish.js';
 
 /** Registers the command. */
 export function registerPublish(program: Command, hooks: ProgramHooks): void {
@@ -32,7 +32,7 @@ export function registerPublish(program: Command, hooks: ProgramHooks): void {
     .option('--no-register-key', 'fail instead of registering the signing key when it is not registered')
     .action(
       hooks.action<PublishFlags>(async (output, flags, args) => {
-        const { runPublish } = await import('../publish/run.js');
+        const { runPublish } = await import('../commands/publish.js');
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal, stderr: io.stderr };
         return runPublish({ output, flags, dir: args[0] ?? './dist', world });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import type { ServeFlags } from '../runtask/serveOptions.js';
-import type { CallbackFlags } from '../runtask/callbackCommand.js';
+import type { ServeFlags } from '../runtask/server/options.js';
+import type { CallbackFlags } from '../commands/runtask/callback.js';
 import type { SendFlags } from '../runtask/send/options.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -66,7 +66,7 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     )
     .action(
       hooks.action<ServeFlags>(async (output, flags) => {
-        const { runServe } = await import('../runtask/serve.js');
+        const { runServe } = await import('../commands/runtask/serve.js');
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, tmpDir: tmpdir(), user: currentUser(), signal: io.signal };
         return runServe({ output, flags, world });
@@ -103,7 +103,7 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     .option('--timeout <duration>', 'how long to retry transient failures', '2m')
     .action(
       hooks.action<CallbackFlags>(async (output, flags) => {
-        const { runCallbackCommand } = await import('../runtask/callbackCommand.js');
+        const { runCallbackCommand } = await import('../commands/runtask/callback.js');
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, signal: io.signal, readStdin };
         return runCallbackCommand({ output, flags, world });
@@ -164,7 +164,7 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     )
     .action(
       hooks.action<SendFlags>(async (output, flags, args) => {
-        const { runSend } = await import('../runtask/send/run.js');
+        const { runSend } = await import('../commands/runtask/send.js');
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, signal: io.signal, now: () => new Date() };
         return runSend({ output, integratorUrl: args[0], flags, world });

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import type { VerifyFlags } from '../release/run.js';
+import type { VerifyFlags } from '../commands/verify.js';
 
 /** Registers the command. */
 export function registerVerify(program: Command, hooks: ProgramHooks): void {
@@ -29,7 +29,7 @@ export function registerVerify(program: Command, hooks: ProgramHooks): void {
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .action(
       hooks.action<VerifyFlags>(async (output, flags, args) => {
-        const { runVerify } = await import('../release/run.js');
+        const { runVerify } = await import('../commands/verify.js');
         const { io } = hooks;
         const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal };
         return runVerify({ output, flags, dir: args[0] ?? './dist', world });

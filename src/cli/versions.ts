@@ -22,7 +22,7 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
     .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
     .action(
       hooks.action(async (output, flags) => {
-        const { runVersionsList } = await import('../manage/versions.js');
+        const { runVersionsList } = await import('../commands/versions.js');
         return runVersionsList({ output, flags, world: worldOf(hooks.io) });
       }),
     );
@@ -46,7 +46,7 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
     .argument('<version>', 'the version, e.g. 1.2.3')
     .action(
       hooks.action(async (output, flags, args) => {
-        const { runVersionsShow } = await import('../manage/versions.js');
+        const { runVersionsShow } = await import('../commands/versions.js');
         return runVersionsShow({ output, flags, world: worldOf(hooks.io), version: args[0] });
       }),
     );

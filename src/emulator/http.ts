@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from '../registry/types.js';
-import { parseRequestTarget, type RequestTarget } from '../requestTarget.js';
+import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
 
 export const JSONAPI = 'application/vnd.api+json';
 

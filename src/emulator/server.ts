@@ -30,7 +30,7 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerProviderRoutes } from './routes/providers.js';
 import { registerVersionRoutes } from './routes/versions.js';
 import { Store, StoreWriteError } from './state.js';
-import type { RequestTarget } from '../requestTarget.js';
+import type { RequestTarget } from '../net/requestTarget.js';
 
 /** How to start an emulator. Everything is optional. */
 export interface EmulatorOptions {

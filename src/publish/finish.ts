@@ -7,7 +7,7 @@ import type { ProviderAddress } from '../registry/paths.js';
 import type { VerifiedRelease } from '../release/types.js';
 import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
-import { checkConsumerView } from './consumerCheck.js';
+import { checkConsumerView } from '../consumer/check.js';
 import type { CheckReport } from './document.js';
 import type { PublishTuning } from './tuning.js';
 import { waitForUploads } from './wait.js';

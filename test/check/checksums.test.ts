@@ -1,10 +1,6 @@
 /** Terraform's checksum checks, replayed: how a SHA256SUMS line is found, and the exact error wordings. */
 import { describe, expect, it } from 'vitest';
-import {
-  archiveChecksumProblem,
-  listedHash,
-  matchingChecksumProblem,
-} from '../../src/publish/consumerChecksums.js';
+import { archiveChecksumProblem, listedHash, matchingChecksumProblem } from '../../src/consumer/checksums.js';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);

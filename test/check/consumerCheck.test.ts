@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { VerificationError } from '../../src/errors.js';
-import { checkConsumerView } from '../../src/publish/consumerCheck.js';
+import { checkConsumerView } from '../../src/consumer/check.js';
 import { addGpgKey, clients, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
 import {
   ALL_PLATFORMS,

@@ -67,7 +67,7 @@ describe('provider publish (built bin)', () => {
   beforeAll(() => {
     if (
       !fs.existsSync(path.join(REPO_ROOT, 'dist/cli/main.js')) ||
-      !fs.existsSync(path.join(REPO_ROOT, 'dist/publish/run.js'))
+      !fs.existsSync(path.join(REPO_ROOT, 'dist/commands/publish.js'))
     ) {
       spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
     }

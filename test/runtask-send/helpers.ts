@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor } from '../../src/errors.js';
-import type { LogEvent } from '../../src/runtask/log.js';
-import { runServe } from '../../src/runtask/serve.js';
+import type { LogEvent } from '../../src/runtask/server/log.js';
+import { runServe } from '../../src/commands/runtask/serve.js';
 import type { SendFlags } from '../../src/runtask/send/options.js';
 import type { SendTuning } from '../../src/runtask/send/post.js';
-import { runSend } from '../../src/runtask/send/run.js';
+import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture, runCli, type CliResult } from '../helpers/cli.js';
 

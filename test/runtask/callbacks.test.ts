@@ -5,7 +5,7 @@
  * names (callback URL, plan URL) — the plan's download link alone, which carries no token, may be elsewhere.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parsePlatformHosts } from '../../src/runtask/origins.js';
+import { parsePlatformHosts } from '../../src/runtask/callback/origins.js';
 import { POST_PLAN_REQUEST } from './documented-payloads.js';
 import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from './helpers.js';
 import { TestPlatform, statusOf } from './platform.js';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
-import { RESTARTED_MESSAGE } from '../../src/runtask/jobs.js';
-import type { JobRecord } from '../../src/runtask/journal.js';
+import { RESTARTED_MESSAGE } from '../../src/runtask/server/jobs.js';
+import type { JobRecord } from '../../src/runtask/server/journal.js';
 import { Capture, LineCapture } from '../helpers/cli.js';
 import { POST_PLAN_REQUEST } from './documented-payloads.js';
 import {

@@ -4,7 +4,7 @@
  * documents and read back from them, limits are checked and trimmed, and the signature matches openssl's.
  */
 import { describe, expect, it } from 'vitest';
-import { signBody, verifySignature } from '../../src/runtask/hmac.js';
+import { signBody, verifySignature } from '../../src/runtask/wire/hmac.js';
 import {
   RESULT_LIMITS,
   acceptsOutcomes,
@@ -16,7 +16,7 @@ import {
   trimTaskResult,
   withoutAccessToken,
   type TaskResult,
-} from '../../src/runtask/payload.js';
+} from '../../src/runtask/wire/payload.js';
 import {
   COMPLETE_CALLBACK,
   GUIDE_PROJECT_FIELDS,

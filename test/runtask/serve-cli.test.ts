@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { anchorExec } from '../../src/runtask/serveOptions.js';
+import { anchorExec } from '../../src/runtask/server/options.js';
 import { HANDLER_COMMAND } from './helpers.js';
 
 let dir: string;

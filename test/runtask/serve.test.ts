@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RESULT_LIMITS } from '../../src/runtask/payload.js';
+import { RESULT_LIMITS } from '../../src/runtask/wire/payload.js';
 import {
   COMPLETE_CALLBACK,
   POST_APPLY_REQUEST,

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pacer } from '../../src/runtask/pace.js';
-import { Spawner, type SpawnOutcome, type SpawnRequest } from '../../src/runtask/spawner.js';
+import { Pacer } from '../../src/runtask/server/pace.js';
+import { Spawner, type SpawnOutcome, type SpawnRequest } from '../../src/runtask/server/spawner.js';
 
 const spawners: Spawner[] = [];
 afterEach(() => {

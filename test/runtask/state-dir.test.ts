@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RESTARTED_MESSAGE } from '../../src/runtask/jobs.js';
+import { RESTARTED_MESSAGE } from '../../src/runtask/server/jobs.js';
 import { POST_PLAN_REQUEST, PRE_PLAN_REQUEST } from './documented-payloads.js';
 import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor, sign } from './helpers.js';
 import { TestPlatform, statusOf } from './platform.js';

@@ -22,7 +22,7 @@ describe('provider verify (built bin)', () => {
   beforeAll(() => {
     if (
       !fs.existsSync(path.join(ROOT, 'dist/cli/main.js')) ||
-      !fs.existsSync(path.join(ROOT, 'dist/release/run.js'))
+      !fs.existsSync(path.join(ROOT, 'dist/commands/verify.js'))
     ) {
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
     }

@@ -6,7 +6,7 @@
  * when none was a 200, is judged by acceptance.ts, the same way for both requests.
  */
 import type { PlatformTaskResult } from '../../emulator/runtask/taskResult.js';
-import { serverDetail } from '../callbackClient.js';
+import { serverDetail } from '../callback/client.js';
 import { pause } from '../retry.js';
 import { answerViolations, judgeNotAccepted, retryDelays } from './acceptance.js';
 import { deliverRequest, type Delivery } from './deliver.js';

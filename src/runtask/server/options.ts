@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseDuration } from '../config/duration.js';
-import { UsageError } from '../errors.js';
-import { parsePlatformHosts } from './origins.js';
+import { parseDuration } from '../../config/duration.js';
+import { UsageError } from '../../errors.js';
+import { parsePlatformHosts } from '../callback/origins.js';
 import type { IntegratorOptions } from './server.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */

@@ -1,9 +1,9 @@
 /** `provider check <version>`: the consumer check on its own, rendered for people or as one JSON document. */
-import { checkConsumerView, type ConsumerCheckReport } from '../publish/consumerCheck.js';
+import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import { printFacts, printTable } from '../ui/table.js';
-import { openProvider, parseVersionArgument, type ManageInput } from './context.js';
+import { openProvider, parseVersionArgument, type ManageInput } from '../manage/context.js';
 
 /** Flags of `provider check`. */
 export interface CheckFlags {

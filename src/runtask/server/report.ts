@@ -2,11 +2,11 @@
  * A job's callbacks, logged: what the final result may carry (outcomes only when the platform offered them,
  * trimmed to the documented limits) and one send with every ending written to the event log.
  */
-import { sendCallback, type CallbackOutcome } from './callbackClient.js';
+import { sendCallback, type CallbackOutcome } from '../callback/client.js';
 import type { EventLog } from './log.js';
-import { loggableUrl, type PlatformOrigins } from './origins.js';
-import { acceptsOutcomes, trimTaskResult, type RunTaskRequest, type TaskResult } from './payload.js';
-import type { BackoffOptions } from './retry.js';
+import { loggableUrl, type PlatformOrigins } from '../callback/origins.js';
+import { acceptsOutcomes, trimTaskResult, type RunTaskRequest, type TaskResult } from '../wire/payload.js';
+import type { BackoffOptions } from '../retry.js';
 
 /** Who reports, where, and with which signal. */
 export interface ReportDeps {

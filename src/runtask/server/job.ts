@@ -5,9 +5,9 @@
  */
 import type { CheckInput } from './check.js';
 import type { EventLog } from './log.js';
-import type { PlatformOrigins } from './origins.js';
+import type { PlatformOrigins } from '../callback/origins.js';
 import { reportResult, type ReportDeps } from './report.js';
-import type { BackoffOptions } from './retry.js';
+import type { BackoffOptions } from '../retry.js';
 import type { Slots } from './slots.js';
 
 /** Why a job's work was aborted: shutdown, a hard stop, or the platform refusing its token. */

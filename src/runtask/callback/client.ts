@@ -5,9 +5,9 @@
  * The token goes only to an allowed platform origin, and redirects are never followed with it.
  */
 import { NetworkError, send } from './http.js';
-import { callbackDocument, type TaskResult } from './payload.js';
+import { callbackDocument, type TaskResult } from '../wire/payload.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
-import { backoffDelay, pause, retryAfterMs, type BackoffOptions } from './retry.js';
+import { backoffDelay, pause, retryAfterMs, type BackoffOptions } from '../retry.js';
 
 /** The JSON:API media type the platform's API speaks. */
 export const JSONAPI = 'application/vnd.api+json';

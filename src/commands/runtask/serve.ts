@@ -2,10 +2,15 @@
  * The `provider runtask serve` core: flags → options, start the integrator, print where it listens, serve until
  * the signal (SIGINT/SIGTERM) fires, then stop gracefully (`--grace`) and exit 0.
  */
-import { EventLog } from './log.js';
-import { startIntegrator } from './server.js';
-import { graceMs, serveOptionsFromFlags, type ServeFlags, type ServeWorld } from './serveOptions.js';
-import type { Output } from '../ui/output.js';
+import { EventLog } from '../../runtask/server/log.js';
+import { startIntegrator } from '../../runtask/server/server.js';
+import {
+  graceMs,
+  serveOptionsFromFlags,
+  type ServeFlags,
+  type ServeWorld,
+} from '../../runtask/server/options.js';
+import type { Output } from '../../ui/output.js';
 
 /** Runs the integrator until `signal` fires. */
 export async function runServe(input: {

@@ -12,8 +12,8 @@ import {
   versionNotFound,
   type ManageInput,
   type ProviderContext,
-} from './context.js';
-import { platformView, providerView, sortPlatforms, yesNo } from './views.js';
+} from '../manage/context.js';
+import { platformView, providerView, sortPlatforms, yesNo } from '../manage/views.js';
 
 /** Lists every platform of a version (all pages) with filename, shasum and whether the binary is uploaded. */
 export async function runPlatformsList(

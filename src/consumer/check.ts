@@ -19,11 +19,11 @@ import {
   matchingChecksumProblem,
   type ConsumerProblem,
   type ServedPlatform,
-} from './consumerChecksums.js';
-import { authenticateSignature, type SignatureVerdict } from './consumerSignature.js';
-import { describeProblems, downloadProblem, mapPool } from './consumerReport.js';
+} from './checksums.js';
+import { authenticateSignature, type SignatureVerdict } from './signature.js';
+import { describeProblems, downloadProblem, mapPool } from './report.js';
 
-export type { ConsumerProblem } from './consumerChecksums.js';
+export type { ConsumerProblem } from './checksums.js';
 
 /** What the check needs: the client, the provider, the version, the sink. */
 export interface ConsumerCheckInput {

@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.js';
 import type { DownloadError } from '../registry/downloads.js';
 import { networkHint } from '../registry/networkFailure.js';
-import type { ConsumerProblem } from './consumerChecksums.js';
+import type { ConsumerProblem } from './checksums.js';
 
 /** The VerificationError message: one header line, then each problem with Terraform's words beneath. */
 export function describeProblems(problems: ConsumerProblem[], label: string, hostname: string): string {

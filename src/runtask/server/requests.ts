@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admissionProblem } from './admission.js';
 import { readBody } from './body.js';
-import { SIGNATURE_HEADER, verifySignature } from './hmac.js';
+import { SIGNATURE_HEADER, verifySignature } from '../wire/hmac.js';
 import type { JobManager } from './jobs.js';
 import type { EventLog } from './log.js';
-import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from './payload.js';
-import { parseRequestTarget } from '../requestTarget.js';
+import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from '../wire/payload.js';
+import { parseRequestTarget } from '../../net/requestTarget.js';
 import type { IntegratorOptions } from './server.js';
 
 /** What a request handler sees of the integrator. */

@@ -4,11 +4,11 @@
  * its own secret, so it is fetched WITHOUT the Authorization header, whatever its origin, and streamed to disk.
  */
 import { stat, writeFile } from 'node:fs/promises';
-import { ApiError, InterruptedError, TimeoutError } from '../errors.js';
-import { serverDetail } from './callbackClient.js';
+import { ApiError, InterruptedError, TimeoutError } from '../../errors.js';
+import { serverDetail } from './client.js';
 import { NetworkError, send, sendToFile } from './http.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
-import { backoffDelay, pause, type BackoffOptions } from './retry.js';
+import { backoffDelay, pause, type BackoffOptions } from '../retry.js';
 
 /** Where the plan is, where it goes, and how hard to try. */
 export interface FetchPlanOptions {

@@ -27,10 +27,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
-import type { TaskResult } from './payload.js';
-import { checkTaskResult } from './result.js';
+import type { TaskResult } from '../wire/payload.js';
+import { checkTaskResult } from '../wire/result.js';
 
 /** `accepted`: the check has not produced its result yet. `reporting`: the final result awaits delivery. */
 export type JobPhase = 'accepted' | 'reporting';

@@ -3,7 +3,7 @@
  * a TTY (for log shippers), a readable line on a TTY. Callers pass only fields they chose, never a request:
  * tokens, the HMAC key and callback query strings have no way in. Listeners let tests await events.
  */
-import type { Output } from '../ui/output.js';
+import type { Output } from '../../ui/output.js';
 
 /** Severity of an event. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -4,15 +4,15 @@
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
 import { InterruptedError } from '../errors.js';
-import { verifyWithFlags, type VerifyFlags, type VerifyWorld } from '../release/run.js';
+import { verifyWithFlags, type VerifyFlags, type VerifyWorld } from './verify.js';
 import { appendStepSummary } from '../ui/githubSummary.js';
 import type { Output, TextStream } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
-import { publishDocument, type CheckReport } from './document.js';
-import { assertPublishable } from './guards.js';
-import { isNoop, planPublish } from './plan.js';
-import { markdownSummary, renderPublish } from './render.js';
-import { tuningFromEnv } from './tuning.js';
+import { publishDocument, type CheckReport } from '../publish/document.js';
+import { assertPublishable } from '../publish/guards.js';
+import { isNoop, planPublish } from '../publish/plan.js';
+import { markdownSummary, renderPublish } from '../publish/render.js';
+import { tuningFromEnv } from '../publish/tuning.js';
 
 /** The flags of `provider publish`, merged with the global ones. */
 export interface PublishFlags extends VerifyFlags {
@@ -48,7 +48,7 @@ export async function runPublish(input: {
   const clock = world.clock ?? Date.now;
   const started = clock();
   const tuning = tuningFromEnv(world.env);
-  const loadingNetwork = import('./network.js');
+  const loadingNetwork = import('../publish/network.js');
   loadingNetwork.catch(() => undefined);
   const { release, settings } = await verifyWithFlags({ ...input, command: 'publish' });
   const { openSession, providerAddress, readRemote, executePlan, emptyOutcome, checkStep, waitStep } =

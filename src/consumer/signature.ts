@@ -5,7 +5,7 @@
  * "authentication signature from unknown issuer".
  */
 import * as openpgp from 'openpgp';
-import type { ConsumerProblem } from './consumerChecksums.js';
+import type { ConsumerProblem } from './checksums.js';
 
 /** A key the registry serves for the version (its `key-id` key), with where it came from. */
 export interface ServedKey {

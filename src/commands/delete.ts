@@ -18,9 +18,9 @@ import {
   type ManageInput,
   type PlatformKey,
   type ProviderContext,
-} from './context.js';
-import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from './deletePlan.js';
-import { providerView } from './views.js';
+} from '../manage/context.js';
+import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
+import { providerView } from '../manage/views.js';
 
 /** Flags of `provider delete`. */
 export interface DeleteFlags {

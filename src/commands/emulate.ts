@@ -9,10 +9,10 @@ import type { EmulateFlags } from '../cli/emulate.js';
 import { parseDuration } from '../config/duration.js';
 import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
-import { parseFaultFile } from './faults.js';
-import { startEmulator, type EmulatorOptions } from './server.js';
-import { StoreWriteError } from './state.js';
-import { parseRate } from './shaping.js';
+import { parseFaultFile } from '../emulator/faults.js';
+import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
+import { StoreWriteError } from '../emulator/state.js';
+import { parseRate } from '../emulator/shaping.js';
 
 /** Parses an integer flag within bounds, naming the flag on error. */
 function integerFlag(value: string, flag: string, min: number, max: number): number {

@@ -4,11 +4,11 @@
  * (3 contract violation, 4 request not accepted, 6 timeout, 1 result other than `--expect`, 130 interrupted).
  */
 import type { Output } from '../../ui/output.js';
-import { sendOptionsFromFlags, type SendFlags, type SendWorld } from './options.js';
-import type { SendTuning } from './post.js';
-import { reportDocument, timelineLines, verdictLines } from './render.js';
-import { runSession } from './session.js';
-import { decideVerdict } from './verdict.js';
+import { sendOptionsFromFlags, type SendFlags, type SendWorld } from '../../runtask/send/options.js';
+import type { SendTuning } from '../../runtask/send/post.js';
+import { reportDocument, timelineLines, verdictLines } from '../../runtask/send/render.js';
+import { runSession } from '../../runtask/send/session.js';
+import { decideVerdict } from '../../runtask/send/verdict.js';
 
 /** Runs `runtask send`; resolves with 0 or throws the error that carries the exit code. */
 export async function runSend(input: {

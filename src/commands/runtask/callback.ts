@@ -6,11 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseDuration } from '../config/duration.js';
-import { ApiError, InterruptedError, TimeoutError, UsageError } from '../errors.js';
-import type { Output } from '../ui/output.js';
-import { sendCallback } from './callbackClient.js';
-import { loggableUrl, originNotAllowed, parsePlatformHosts } from './origins.js';
+import { parseDuration } from '../../config/duration.js';
+import { ApiError, InterruptedError, TimeoutError, UsageError } from '../../errors.js';
+import type { Output } from '../../ui/output.js';
+import { sendCallback } from '../../runtask/callback/client.js';
+import { loggableUrl, originNotAllowed, parsePlatformHosts } from '../../runtask/callback/origins.js';
 import {
   TASK_RESULT_STATUSES,
   VERIFICATION_TOKEN,
@@ -18,7 +18,7 @@ import {
   checkTaskResult,
   parseRunTaskRequest,
   type RunTaskRequest,
-} from './payload.js';
+} from '../../runtask/wire/payload.js';
 
 /** Flags of `provider runtask callback`. */
 export interface CallbackFlags {

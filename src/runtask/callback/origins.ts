@@ -3,8 +3,8 @@
  * A URL merely named in a payload (callback, plan JSON) gets the token only when its origin is on this list,
  * so a forged or misdirected payload cannot make the integrator leak it (run-tasks.md §5, hardening pattern).
  */
-import { parseHostname } from '../config/hostname.js';
-import { UsageError } from '../errors.js';
+import { parseHostname } from '../../config/hostname.js';
+import { UsageError } from '../../errors.js';
 
 /** The default platform host. */
 export const DEFAULT_PLATFORM_HOST = 'app.terraform.io';

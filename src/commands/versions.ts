@@ -1,5 +1,5 @@
 /** `provider versions list` and `versions show <version>`: every version with the state of its files. */
-import { mapPool } from '../publish/consumerReport.js';
+import { mapPool } from '../consumer/report.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion, listVersions } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
@@ -11,7 +11,7 @@ import {
   providerNotFound,
   versionNotFound,
   type ManageInput,
-} from './context.js';
+} from '../manage/context.js';
 import {
   compareVersionsDescending,
   platformView,
@@ -19,7 +19,7 @@ import {
   sortPlatforms,
   versionView,
   yesNo,
-} from './views.js';
+} from '../manage/views.js';
 
 /** Platform lists read at once when listing versions (one request per version that has platforms). */
 const READ_CONCURRENCY = 8;

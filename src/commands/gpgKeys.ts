@@ -11,8 +11,8 @@ import { openSession } from '../registry/session.js';
 import { keyFileTooLarge } from '../release/keySource.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { printTable } from '../ui/table.js';
-import type { ManageInput } from './context.js';
-import { gpgKeyView } from './views.js';
+import type { ManageInput } from '../manage/context.js';
+import { gpgKeyView } from '../manage/views.js';
 
 const EXPORT_HINT = 'Export the public key with: gpg --armor --export <key id> > public-key.asc';
 const WRITE_HINT =

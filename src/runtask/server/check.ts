@@ -5,14 +5,14 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProviderError } from '../errors.js';
+import { ProviderError } from '../../errors.js';
 import { interpretHandlerExit, lastLine, type InterpretedResult } from './handlerResult.js';
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
-import type { PlatformOrigins } from './origins.js';
-import { withoutAccessToken, type RunTaskRequest } from './payload.js';
-import { fetchPlanJson } from './planJson.js';
-import type { BackoffOptions } from './retry.js';
+import type { PlatformOrigins } from '../callback/origins.js';
+import { withoutAccessToken, type RunTaskRequest } from '../wire/payload.js';
+import { fetchPlanJson } from '../callback/planJson.js';
+import type { BackoffOptions } from '../retry.js';
 
 /** How checks run. */
 export interface CheckSettings {

@@ -6,13 +6,13 @@ import * as path from 'node:path';
 import { resolveSettings, resolveToken, type Settings } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import type { Output } from '../ui/output.js';
-import { fileKeySource, registryKeySource, textKeySource, type KeySource } from './keySource.js';
-import { requireReleaseFolder } from './layout.js';
-import { parseProtocolsFlag } from './protocols.js';
-import { renderVerification } from './report.js';
-import type { VerifiedRelease } from './types.js';
-import { parseVersionFlag } from './version.js';
-import { verifyRelease } from './verify.js';
+import { fileKeySource, registryKeySource, textKeySource, type KeySource } from '../release/keySource.js';
+import { requireReleaseFolder } from '../release/layout.js';
+import { parseProtocolsFlag } from '../release/protocols.js';
+import { renderVerification } from '../release/report.js';
+import type { VerifiedRelease } from '../release/types.js';
+import { parseVersionFlag } from '../release/version.js';
+import { verifyRelease } from '../release/verify.js';
 
 /** The flags of `provider verify`, merged with the global ones, as commander hands them over. */
 export interface VerifyFlags {

@@ -5,7 +5,7 @@
  * that cannot say what it found must not let the run through.
  */
 import type { HandlerExit } from './handler.js';
-import { checkTaskResult, type ResultProblem, type TaskResult } from './payload.js';
+import { checkTaskResult, type ResultProblem, type TaskResult } from '../wire/payload.js';
 
 /** The result and how it was read (for the log). */
 export interface InterpretedResult {
