@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import type { CheckFlags } from '../commands/check.js';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import { worldOf } from './world.js';
 
 /** Registers the command. */
 export function registerCheck(program: Command, hooks: ProgramHooks): void {
@@ -15,9 +14,12 @@ export function registerCheck(program: Command, hooks: ProgramHooks): void {
     .argument('<version>', 'the version, e.g. 1.2.3')
     .option('--download', 'also download every stored zip and hash it (streamed)')
     .action(
-      hooks.action<CheckFlags>(async (output, flags, args) => {
-        const { runCheck } = await import('../commands/check.js');
-        return runCheck({ output, flags, world: worldOf(hooks.io), version: args[0] });
+      hooks.action<CheckFlags>(async (context, flags, args) => {
+        const [{ runCheck }, { openSession }] = await Promise.all([
+          import('../commands/check.js'),
+          import('../commands/session.js'),
+        ]);
+        return runCheck(context, openSession(context, flags), { ...flags, version: args[0] });
       }),
     );
   withExamples(check, [

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import type { DeleteFlags } from '../commands/delete.js';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import { worldOf } from './world.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
@@ -23,12 +22,13 @@ export function registerDelete(program: Command, hooks: ProgramHooks): void {
     .option('--dry-run', 'show what would be deleted and stop')
     .option('--ignore-missing', 'an absent version or platform counts as deleted (cleanup scripts)')
     .action(
-      hooks.action<DeleteFlags>(async (output, flags, args) => {
-        const { runDelete } = await import('../commands/delete.js');
-        const { io } = hooks;
-        // Only a person at a terminal can answer; otherwise --yes is required.
-        const confirm = io.stdinIsTTY ? io.confirm : undefined;
-        return runDelete({ output, flags, world: worldOf(io), version: args[0], confirm });
+      hooks.action<DeleteFlags>(async (context, flags, args) => {
+        const [{ runDelete }, { openSession }] = await Promise.all([
+          import('../commands/delete.js'),
+          import('../commands/session.js'),
+        ]);
+        // The context has a `confirm` only on a terminal: otherwise --yes is required.
+        return runDelete(context, openSession(context, flags), { ...flags, version: args[0] });
       }),
     );
   withExamples(remove, [

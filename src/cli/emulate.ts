@@ -1,22 +1,8 @@
-/** `provider emulate`: flags → options → `runEmulator`. */
+/** `provider emulate`: flags → `runEmulator`. */
 import { Option, type Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-
-/** Flags of `provider emulate`, as commander hands them over. */
-export interface EmulateFlags {
-  host: string;
-  port: string;
-  dataDir?: string;
-  flagDelay?: string;
-  rateLimit?: string;
-  faults?: string;
-  requestLog?: string;
-  strict?: boolean;
-  linkTtl?: string;
-  latency?: string;
-  bandwidth?: string;
-}
+import type { EmulateFlags } from '../commands/emulate.js';
 
 /** Registers the command. */
 export function registerEmulate(program: Command, hooks: ProgramHooks): void {
@@ -35,9 +21,9 @@ export function registerEmulate(program: Command, hooks: ProgramHooks): void {
     .option('--latency <duration>', 'shape the network: delay every request by this much (e.g. 40ms)')
     .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')
     .action(
-      hooks.action<EmulateFlags>(async (output, flags) => {
+      hooks.action<EmulateFlags>(async (context, flags) => {
         const { runEmulator } = await import('../commands/emulate.js');
-        return runEmulator({ output, flags, io: hooks.io });
+        return runEmulator(context, flags);
       }),
     );
   withExamples(emulate, [

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import { worldOf } from './world.js';
 
 /** Registers the command group. */
 export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
@@ -21,9 +20,12 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
     .command('list')
     .description('the keys registered for the namespace: key id, created, id')
     .action(
-      hooks.action(async (output, flags) => {
-        const { runGpgKeysList } = await import('../commands/gpgKeys.js');
-        return runGpgKeysList({ output, flags, world: worldOf(hooks.io) });
+      hooks.action(async (context, flags) => {
+        const [{ runGpgKeysList }, { openSession }] = await Promise.all([
+          import('../commands/gpgKeys.js'),
+          import('../commands/session.js'),
+        ]);
+        return runGpgKeysList(context, openSession(context, flags));
       }),
     );
   withExamples(list, [
@@ -35,9 +37,12 @@ export function registerGpgKeys(program: Command, hooks: ProgramHooks): void {
     .description('register an RSA or DSA public key (gpg --armor --export <key id>) and print its key id')
     .argument('<armored-public-key-file>', 'the public key file; a secret key is refused and never sent')
     .action(
-      hooks.action(async (output, flags, args) => {
-        const { runGpgKeysAdd } = await import('../commands/gpgKeys.js');
-        return runGpgKeysAdd({ output, flags, world: worldOf(hooks.io), file: args[0] });
+      hooks.action(async (context, flags, args) => {
+        const [{ runGpgKeysAdd }, { openSession }] = await Promise.all([
+          import('../commands/gpgKeys.js'),
+          import('../commands/session.js'),
+        ]);
+        return runGpgKeysAdd(context, openSession(context, flags), { file: args[0] });
       }),
     );
   withExamples(add, [

@@ -7,7 +7,9 @@ import { homedir } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
-import type { CliIo, GlobalOptions } from './context.js';
+import type { RunContext } from '../commands/context.js';
+import type { GlobalFlags } from '../config/index.js';
+import type { CliIo } from './context.js';
 import { registerEmulate } from './emulate.js';
 import { registerPublish } from './publish.js';
 import { registerVerify } from './verify.js';
@@ -21,16 +23,15 @@ import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
 import { COMMAND_GROUPS, renderExitCodes, withExamples } from './help.js';
 
-/** A command action: gets the output sink and the merged options, returns an exit code (usually 0). */
+/** A command action: gets the run's context and the merged flags, returns an exit code (usually 0). */
 export type CommandHandler<T> = (
-  output: Output,
-  options: T & GlobalOptions,
+  context: RunContext,
+  flags: T & GlobalFlags,
   args: string[],
 ) => Promise<number | void>;
 
 /** Wires a handler into commander so that failures reach the top-level catch with the output sink. */
 export interface ProgramHooks {
-  io: CliIo;
   action<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void>;
 }
 
@@ -68,17 +69,16 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
     });
 
   const hooks: ProgramHooks = {
-    io,
     action<T>(handler: CommandHandler<T>) {
       return async (...args: unknown[]) => {
         const command = args[args.length - 1] as Command;
-        const options = command.optsWithGlobals<T & GlobalOptions>();
-        const { createOutput } = await import('./context.js');
-        const output = createOutput(io, options);
+        const flags = command.optsWithGlobals<T & GlobalFlags>();
+        const { createOutput, runContext } = await import('./context.js');
+        const output = createOutput(io, flags);
         state.output = output;
-        output.addSecret(options.token);
+        output.addSecret(flags.token);
         const positional = args.slice(0, -2).filter((a): a is string => typeof a === 'string');
-        const code = await handler(output, options, positional);
+        const code = await handler(runContext(io, output), flags, positional);
         state.exitCode = typeof code === 'number' ? code : ExitCode.ok;
       };
     },
@@ -154,7 +154,14 @@ export async function run(io: CliIo): Promise<number> {
   }
 }
 
-/** Entry point used by bin/provider.js: the real process as the world. */
+/** Reads all of the real standard input (`runtask callback --outcomes -`). */
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Entry point used by bin/provider.js: the real process as the io (the only place that reads it). */
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -179,6 +186,7 @@ export async function main(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     stdinIsTTY: process.stdin.isTTY === true,
+    readStdin: readProcessStdin,
     signal: controller.signal,
     confirm: inquirerConfirm({ input: process.stdin, output: process.stderr }),
   });

@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import { worldOf } from './world.js';
 
 /** Registers the command group. */
 export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
@@ -24,9 +23,12 @@ export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
     .description('every platform of a version (all pages): filename, shasum, binary uploaded')
     .argument('<version>', 'the version, e.g. 1.2.3')
     .action(
-      hooks.action(async (output, flags, args) => {
-        const { runPlatformsList } = await import('../commands/platforms.js');
-        return runPlatformsList({ output, flags, world: worldOf(hooks.io), version: args[0] });
+      hooks.action(async (context, flags, args) => {
+        const [{ runPlatformsList }, { openSession }] = await Promise.all([
+          import('../commands/platforms.js'),
+          import('../commands/session.js'),
+        ]);
+        return runPlatformsList(context, openSession(context, flags), { version: args[0] });
       }),
     );
   withExamples(list, [
@@ -47,12 +49,12 @@ export function registerPlatforms(program: Command, hooks: ProgramHooks): void {
     .argument('<version>', 'the version, e.g. 1.2.3')
     .argument('<platform>', 'os_arch, e.g. linux_amd64 (os/arch also accepted)')
     .action(
-      hooks.action(async (output, flags, args) => {
-        const { runPlatformsShow } = await import('../commands/platforms.js');
-        return runPlatformsShow({
-          output,
-          flags,
-          world: worldOf(hooks.io),
+      hooks.action(async (context, flags, args) => {
+        const [{ runPlatformsShow }, { openSession }] = await Promise.all([
+          import('../commands/platforms.js'),
+          import('../commands/session.js'),
+        ]);
+        return runPlatformsShow(context, openSession(context, flags), {
           version: args[0],
           platform: args[1],
         });

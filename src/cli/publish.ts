@@ -1,4 +1,4 @@
-/** `provider publish [dir]`: flags → options → `runPublish`. */
+/** `provider publish [dir]`: flags → tuning and the run's session → `runPublish`. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
@@ -31,11 +31,19 @@ export function registerPublish(program: Command, hooks: ProgramHooks): void {
     .option('--no-create-provider', 'fail instead of creating the provider when it does not exist')
     .option('--no-register-key', 'fail instead of registering the signing key when it is not registered')
     .action(
-      hooks.action<PublishFlags>(async (output, flags, args) => {
-        const { runPublish } = await import('../commands/publish.js');
-        const { io } = hooks;
-        const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal, stderr: io.stderr };
-        return runPublish({ output, flags, dir: args[0] ?? './dist', world });
+      hooks.action<PublishFlags>(async (context, flags, args) => {
+        const [{ runPublish }, { openSession }, { tuningFromEnv }] = await Promise.all([
+          import('../commands/publish.js'),
+          import('../commands/session.js'),
+          import('../publish/tuning.js'),
+        ]);
+        const tuning = tuningFromEnv(context.env);
+        // The run's one client retries and times out as publish's tuning says, the key lookup's too.
+        const session = openSession(context, flags, {
+          retry: tuning.retry,
+          timeout: { response: tuning.requestTimeoutMs },
+        });
+        return runPublish(context, session, { ...flags, dir: args[0] ?? './dist', tuning });
       }),
     );
   withExamples(publish, [

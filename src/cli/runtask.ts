@@ -1,5 +1,4 @@
 /** `provider runtask serve`, `callback` and `send`: flags → options → the run task core. */
-import { tmpdir } from 'node:os';
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
@@ -16,16 +15,6 @@ const KEY = 'RUNTASK_HMAC_KEY=local-test-key';
 
 const PLATFORM_HOST_HELP =
   'a platform host the access token may be sent to: host, host:port or URL (repeatable; default app.terraform.io)';
-
-function currentUser(): string {
-  return String(process.getuid?.() ?? 'user');
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Registers the `runtask` command group. */
 export function registerRuntask(program: Command, hooks: ProgramHooks): void {
@@ -65,11 +54,9 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
       'job journal (holds access tokens, mode 0600; default under the temp folder)',
     )
     .action(
-      hooks.action<ServeFlags>(async (output, flags) => {
+      hooks.action<ServeFlags>(async (context, flags) => {
         const { runServe } = await import('../commands/runtask/serve.js');
-        const { io } = hooks;
-        const world = { env: io.env, cwd: io.cwd, tmpDir: tmpdir(), user: currentUser(), signal: io.signal };
-        return runServe({ output, flags, world });
+        return runServe(context, flags);
       }),
     );
   withExamples(serve, [
@@ -102,11 +89,9 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
     .option('--timeout <duration>', 'how long to retry transient failures', '2m')
     .action(
-      hooks.action<CallbackFlags>(async (output, flags) => {
+      hooks.action<CallbackFlags>(async (context, flags) => {
         const { runCallbackCommand } = await import('../commands/runtask/callback.js');
-        const { io } = hooks;
-        const world = { env: io.env, cwd: io.cwd, signal: io.signal, readStdin };
-        return runCallbackCommand({ output, flags, world });
+        return runCallbackCommand(context, flags);
       }),
     );
   withExamples(callback, [
@@ -163,11 +148,9 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
       'base URL the integrator reaches the platform at (default: the listen address)',
     )
     .action(
-      hooks.action<SendFlags>(async (output, flags, args) => {
+      hooks.action<SendFlags>(async (context, flags, args) => {
         const { runSend } = await import('../commands/runtask/send.js');
-        const { io } = hooks;
-        const world = { env: io.env, cwd: io.cwd, signal: io.signal, now: () => new Date() };
-        return runSend({ output, integratorUrl: args[0], flags, world });
+        return runSend(context, { ...flags, integratorUrl: args[0] });
       }),
     );
   withExamples(send, [

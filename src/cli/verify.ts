@@ -1,4 +1,4 @@
-/** `provider verify [dir]`: flags → options → `runVerify`. */
+/** `provider verify [dir]`: flags → the run's session → `runVerify`. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
@@ -28,11 +28,12 @@ export function registerVerify(program: Command, hooks: ProgramHooks): void {
     )
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .action(
-      hooks.action<VerifyFlags>(async (output, flags, args) => {
-        const { runVerify } = await import('../commands/verify.js');
-        const { io } = hooks;
-        const world = { env: io.env, cwd: io.cwd, homeDir: io.homeDir, signal: io.signal };
-        return runVerify({ output, flags, dir: args[0] ?? './dist', world });
+      hooks.action<VerifyFlags>(async (context, flags, args) => {
+        const [{ runVerify }, { openSession }] = await Promise.all([
+          import('../commands/verify.js'),
+          import('../commands/session.js'),
+        ]);
+        return runVerify(context, openSession(context, flags), { ...flags, dir: args[0] ?? './dist' });
       }),
     );
   withExamples(verify, [

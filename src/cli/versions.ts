@@ -1,8 +1,7 @@
-/** `provider versions list` and `versions show <version>`: flags → options → the cores in src/manage. */
+/** `provider versions list` and `versions show <version>`: flags → the run's session → the cores. */
 import type { Command } from 'commander';
 import type { ProgramHooks } from './main.js';
 import { withExamples } from './help.js';
-import { worldOf } from './world.js';
 
 /** Registers the command group. */
 export function registerVersions(program: Command, hooks: ProgramHooks): void {
@@ -21,9 +20,12 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
     .command('list')
     .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
     .action(
-      hooks.action(async (output, flags) => {
-        const { runVersionsList } = await import('../commands/versions.js');
-        return runVersionsList({ output, flags, world: worldOf(hooks.io) });
+      hooks.action(async (context, flags) => {
+        const [{ runVersionsList }, { openSession }] = await Promise.all([
+          import('../commands/versions.js'),
+          import('../commands/session.js'),
+        ]);
+        return runVersionsList(context, openSession(context, flags));
       }),
     );
   withExamples(list, [
@@ -45,9 +47,12 @@ export function registerVersions(program: Command, hooks: ProgramHooks): void {
     )
     .argument('<version>', 'the version, e.g. 1.2.3')
     .action(
-      hooks.action(async (output, flags, args) => {
-        const { runVersionsShow } = await import('../commands/versions.js');
-        return runVersionsShow({ output, flags, world: worldOf(hooks.io), version: args[0] });
+      hooks.action(async (context, flags, args) => {
+        const [{ runVersionsShow }, { openSession }] = await Promise.all([
+          import('../commands/versions.js'),
+          import('../commands/session.js'),
+        ]);
+        return runVersionsShow(context, openSession(context, flags), { version: args[0] });
       }),
     );
   withExamples(show, [

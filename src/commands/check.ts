@@ -3,37 +3,46 @@ import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.j
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import { printFacts, printTable } from '../ui/table.js';
-import { openProvider, parseVersionArgument, type ManageInput } from '../manage/context.js';
+import { openProvider, parseVersionArgument } from '../manage/context.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
 
 /** Flags of `provider check`. */
 export interface CheckFlags {
   download?: boolean;
 }
 
+/** What `provider check` is asked to do: the flags and the `<version>` argument. */
+export interface CheckOptions extends CheckFlags {
+  version: string | undefined;
+}
+
 /** Runs the check; exit 0 when terraform init would accept the version, else throws (exit 3). */
 export async function runCheck(
-  input: ManageInput<CheckFlags> & { version: string | undefined; now?: () => Date },
+  context: RunContext,
+  session: Session,
+  options: CheckOptions,
 ): Promise<number> {
-  const { output, flags } = input;
-  const version = parseVersionArgument(input.version);
-  const context = await openProvider(input);
+  const { output } = context;
+  const version = parseVersionArgument(options.version);
+  const provider = await openProvider(context, session);
   output.info(
-    `Checking ${context.source} ${version} as terraform init would${flags.download === true ? ' (downloading every archive)' : ''}`,
+    `Checking ${provider.source} ${version} as terraform init would${options.download === true ? ' (downloading every archive)' : ''}`,
   );
   const report = await checkConsumerView({
-    client: context.client,
-    address: context.address,
+    client: provider.client,
+    address: provider.address,
     version,
     output,
-    download: flags.download === true,
-    ...(input.world.signal ? { signal: input.world.signal } : {}),
-    ...(input.now ? { now: input.now } : {}),
+    download: options.download === true,
+    signal: context.signal,
+    now: context.now,
     onArchive: (p, problem) =>
       output.info(
         `  ${p.os}_${p.arch}: ${p.filename} (${p.bytes ?? 0} bytes) ${problem ? 'does NOT hash to its shasum' : 'hashes to its shasum'}`,
       ),
   });
-  renderCheck(output, report, context.source);
+  renderCheck(output, report, provider.source);
   return 0;
 }
 

@@ -9,18 +9,18 @@ import { deletePlatform, getPlatform } from '../registry/providerPlatforms.js';
 import { deleteVersion, getVersion } from '../registry/versions.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
-import type { Confirm } from '../ui/prompt.js';
 import {
   isNotFound,
   openProvider,
   parsePlatformArgument,
   parseVersionArgument,
-  type ManageInput,
   type PlatformKey,
-  type ProviderContext,
+  type ProviderSession,
 } from '../manage/context.js';
 import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
 import { providerView } from '../manage/views.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
 
 /** Flags of `provider delete`. */
 export interface DeleteFlags {
@@ -30,68 +30,75 @@ export interface DeleteFlags {
   ignoreMissing?: boolean;
 }
 
+/** What `provider delete` is asked to do: the flags and the `<version>` argument. */
+export interface DeleteOptions extends DeleteFlags {
+  version: string | undefined;
+}
+
 /** What happened to one target. */
 type Outcome = 'deleted' | 'would-delete' | 'missing' | 'already-gone';
 
 const PERMISSION_HINT =
   'Deleting needs a token of the owners team, or of a team with the "Manage Private Registry" permission; a member token may only read. Use such a token (TF_TOKEN_<host> or TFE_TOKEN) and run the same command again.';
 
-/** Runs the command; `confirm` is absent when nobody can be asked (no terminal). */
+/** Runs the command; asks `context.confirm`, which is absent when nobody can be asked (no terminal). */
 export async function runDelete(
-  input: ManageInput<DeleteFlags> & { version: string | undefined; confirm: Confirm | undefined },
+  context: RunContext,
+  session: Session,
+  options: DeleteOptions,
 ): Promise<number> {
-  const { output, flags } = input;
-  const version = parseVersionArgument(input.version);
-  const platforms = parsePlatforms(flags.platform ?? []);
-  const context = await openProvider(input);
-  const plan = await planDelete(context, version, platforms, flags.ignoreMissing === true);
+  const { output } = context;
+  const version = parseVersionArgument(options.version);
+  const platforms = parsePlatforms(options.platform ?? []);
+  const provider = await openProvider(context, session);
+  const plan = await planDelete(provider, version, platforms, options.ignoreMissing === true);
   const present = plan.targets.filter((t) => t.state === 'present');
-  const dryRun = flags.dryRun === true;
-  printPlan(output, context, plan, dryRun);
+  const dryRun = options.dryRun === true;
+  printPlan(output, provider, plan, dryRun);
   const outcomes = new Map<DeleteTarget, Outcome>(
     plan.targets.map((t) => [t, t.state === 'missing' ? 'missing' : 'would-delete']),
   );
   const refused = present.filter((t) => t.canDelete === false);
   if (refused.length > 0 && !dryRun)
-    throw permissionError(context, plan, 'the registry reports can-delete: false for this token');
+    throw permissionError(provider, plan, 'the registry reports can-delete: false for this token');
   if (refused.length > 0)
-    output.warn(`this token may not delete ${describe(context, plan)}: ${PERMISSION_HINT}`);
+    output.warn(`this token may not delete ${describe(provider, plan)}: ${PERMISSION_HINT}`);
 
-  if (present.length > 0 && !dryRun && flags.yes !== true) {
-    if (input.confirm === undefined) {
+  if (present.length > 0 && !dryRun && options.yes !== true) {
+    if (context.confirm === undefined) {
       throw new UsageError(
-        `Refusing to delete ${describe(context, plan)} without confirmation: there is no terminal to ask on`,
+        `Refusing to delete ${describe(provider, plan)} without confirmation: there is no terminal to ask on`,
         {
           hint: 'Pass --yes to delete without asking (CI and scripts), or --dry-run to only see what would be deleted.',
           details: { version, targets: present.map((t) => t.platform ?? t.version) },
         },
       );
     }
-    const ok = await input.confirm(`Delete ${describe(context, plan)}? This cannot be undone.`, {
+    const ok = await context.confirm(`Delete ${describe(provider, plan)}? This cannot be undone.`, {
       default: false,
-      signal: input.world.signal,
+      signal: context.signal,
     });
     if (!ok) {
       output.info('Nothing was deleted.');
-      return render(input, context, plan, outcomes, { dryRun, declined: true });
+      return render(output, provider, plan, outcomes, { dryRun, declined: true });
     }
   }
   if (!dryRun) {
     for (const target of plan.targets) {
-      if (target.state === 'present') outcomes.set(target, await deleteTarget(context, plan, target));
-      outcomeLine(output, context, plan, target, outcomes.get(target));
+      if (target.state === 'present') outcomes.set(target, await deleteTarget(provider, plan, target));
+      outcomeLine(output, provider, plan, target, outcomes.get(target));
     }
   }
-  return render(input, context, plan, outcomes, { dryRun, declined: false });
+  return render(output, provider, plan, outcomes, { dryRun, declined: false });
 }
 
 /** Deletes one target; a 404 is re-read to tell "already gone" from "not allowed". */
 async function deleteTarget(
-  context: ProviderContext,
+  provider: ProviderSession,
   plan: DeletePlan,
   target: DeleteTarget,
 ): Promise<Outcome> {
-  const { client, address } = context;
+  const { client, address } = provider;
   const key = target.platform === undefined ? undefined : parsePlatformArgument(target.platform);
   try {
     if (key === undefined) await deleteVersion(client, address, target.version);
@@ -105,7 +112,7 @@ async function deleteTarget(
         : await getPlatform(client, address, target.version, key.os, key.arch);
     if (still === undefined) return 'already-gone';
     throw permissionError(
-      context,
+      provider,
       plan,
       'the registry answered 404 to the DELETE right after showing it to this token',
       error,
@@ -113,9 +120,14 @@ async function deleteTarget(
   }
 }
 
-function permissionError(context: ProviderContext, plan: DeletePlan, why: string, cause?: unknown): ApiError {
+function permissionError(
+  provider: ProviderSession,
+  plan: DeletePlan,
+  why: string,
+  cause?: unknown,
+): ApiError {
   return new ApiError(
-    `The token may not delete ${describe(context, plan)}: ${why}, which most likely means it lacks the permission; nothing more was deleted`,
+    `The token may not delete ${describe(provider, plan)}: ${why}, which most likely means it lacks the permission; nothing more was deleted`,
     {
       status: cause instanceof ApiError ? cause.status : 403,
       hint: PERMISSION_HINT,
@@ -126,19 +138,18 @@ function permissionError(context: ProviderContext, plan: DeletePlan, why: string
 }
 
 function render(
-  input: ManageInput<DeleteFlags>,
-  context: ProviderContext,
+  output: Output,
+  provider: ProviderSession,
   plan: DeletePlan,
   outcomes: Map<DeleteTarget, Outcome>,
   how: { dryRun: boolean; declined: boolean },
 ): number {
-  const { output } = input;
   if (output.json) {
     output.resultJson({
       ok: true,
       dryRun: how.dryRun,
       declined: how.declined,
-      provider: providerView(context),
+      provider: providerView(provider),
       version: plan.version,
       targets: plan.targets.map((t) => ({
         kind: t.kind,
@@ -159,15 +170,15 @@ function render(
 /** The one line of an outcome, on stdout: it is the command's result. */
 function outcomeLine(
   output: Output,
-  context: ProviderContext,
+  provider: ProviderSession,
   plan: DeletePlan,
   t: DeleteTarget,
   outcome: Outcome | undefined,
 ): void {
   const what =
     t.kind === 'version'
-      ? `version ${t.version} of ${context.source}`
-      : `platform ${t.platform ?? ''} of ${context.source} ${t.version}`;
+      ? `version ${t.version} of ${provider.source}`
+      : `platform ${t.platform ?? ''} of ${provider.source} ${t.version}`;
   const n = plan.cascade.length;
   if (outcome === 'deleted')
     output.result(
@@ -177,13 +188,13 @@ function outcomeLine(
   if (outcome === 'missing') output.result(`Not there (ignored): ${what}`);
 }
 
-function describe(context: ProviderContext, plan: DeletePlan): string {
+function describe(provider: ProviderSession, plan: DeletePlan): string {
   const present = plan.targets.filter((t) => t.state === 'present');
   if (present.some((t) => t.kind === 'version')) {
     const n = plan.cascade.length;
-    return `version ${plan.version} of ${context.source}${n > 0 ? ` with its ${n} platform${n === 1 ? '' : 's'}` : ''}`;
+    return `version ${plan.version} of ${provider.source}${n > 0 ? ` with its ${n} platform${n === 1 ? '' : 's'}` : ''}`;
   }
-  return `platform ${present.map((t) => t.platform).join(', ')} of ${context.source} ${plan.version}`;
+  return `platform ${present.map((t) => t.platform).join(', ')} of ${provider.source} ${plan.version}`;
 }
 
 function parsePlatforms(values: string[]): PlatformKey[] {

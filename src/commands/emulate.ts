@@ -4,15 +4,32 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CliIo, GlobalOptions } from '../cli/context.js';
-import type { EmulateFlags } from '../cli/emulate.js';
 import { parseDuration } from '../config/duration.js';
+import type { GlobalFlags } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import type { Output } from '../ui/output.js';
 import { parseFaultFile } from '../emulator/faults.js';
 import { startEmulator, type EmulatorOptions } from '../emulator/server.js';
 import { StoreWriteError } from '../emulator/state.js';
 import { parseRate } from '../emulator/shaping.js';
+import type { RunContext } from './context.js';
+
+/** Flags of `provider emulate`, as commander hands them over. */
+export interface EmulateFlags {
+  host: string;
+  port: string;
+  dataDir?: string;
+  flagDelay?: string;
+  rateLimit?: string;
+  faults?: string;
+  requestLog?: string;
+  strict?: boolean;
+  linkTtl?: string;
+  latency?: string;
+  bandwidth?: string;
+}
+
+/** What `provider emulate` is asked to do: its flags and the global `--organization` (the emulated one). */
+export type EmulateOptions = EmulateFlags & Pick<GlobalFlags, 'organization'>;
 
 /** Parses an integer flag within bounds, naming the flag on error. */
 function integerFlag(value: string, flag: string, min: number, max: number): number {
@@ -24,7 +41,7 @@ function integerFlag(value: string, flag: string, min: number, max: number): num
 
 /** Builds the emulator options from the command's flags (paths relative to `cwd`). */
 export function emulatorOptionsFromFlags(
-  flags: EmulateFlags & GlobalOptions,
+  flags: EmulateOptions,
   cwd: string,
   env: Record<string, string | undefined>,
 ): EmulatorOptions {
@@ -66,14 +83,10 @@ export function emulatorOptionsFromFlags(
   return options;
 }
 
-/** Runs the emulator until `io.signal` fires. */
-export async function runEmulator(input: {
-  output: Output;
-  flags: EmulateFlags & GlobalOptions;
-  io: CliIo;
-}): Promise<number> {
-  const { output, flags, io } = input;
-  const options = emulatorOptionsFromFlags(flags, io.cwd, io.env);
+/** Runs the emulator until `context.signal` fires (SIGINT, SIGTERM). */
+export async function runEmulator(context: RunContext, flags: EmulateOptions): Promise<number> {
+  const { output, signal } = context;
+  const options = emulatorOptionsFromFlags(flags, context.cwd, context.env);
   // A full or read-only data folder is the machine's state, not a bug: its message says all, without a stack.
   options.onError = (error) =>
     output.warn(
@@ -108,8 +121,8 @@ export async function runEmulator(input: {
     output.info('Press Ctrl-C to stop.');
   }
   await new Promise<void>((resolveWait) => {
-    if (io.signal.aborted) resolveWait();
-    io.signal.addEventListener('abort', () => resolveWait(), { once: true });
+    if (signal.aborted) resolveWait();
+    signal.addEventListener('abort', () => resolveWait(), { once: true });
   });
   await emulator.close();
   output.info('provider emulate stopped');

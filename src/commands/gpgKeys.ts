@@ -7,30 +7,30 @@ import * as path from 'node:path';
 import * as openpgp from 'openpgp';
 import { ApiError, UnexpectedAnswerError, UsageError } from '../errors.js';
 import { addGpgKey, listGpgKeys } from '../registry/gpgKeys.js';
-import { openSession } from '../registry/session.js';
 import { keyFileTooLarge } from '../release/keySource.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { printTable } from '../ui/table.js';
-import type { ManageInput } from '../manage/context.js';
 import { gpgKeyView } from '../manage/views.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
 
 const EXPORT_HINT = 'Export the public key with: gpg --armor --export <key id> > public-key.asc';
 const WRITE_HINT =
   'Adding keys needs a token of the owners team, or of a team with the "Manage Private Registry" permission; check --organization/--namespace too.';
 
 /** Lists the namespace's keys: key id, created, id. */
-export async function runGpgKeysList(input: ManageInput): Promise<number> {
-  const { output } = input;
-  const session = await openSession({ flags: input.flags, world: input.world, output });
-  const keys = (await listGpgKeys(session.client, session.namespace)).map(gpgKeyView);
-  const hostname = session.settings.apiHost.host;
+export async function runGpgKeysList(context: RunContext, session: Session): Promise<number> {
+  const { output } = context;
+  const { client, namespace, settings } = await session.registry();
+  const keys = (await listGpgKeys(client, namespace)).map(gpgKeyView);
+  const hostname = settings.apiHost.host;
   if (output.json) {
-    output.resultJson({ ok: true, hostname, namespace: session.namespace, keys });
+    output.resultJson({ ok: true, hostname, namespace, keys });
     return 0;
   }
   if (keys.length === 0) {
     output.info(
-      `No keys are registered for ${session.namespace} on ${hostname}; add one with provider gpg-keys add <public-key.asc>.`,
+      `No keys are registered for ${namespace} on ${hostname}; add one with provider gpg-keys add <public-key.asc>.`,
     );
     return 0;
   }
@@ -44,14 +44,17 @@ export async function runGpgKeysList(input: ManageInput): Promise<number> {
 }
 
 /** Registers an armored public key for the namespace and prints the key id the registry gave it. */
-export async function runGpgKeysAdd(input: ManageInput & { file: string | undefined }): Promise<number> {
-  const { output } = input;
-  const shown = input.file ?? '';
-  const armored = await readKeyFile(path.resolve(input.world.cwd, shown), shown);
+export async function runGpgKeysAdd(
+  context: RunContext,
+  session: Session,
+  options: { file: string | undefined },
+): Promise<number> {
+  const { output } = context;
+  const shown = options.file ?? '';
+  const armored = await readKeyFile(path.resolve(context.cwd, shown), shown);
   const local = await inspectPublicKey(armored, shown);
-  const session = await openSession({ flags: input.flags, world: input.world, output });
-  const { client, namespace } = session;
-  const hostname = session.settings.apiHost.host;
+  const { client, namespace, settings } = await session.registry();
+  const hostname = settings.apiHost.host;
   const existing = (await listGpgKeys(client, namespace)).find(
     (k) => k.attributes['key-id'].toUpperCase() === local.keyId,
   );

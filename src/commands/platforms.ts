@@ -10,25 +10,28 @@ import {
   parseVersionArgument,
   platformName,
   versionNotFound,
-  type ManageInput,
-  type ProviderContext,
+  type ProviderSession,
 } from '../manage/context.js';
 import { platformView, providerView, sortPlatforms, yesNo } from '../manage/views.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
 
 /** Lists every platform of a version (all pages) with filename, shasum and whether the binary is uploaded. */
 export async function runPlatformsList(
-  input: ManageInput & { version: string | undefined },
+  context: RunContext,
+  session: Session,
+  options: { version: string | undefined },
 ): Promise<number> {
-  const { output } = input;
-  const version = parseVersionArgument(input.version);
-  const context = await openProvider(input);
-  const platforms = sortPlatforms(await readPlatforms(context, version)).map(platformView);
+  const { output } = context;
+  const version = parseVersionArgument(options.version);
+  const provider = await openProvider(context, session);
+  const platforms = sortPlatforms(await readPlatforms(provider, version)).map(platformView);
   if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(context), version, platforms });
+    output.resultJson({ ok: true, provider: providerView(provider), version, platforms });
     return 0;
   }
   if (platforms.length === 0) {
-    output.info(`${context.source} ${version} has no platforms yet; provider publish creates them.`);
+    output.info(`${provider.source} ${version} has no platforms yet; provider publish creates them.`);
     return 0;
   }
   printTable(
@@ -41,19 +44,21 @@ export async function runPlatformsList(
 
 /** Shows one platform of a version. */
 export async function runPlatformsShow(
-  input: ManageInput & { version: string | undefined; platform: string | undefined },
+  context: RunContext,
+  session: Session,
+  options: { version: string | undefined; platform: string | undefined },
 ): Promise<number> {
-  const { output } = input;
-  const version = parseVersionArgument(input.version);
-  const wanted = parsePlatformArgument(input.platform ?? '');
-  const context = await openProvider(input);
-  const found = await getPlatform(context.client, context.address, version, wanted.os, wanted.arch);
+  const { output } = context;
+  const version = parseVersionArgument(options.version);
+  const wanted = parsePlatformArgument(options.platform ?? '');
+  const provider = await openProvider(context, session);
+  const found = await getPlatform(provider.client, provider.address, version, wanted.os, wanted.arch);
   if (found === undefined) {
-    const there = (await readPlatforms(context, version)).map(
+    const there = (await readPlatforms(provider, version)).map(
       (p) => `${p.attributes.os}_${p.attributes.arch}`,
     );
     throw new ApiError(
-      `Platform ${platformName(wanted)} of ${context.address.name} ${version} is not on ${context.hostname}`,
+      `Platform ${platformName(wanted)} of ${provider.address.name} ${version} is not on ${provider.hostname}`,
       {
         status: 404,
         hint:
@@ -66,11 +71,11 @@ export async function runPlatformsShow(
   }
   const view = platformView(found);
   if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(context), version, platform: view });
+    output.resultJson({ ok: true, provider: providerView(provider), version, platform: view });
     return 0;
   }
   printFacts(output, [
-    ['source', context.source],
+    ['source', provider.source],
     ['version', version],
     ['platform', `${view.os}_${view.arch}`],
     ['id', view.id],
@@ -82,10 +87,10 @@ export async function runPlatformsShow(
 }
 
 /** The platforms of a version; a 404 names the version. */
-async function readPlatforms(context: ProviderContext, version: string): Promise<PlatformResource[]> {
+async function readPlatforms(provider: ProviderSession, version: string): Promise<PlatformResource[]> {
   try {
-    return await listPlatforms(context.client, context.address, version);
+    return await listPlatforms(provider.client, provider.address, version);
   } catch (error) {
-    throw isNotFound(error) ? versionNotFound(context, version) : error;
+    throw isNotFound(error) ? versionNotFound(provider, version) : error;
   }
 }

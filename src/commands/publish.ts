@@ -4,17 +4,19 @@
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
 import { InterruptedError } from '../errors.js';
-import { verifyWithFlags, type VerifyFlags, type VerifyWorld } from './verify.js';
+import { verifyWithFlags, type VerifyFlags } from './verify.js';
 import { appendStepSummary } from '../ui/githubSummary.js';
-import type { Output, TextStream } from '../ui/output.js';
+import type { Output } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
 import { publishDocument, type CheckReport } from '../publish/document.js';
 import { assertPublishable } from '../publish/guards.js';
 import { isNoop, planPublish } from '../publish/plan.js';
 import { markdownSummary, renderPublish } from '../publish/render.js';
-import { tuningFromEnv } from '../publish/tuning.js';
+import type { PublishTuning } from '../publish/tuning.js';
+import type { RunContext } from './context.js';
+import { providerAddress, type Session } from './session.js';
 
-/** The flags of `provider publish`, merged with the global ones. */
+/** The flags of `provider publish`, as commander hands them over (the global ones go to the session). */
 export interface PublishFlags extends VerifyFlags {
   concurrency?: string;
   waitTimeout?: string;
@@ -29,42 +31,32 @@ export interface PublishFlags extends VerifyFlags {
   registerKey?: boolean;
 }
 
-/** The process as `runPublish` sees it. */
-export interface PublishWorld extends VerifyWorld {
-  /** The terminal for spinners (the command's stderr); plain lines go through the sink regardless. */
-  stderr?: TextStream | undefined;
-  /** Milliseconds clock for durations and the wait timeout. */
-  clock?: () => number;
+/** What `provider publish` is asked to do: the flags, the release folder, and the tuning the session has too. */
+export interface PublishOptions extends PublishFlags {
+  dir: string;
+  /** Retries, timeouts and polls (from the PROVIDER_* variables); the session's client has the same. */
+  tuning: PublishTuning;
 }
 
 /** Runs `provider publish [dir]`; returns the exit code (0) or throws. */
-export async function runPublish(input: {
-  output: Output;
-  flags: PublishFlags;
-  dir: string;
-  world: PublishWorld;
-}): Promise<number> {
-  const { output, flags, world } = input;
-  const clock = world.clock ?? Date.now;
+export async function runPublish(
+  context: RunContext,
+  session: Session,
+  options: PublishOptions,
+): Promise<number> {
+  const { output, env, signal } = context;
+  const { tuning } = options;
+  const clock = (): number => context.now().getTime();
   const started = clock();
-  const tuning = tuningFromEnv(world.env);
   const loadingNetwork = import('../publish/network.js');
   loadingNetwork.catch(() => undefined);
-  const { release, settings } = await verifyWithFlags({ ...input, command: 'publish' });
-  const { openSession, providerAddress, readRemote, executePlan, emptyOutcome, checkStep, waitStep } =
-    await loadingNetwork;
-  const session = await openSession({
-    flags,
-    world,
-    output,
-    settings,
-    client: { retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } },
-  });
-  const { client } = session;
-  const address = providerAddress(session, release.name);
+  const { release, settings } = await verifyWithFlags(context, session, options, 'publish');
+  const { readRemote, executePlan, emptyOutcome, checkStep, waitStep } = await loadingNetwork;
+  const registry = await session.registry();
+  const { client } = registry;
+  const address = providerAddress(registry, release.name);
   const hostname = settings.apiHost.host;
-  const progress = await createProgress(output, { stream: world.stderr, now: clock });
-  const signal = world.signal;
+  const progress = await createProgress(output, { stream: context.stderr, now: clock });
   try {
     const reading = progress.step(
       `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,
@@ -80,7 +72,10 @@ export async function runPublish(input: {
     reading.succeed();
     const plan = planPublish(release, remote, {
       address,
-      options: { createProvider: flags.createProvider !== false, registerKey: flags.registerKey !== false },
+      options: {
+        createProvider: options.createProvider !== false,
+        registerKey: options.registerKey !== false,
+      },
     });
     for (const extra of plan.extraPlatforms) {
       output.warn(
@@ -88,7 +83,7 @@ export async function runPublish(input: {
       );
     }
 
-    if (flags.dryRun === true) {
+    if (options.dryRun === true) {
       const doc = publishDocument({
         plan,
         hostname,
@@ -97,11 +92,11 @@ export async function runPublish(input: {
         durationMs: clock() - started,
       });
       report(output, doc);
-      await appendStepSummary(output, world.env, markdownSummary(doc));
-      assertPublishable(plan, { hostname, keyFile: flags.key });
+      await appendStepSummary(output, env, markdownSummary(doc));
+      assertPublishable(plan, { hostname, keyFile: options.key });
       return 0;
     }
-    assertPublishable(plan, { hostname, keyFile: flags.key });
+    assertPublishable(plan, { hostname, keyFile: options.key });
 
     const noop = isNoop(plan);
     const outcome = noop
@@ -113,20 +108,20 @@ export async function runPublish(input: {
         });
     const finish = { client, address, release, output, progress, tuning, signal, clock };
     // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
-    const waited = !noop && flags.wait !== false;
+    const waited = !noop && options.wait !== false;
     if (waited) await waitStep(finish, settings.waitTimeoutMs);
     let check: CheckReport = { status: 'skipped', reason: '--no-check' };
-    if (flags.wait === false && !noop) {
+    if (options.wait === false && !noop) {
       check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
-    } else if (flags.check !== false) {
+    } else if (options.check !== false) {
       check = await checkStep(finish);
     }
     const doc = publishDocument({ plan, outcome, hostname, waited, check, durationMs: clock() - started });
     report(output, doc);
-    await appendStepSummary(output, world.env, markdownSummary(doc));
+    await appendStepSummary(output, env, markdownSummary(doc));
     return 0;
   } catch (error) {
-    throw signal?.aborted ? resumable(error) : error;
+    throw signal.aborted ? resumable(error) : error;
   } finally {
     progress.stop();
   }

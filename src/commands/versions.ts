@@ -10,7 +10,6 @@ import {
   parseVersionArgument,
   providerNotFound,
   versionNotFound,
-  type ManageInput,
 } from '../manage/context.js';
 import {
   compareVersionsDescending,
@@ -20,20 +19,22 @@ import {
   versionView,
   yesNo,
 } from '../manage/views.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
 
 /** Platform lists read at once when listing versions (one request per version that has platforms). */
 const READ_CONCURRENCY = 8;
 
 /** Lists every version (all pages), newest first, with protocols, key id, files complete and platforms. */
-export async function runVersionsList(input: ManageInput): Promise<number> {
-  const { output } = input;
-  const context = await openProvider(input);
-  const { client, address } = context;
+export async function runVersionsList(context: RunContext, session: Session): Promise<number> {
+  const { output } = context;
+  const provider = await openProvider(context, session);
+  const { client, address } = provider;
   let versions: VersionResource[];
   try {
     versions = await listVersions(client, address);
   } catch (error) {
-    throw isNotFound(error) ? providerNotFound(context, error) : error;
+    throw isNotFound(error) ? providerNotFound(provider, error) : error;
   }
   versions.sort((x, y) => compareVersionsDescending(x.attributes.version, y.attributes.version));
   // A version whose relationships name no platform has none: no request needed for it.
@@ -44,11 +45,11 @@ export async function runVersionsList(input: ManageInput): Promise<number> {
   );
   const views = versions.map((v, i) => versionView(v, platforms[i] ?? []));
   if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(context), versions: views });
+    output.resultJson({ ok: true, provider: providerView(provider), versions: views });
     return 0;
   }
   if (views.length === 0) {
-    output.info(`${context.source} has no versions yet; publish one with provider publish <dir>.`);
+    output.info(`${provider.source} has no versions yet; publish one with provider publish <dir>.`);
     return 0;
   }
   printTable(
@@ -67,18 +68,22 @@ export async function runVersionsList(input: ManageInput): Promise<number> {
 }
 
 /** Shows one version: its attributes and whether SHA256SUMS, its signature and each binary are uploaded. */
-export async function runVersionsShow(input: ManageInput & { version: string | undefined }): Promise<number> {
-  const { output } = input;
-  const wanted = parseVersionArgument(input.version);
-  const context = await openProvider(input);
-  const version = await getVersion(context.client, context.address, wanted);
-  if (version === undefined) throw versionNotFound(context, wanted);
-  const platforms = sortPlatforms(await listPlatforms(context.client, context.address, wanted));
+export async function runVersionsShow(
+  context: RunContext,
+  session: Session,
+  options: { version: string | undefined },
+): Promise<number> {
+  const { output } = context;
+  const wanted = parseVersionArgument(options.version);
+  const provider = await openProvider(context, session);
+  const version = await getVersion(provider.client, provider.address, wanted);
+  if (version === undefined) throw versionNotFound(provider, wanted);
+  const platforms = sortPlatforms(await listPlatforms(provider.client, provider.address, wanted));
   const view = versionView(version, platforms);
   if (output.json) {
     output.resultJson({
       ok: true,
-      provider: providerView(context),
+      provider: providerView(provider),
       version: view,
       platforms: platforms.map(platformView),
     });
@@ -88,7 +93,7 @@ export async function runVersionsShow(input: ManageInput & { version: string | u
     ? 'complete: terraform init can install it'
     : 'incomplete: run provider publish again to upload what is missing';
   printFacts(output, [
-    ['source', context.source],
+    ['source', provider.source],
     ['version', view.version],
     ['id', view.id],
     ['protocols', view.protocols.join(', ') || '(none)'],

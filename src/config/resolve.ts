@@ -11,13 +11,27 @@ import { loadConfigFile } from './load.js';
 /** Where a setting's value came from. */
 export type SettingSource = 'flag' | 'env' | 'config' | 'default';
 
-/** The global flags this resolver reads, as the CLI parsed them. */
-export interface SettingsFlags {
+/** The options every command shares, as the CLI parsed them: declared here once, for the program and the cores. */
+export interface GlobalFlags {
   hostname?: string | undefined;
   organization?: string | undefined;
   namespace?: string | undefined;
   name?: string | undefined;
+  /** Visible in the process list: the token is better in TF_TOKEN_<host> or TFE_TOKEN (a warning says so). */
+  token?: string | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+  verbose?: boolean | undefined;
+  /** false with --no-color. */
+  color?: boolean | undefined;
   config?: string | undefined;
+}
+
+/** The flags this resolver reads: the global ones that name the registry and provider, and publish's tuning. */
+export interface SettingsFlags extends Pick<
+  GlobalFlags,
+  'hostname' | 'organization' | 'namespace' | 'name' | 'config'
+> {
   concurrency?: number | string | undefined;
   waitTimeout?: string | undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * What every read, delete and check starts from: a registry session for the provider the flags name, and
+ * What every read, delete and check starts from: the run's registry session on the provider the flags name, and
  * the command-line arguments that address a version or a platform, checked before any request.
  */
 import * as path from 'node:path';
@@ -8,28 +8,11 @@ import { soleProviderName } from '../release/layout.js';
 import { normalizeVersion } from '../release/version.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import { openSession, providerAddress, type SessionWorld } from '../registry/session.js';
-import type { Output } from '../ui/output.js';
+import type { RunContext } from '../commands/context.js';
+import { providerAddress, type Session } from '../commands/session.js';
 
-/** The global flags these commands read. */
-export interface ManageFlags {
-  hostname?: string | undefined;
-  organization?: string | undefined;
-  namespace?: string | undefined;
-  name?: string | undefined;
-  token?: string | undefined;
-  config?: string | undefined;
-}
-
-/** What a command core is given: the sink, the flags, the process. */
-export interface ManageInput<F = ManageFlags> {
-  output: Output;
-  flags: F & ManageFlags;
-  world: SessionWorld;
-}
-
-/** An open session on one provider. */
-export interface ProviderContext {
+/** The run's registry session on one provider. */
+export interface ProviderSession {
   client: RegistryClient;
   address: ProviderAddress;
   /** `host[:port]` of the API, as Terraform's source addresses write it. */
@@ -42,20 +25,20 @@ export interface ProviderContext {
 const DEFAULT_RELEASE_DIR = 'dist';
 
 /**
- * Opens the session and resolves the provider name: `--name`, the configuration file, or else the one provider
- * released in ./dist (the folder just published from), said on stderr so the user knows where it came from.
+ * Opens the run's session on the provider: `--name`, the configuration file, or else the one provider released
+ * in ./dist (the folder just published from), said on stderr so the user knows where it came from.
  */
-export async function openProvider(input: ManageInput): Promise<ProviderContext> {
-  const session = await openSession({ flags: input.flags, world: input.world, output: input.output });
-  let name = session.settings.name;
+export async function openProvider(context: RunContext, session: Session): Promise<ProviderSession> {
+  const registry = await session.registry();
+  let name = registry.settings.name;
   if (name === undefined) {
-    name = await soleProviderName(path.resolve(input.world.cwd, DEFAULT_RELEASE_DIR));
-    if (name !== undefined) input.output.info(`provider name ${name} (from ./${DEFAULT_RELEASE_DIR})`);
+    name = await soleProviderName(path.resolve(context.cwd, DEFAULT_RELEASE_DIR));
+    if (name !== undefined) context.output.info(`provider name ${name} (from ./${DEFAULT_RELEASE_DIR})`);
   }
-  const address = providerAddress(session, name);
-  const hostname = session.settings.apiHost.host;
+  const address = providerAddress(registry, name);
+  const hostname = registry.settings.apiHost.host;
   return {
-    client: session.client,
+    client: registry.client,
     address,
     hostname,
     source: `${hostname}/${address.namespace}/${address.name}`,
@@ -96,8 +79,8 @@ export function platformName(p: PlatformKey): string {
 }
 
 /** The error for a version the registry does not have (or does not show this token). */
-export function versionNotFound(context: ProviderContext, version: string): ApiError {
-  const { address, hostname } = context;
+export function versionNotFound(provider: ProviderSession, version: string): ApiError {
+  const { address, hostname } = provider;
   return new ApiError(`Version ${version} of ${address.namespace}/${address.name} is not on ${hostname}`, {
     status: 404,
     hint: `provider versions list --name ${address.name} shows the versions there are; check --organization and --namespace, and that the token may read the private registry.`,
@@ -111,8 +94,8 @@ export function isNotFound(error: unknown): boolean {
 }
 
 /** The error for a provider the registry does not have (or does not show this token). */
-export function providerNotFound(context: ProviderContext, cause: unknown): ApiError {
-  const { address, hostname } = context;
+export function providerNotFound(provider: ProviderSession, cause: unknown): ApiError {
+  const { address, hostname } = provider;
   return new ApiError(`Provider ${address.namespace}/${address.name} is not on ${hostname}`, {
     status: 404,
     hint: 'Check --name, --organization and --namespace, and that the token may read the private registry (the platform answers 404 for both).',

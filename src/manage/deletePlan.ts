@@ -8,7 +8,7 @@ import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import { fileStates } from '../registry/fileStates.js';
 import type { Output } from '../ui/output.js';
-import { platformName, type PlatformKey, type ProviderContext } from './context.js';
+import { platformName, type PlatformKey, type ProviderSession } from './context.js';
 import { sortPlatforms } from './views.js';
 
 /** One thing to delete. */
@@ -37,7 +37,7 @@ export interface DeletePlan {
 
 /** Reads the registry and builds the plan; throws ApiError 404 for an absent target unless `ignoreMissing`. */
 export async function planDelete(
-  context: ProviderContext,
+  context: ProviderSession,
   version: string,
   platforms: PlatformKey[],
   ignoreMissing: boolean,
@@ -75,7 +75,7 @@ export async function planDelete(
 }
 
 /** Prints the plan, on stdout for `--dry-run` (it is the result) and on stderr before deleting. */
-export function printPlan(output: Output, context: ProviderContext, plan: DeletePlan, dryRun: boolean): void {
+export function printPlan(output: Output, context: ProviderSession, plan: DeletePlan, dryRun: boolean): void {
   const line = (text: string): void => (dryRun ? output.result(text) : output.info(text));
   const present = plan.targets.filter((t) => t.state === 'present');
   const verb = dryRun ? 'Would delete' : 'Will delete';
@@ -123,7 +123,7 @@ function describeMissing(plan: DeletePlan): string {
 }
 
 function missingError(
-  context: ProviderContext,
+  context: ProviderSession,
   plan: DeletePlan,
   found: VersionResource | undefined,
   remote: PlatformResource[],

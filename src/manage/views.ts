@@ -5,7 +5,7 @@
 import semverRcompare from 'semver/functions/rcompare.js';
 import { fileStates, type FileStates } from '../registry/fileStates.js';
 import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
-import type { ProviderContext } from './context.js';
+import type { ProviderSession } from './context.js';
 
 /** A version with the state of its files. */
 export interface VersionView {
@@ -43,7 +43,7 @@ export interface GpgKeyView {
 }
 
 /** The `provider` member of every JSON document. */
-export function providerView(context: ProviderContext): Record<string, string> {
+export function providerView(context: ProviderSession): Record<string, string> {
   return { source: context.source, hostname: context.hostname, ...context.address };
 }
 

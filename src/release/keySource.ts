@@ -63,18 +63,20 @@ export function textKeySource(armored: string, variable: string): KeySource {
   };
 }
 
-/** The keys registered on the registry for a namespace, fetched on first use. */
-export function registryKeySource(
-  list: () => Promise<GpgKeyResource[]>,
-  namespace: string,
-  host: string,
-): KeySource {
+/**
+ * Looks up the keys registered on the registry for a namespace. The command layer builds it over the run's one
+ * registry session; verification only calls it, and never builds a client of its own.
+ */
+export type RegistryKeyLookup = (namespace: string) => Promise<GpgKeyResource[]>;
+
+/** The keys registered on the registry for a namespace, looked up on first use. */
+export function registryKeySource(lookup: RegistryKeyLookup, namespace: string, host: string): KeySource {
   return {
     origin: 'registry',
     label: `the keys registered for ${namespace} on ${host}`,
     missingKeyHint: `Register the signing key with \`provider gpg-keys add <public-key.asc> --namespace ${namespace}\`, or pass it with --key <file>.`,
     async load() {
-      const keys = await list();
+      const keys = await lookup(namespace);
       return keys.map((k) => ({
         armored: k.attributes['ascii-armor'],
         origin: 'registry' as const,

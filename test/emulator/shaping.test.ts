@@ -7,9 +7,8 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { emulatorOptionsFromFlags } from '../../src/commands/emulate.js';
+import { emulatorOptionsFromFlags, type EmulateFlags } from '../../src/commands/emulate.js';
 import { Shaper, parseRate } from '../../src/emulator/shaping.js';
-import type { EmulateFlags } from '../../src/cli/emulate.js';
 import { runCli } from '../helpers/cli.js';
 import {
   call,

@@ -1,7 +1,8 @@
 /** Runs the CLI in-process with captured output, as a user would from a shell (but without a process). */
 import { tmpdir } from 'node:os';
 import { run } from '../../src/cli/main.js';
-import type { TextStream } from '../../src/ui/output.js';
+import type { RunContext } from '../../src/commands/context.js';
+import type { Output, TextStream } from '../../src/ui/output.js';
 
 /** A text stream that remembers what was written. */
 export class Capture implements TextStream {
@@ -39,6 +40,8 @@ export interface RunCliOptions {
   homeDir?: string;
   signal?: AbortSignal;
   tty?: boolean;
+  /** What the command reads on standard input (`--outcomes -`); without it, reading stdin is refused. */
+  stdin?: string;
 }
 
 /** Runs `provider <argv>` in-process. The environment is empty unless given: tests never see the real one. */
@@ -53,7 +56,25 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     stdout,
     stderr,
     stdinIsTTY: options.tty === true,
+    ...(options.stdin === undefined ? {} : { readStdin: () => Promise.resolve(options.stdin ?? '') }),
     signal: options.signal ?? new AbortController().signal,
   });
   return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A RunContext for calling a core directly: nothing of the real process but its cwd and what `parts` give. */
+export function coreContext(output: Output, parts: Partial<RunContext> = {}): RunContext {
+  return {
+    env: {},
+    cwd: process.cwd(),
+    homeDir: tmpdir(),
+    tmpDir: tmpdir(),
+    user: 'test',
+    output,
+    stderr: new Capture(),
+    readStdin: () => Promise.reject(new Error('this test gives the command no standard input')),
+    signal: new AbortController().signal,
+    now: () => new Date(),
+    ...parts,
+  };
 }

@@ -15,7 +15,7 @@ import type { SendFlags } from '../../src/runtask/send/options.js';
 import type { SendTuning } from '../../src/runtask/send/post.js';
 import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
-import { Capture, runCli, type CliResult } from '../helpers/cli.js';
+import { Capture, coreContext, runCli, type CliResult } from '../helpers/cli.js';
 
 /** The HMAC key the tests use. */
 export const KEY = 'send-test-hmac-key-7a21';
@@ -69,9 +69,16 @@ export async function startServe(
   const url = new Promise<string>((resolve) => (started = resolve));
   const env: Record<string, string | undefined> = { PATH: process.env.PATH, ...options.env };
   if (options.key !== undefined) env.RUNTASK_HMAC_KEY = options.key;
-  const done = runServe({
-    output,
-    flags: {
+  const context = coreContext(output, {
+    env,
+    cwd: dir,
+    tmpDir: dir,
+    user: 'test',
+    signal: controller.signal,
+  });
+  const done = runServe(
+    context,
+    {
       host: '127.0.0.1',
       port: '0',
       path: '/',
@@ -84,13 +91,12 @@ export async function startServe(
       callbackTimeout: '10s',
       stateDir: join(dir, 'state'),
     },
-    world: { env, cwd: dir, tmpDir: dir, user: 'test', signal: controller.signal },
-    onLog: (log) =>
+    (log) =>
       log.subscribe((event) => {
         events.push(event);
         if (event.event === 'serve.started') started(String(event.fields.url));
       }),
-  });
+  );
   return {
     url: await Promise.race([url, done.then(() => Promise.reject(new Error('serve stopped')))]),
     events,
@@ -138,19 +144,12 @@ export async function sendFast(
   const output = new Output({ stdout, stderr, env: {}, json: options.json });
   let exitCode = 0;
   try {
-    const world = {
-      env: options.env ?? {},
-      cwd: process.cwd(),
-      signal: new AbortController().signal,
-      now: () => new Date(),
-    };
-    exitCode = await runSend({
-      output,
-      integratorUrl: url,
-      flags: flags(overrides),
-      world,
-      tuning: { ...FAST, ...options.tuning },
-    });
+    const context = coreContext(output, { env: options.env ?? {} });
+    exitCode = await runSend(
+      context,
+      { ...flags(overrides), integratorUrl: url },
+      { ...FAST, ...options.tuning },
+    );
   } catch (error) {
     output.failure(error);
     exitCode = exitCodeFor(error);

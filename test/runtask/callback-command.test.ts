@@ -124,6 +124,28 @@ describe('sending', () => {
     });
   });
 
+  it('reads --outcomes - from the standard input the run was given, and refuses when it was given none', async () => {
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    const { status, message, url } = COMPLETE_CALLBACK.data.attributes;
+    const args = ['--payload', file(request), '--status', status, '--message', message, '--result-url', url];
+    const result = await runCli(
+      ['runtask', 'callback', '--platform-host', platform.url, ...args, '--outcomes', '-'],
+      {
+        cwd: dir,
+        stdin: JSON.stringify(DOCUMENTED_OUTCOMES),
+      },
+    );
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'sent the failed callback (200)\n' });
+    const [sent] = platform.callbacks(request.task_result_id);
+    expect(sent!.json).toEqual(COMPLETE_CALLBACK);
+
+    const other = requestFor(POST_PLAN_REQUEST, platform);
+    const without = await cli(['--payload', file(other), '--status', 'passed', '--outcomes', '-']);
+    expect(without.exitCode).toBe(2);
+    expect(without.stderr).toContain('no standard input');
+    expect(platform.callbacks(other.task_result_id)).toEqual([]);
+  });
+
   it('retries a 503 and a reset, then exits 0', async () => {
     const request = requestFor(POST_PLAN_REQUEST, platform);
     platform.script(request.task_result_id, [{ status: 503 }, { reset: true }]);

@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { ApiError, InterruptedError, TimeoutError, UsageError } from '../../errors.js';
-import type { Output } from '../../ui/output.js';
 import { sendCallback } from '../../runtask/callback/client.js';
 import { loggableUrl, originNotAllowed, parsePlatformHosts } from '../../runtask/callback/origins.js';
 import {
@@ -19,6 +18,7 @@ import {
   parseRunTaskRequest,
   type RunTaskRequest,
 } from '../../runtask/wire/payload.js';
+import type { RunContext } from '../context.js';
 
 /** Flags of `provider runtask callback`. */
 export interface CallbackFlags {
@@ -32,18 +32,9 @@ export interface CallbackFlags {
   timeout: string;
 }
 
-/** The world of the command. */
-export interface CallbackWorld {
-  env: Record<string, string | undefined>;
-  cwd: string;
-  signal: AbortSignal;
-  /** Reads all of standard input (for `--outcomes -`). */
-  readStdin: () => Promise<string>;
-}
-
-async function readText(path: string, what: string, flag: string, world: CallbackWorld): Promise<string> {
-  if (path === '-') return world.readStdin();
-  const full = resolve(world.cwd, path);
+async function readText(path: string, what: string, flag: string, context: RunContext): Promise<string> {
+  if (path === '-') return context.readStdin();
+  const full = resolve(context.cwd, path);
   try {
     return await readFile(full, 'utf8');
   } catch (error) {
@@ -56,9 +47,9 @@ async function readText(path: string, what: string, flag: string, world: Callbac
   }
 }
 
-async function readPayload(flags: CallbackFlags, world: CallbackWorld): Promise<RunTaskRequest | undefined> {
+async function readPayload(flags: CallbackFlags, context: RunContext): Promise<RunTaskRequest | undefined> {
   if (flags.payload === undefined) return undefined;
-  const parsed = parseRunTaskRequest(await readText(flags.payload, 'saved request', '--payload', world));
+  const parsed = parseRunTaskRequest(await readText(flags.payload, 'saved request', '--payload', context));
   if (parsed.kind === 'malformed') {
     throw new UsageError(`--payload ${flags.payload}: ${parsed.reason}`, {
       hint: 'Give the run task request body exactly as the platform sent it (a JSON object).',
@@ -67,9 +58,9 @@ async function readPayload(flags: CallbackFlags, world: CallbackWorld): Promise<
   return parsed.request;
 }
 
-async function readOutcomes(flags: CallbackFlags, world: CallbackWorld): Promise<unknown> {
+async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<unknown> {
   if (flags.outcomes === undefined) return undefined;
-  const text = await readText(flags.outcomes, 'outcomes file', '--outcomes', world);
+  const text = await readText(flags.outcomes, 'outcomes file', '--outcomes', context);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -85,12 +76,8 @@ async function readOutcomes(flags: CallbackFlags, world: CallbackWorld): Promise
 }
 
 /** Sends the callback; resolves with the exit code or throws the error that decides it. */
-export async function runCallbackCommand(input: {
-  output: Output;
-  flags: CallbackFlags;
-  world: CallbackWorld;
-}): Promise<number> {
-  const { output, flags, world } = input;
+export async function runCallbackCommand(context: RunContext, flags: CallbackFlags): Promise<number> {
+  const { output } = context;
   if (flags.status === undefined || !(TASK_RESULT_STATUSES as readonly string[]).includes(flags.status)) {
     throw new UsageError(
       `--status must be one of ${TASK_RESULT_STATUSES.join(', ')}, got "${flags.status ?? ''}"`,
@@ -101,7 +88,7 @@ export async function runCallbackCommand(input: {
   }
   const deadlineMs = parseDuration(flags.timeout, '--timeout');
   const allowed = parsePlatformHosts(flags.platformHost);
-  const payload = await readPayload(flags, world);
+  const payload = await readPayload(flags, context);
   const url = flags.url ?? payload?.task_result_callback_url;
   if (!url) {
     throw new UsageError(
@@ -111,7 +98,7 @@ export async function runCallbackCommand(input: {
       },
     );
   }
-  const token = world.env.RUNTASK_ACCESS_TOKEN || payload?.access_token;
+  const token = context.env.RUNTASK_ACCESS_TOKEN || payload?.access_token;
   if (!token) {
     throw new UsageError('no access token: set RUNTASK_ACCESS_TOKEN or give --payload <saved request>', {
       hint: 'The token is the access_token of the run task request; it lives 10 minutes.',
@@ -132,7 +119,7 @@ export async function runCallbackCommand(input: {
     status: flags.status,
     message: flags.message,
     url: flags.resultUrl,
-    outcomes: await readOutcomes(flags, world),
+    outcomes: await readOutcomes(flags, context),
   };
   const checked = checkTaskResult(candidate);
   if (checked.result === undefined || checked.problems.length > 0) {
@@ -163,7 +150,7 @@ export async function runCallbackCommand(input: {
     result,
     allowed,
     deadlineMs,
-    signal: world.signal,
+    signal: context.signal,
     onRetry: (info) => output.info(`retrying the callback in ${info.delayMs}ms: ${info.reason}`),
   });
   switch (sent.kind) {

@@ -3,25 +3,28 @@
  * happens (or one JSON report at the end), then the verdict: exit 0, or the error that decides the exit code
  * (3 contract violation, 4 request not accepted, 6 timeout, 1 result other than `--expect`, 130 interrupted).
  */
-import type { Output } from '../../ui/output.js';
-import { sendOptionsFromFlags, type SendFlags, type SendWorld } from '../../runtask/send/options.js';
+import { sendOptionsFromFlags, type SendFlags } from '../../runtask/send/options.js';
 import type { SendTuning } from '../../runtask/send/post.js';
 import { reportDocument, timelineLines, verdictLines } from '../../runtask/send/render.js';
 import { runSession } from '../../runtask/send/session.js';
 import { decideVerdict } from '../../runtask/send/verdict.js';
+import type { RunContext } from '../context.js';
 
-/** Runs `runtask send`; resolves with 0 or throws the error that carries the exit code. */
-export async function runSend(input: {
-  output: Output;
+/** What `runtask send` is asked to do: its flags and the `<integrator-url>` argument. */
+export interface SendCommandOptions extends SendFlags {
   integratorUrl: string | undefined;
-  flags: SendFlags;
-  world: SendWorld & { signal: AbortSignal };
-  /** Tests shorten the retry pauses and the linger. */
-  tuning?: Partial<SendTuning>;
-}): Promise<number> {
-  const { output, flags, world } = input;
-  const { settings, expected, warnings } = await sendOptionsFromFlags(input.integratorUrl, flags, world);
-  settings.tuning = { ...settings.tuning, ...input.tuning };
+}
+
+/** Runs `runtask send`; resolves with 0 or throws the error that carries the exit code. Tests shorten `tuning`. */
+export async function runSend(
+  context: RunContext,
+  options: SendCommandOptions,
+  tuning?: Partial<SendTuning>,
+): Promise<number> {
+  const { output } = context;
+  const { integratorUrl, ...flags } = options;
+  const { settings, expected, warnings } = await sendOptionsFromFlags(integratorUrl, flags, context);
+  settings.tuning = { ...settings.tuning, ...tuning };
   output.addSecret(settings.hmacKey);
   for (const warning of warnings) output.warn(warning);
   const windows = { progressWindow: flags.progressWindow, maxDuration: flags.maxDuration };
@@ -33,7 +36,7 @@ export async function runSend(input: {
       if (output.json) return;
       for (const line of timelineLines(event, startedAt, windows, output.color)) output.result(line);
     },
-    world.signal,
+    context.signal,
     (token) => output.addSecret(token),
   );
   record.startedAt = startedAt;

@@ -4,28 +4,21 @@
  */
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
-import {
-  graceMs,
-  serveOptionsFromFlags,
-  type ServeFlags,
-  type ServeWorld,
-} from '../../runtask/server/options.js';
-import type { Output } from '../../ui/output.js';
+import { graceMs, serveOptionsFromFlags, type ServeFlags } from '../../runtask/server/options.js';
+import type { RunContext } from '../context.js';
 
-/** Runs the integrator until `signal` fires. */
-export async function runServe(input: {
-  output: Output;
-  flags: ServeFlags;
-  world: ServeWorld & { signal: AbortSignal };
-  /** Tests subscribe to the event log through this. */
-  onLog?: (log: EventLog) => void;
-}): Promise<number> {
-  const { output, flags, world } = input;
-  const { options, warnings } = serveOptionsFromFlags(flags, world);
+/** Runs the integrator until `context.signal` fires; tests subscribe to the event log through `onLog`. */
+export async function runServe(
+  context: RunContext,
+  flags: ServeFlags,
+  onLog?: (log: EventLog) => void,
+): Promise<number> {
+  const { output, signal } = context;
+  const { options, warnings } = serveOptionsFromFlags(flags, context);
   const grace = graceMs(flags);
   output.addSecret(options.hmacKey);
   const log = EventLog.for(output);
-  input.onLog?.(log);
+  onLog?.(log);
   const integrator = await startIntegrator({ ...options, log });
   const started = {
     url: integrator.url,
@@ -56,8 +49,8 @@ export async function runServe(input: {
   for (const warning of warnings) log.warn('serve.config', warning);
 
   await new Promise<void>((resolve) => {
-    if (world.signal.aborted) resolve();
-    world.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
   });
   log.info(
     'serve.stopping',

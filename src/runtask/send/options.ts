@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
+import type { GlobalFlags } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
 import { RUN_TASK_STAGES, type RunTaskStage } from '../wire/payload.js';
 import { resolveHmacKey } from '../server/options.js';
@@ -13,8 +14,11 @@ import { defaultConfigurationVersion, defaultPlanJson } from './defaults.js';
 import type { SessionSettings } from './session.js';
 import { DEFAULT_TUNING } from './post.js';
 
-/** Flags of `provider runtask send`, as commander hands them over. */
-export interface SendFlags {
+/**
+ * Flags of `provider runtask send`, as commander hands them over; the global `--organization` is sent as
+ * `organization_name`.
+ */
+export interface SendFlags extends Pick<GlobalFlags, 'organization'> {
   stage: string;
   hmacKeyEnv?: string;
   hmacKeyFile?: string;
@@ -30,8 +34,6 @@ export interface SendFlags {
   host: string;
   port: string;
   publicUrl?: string;
-  /** The global `--organization`, used as `organization_name`. */
-  organization?: string;
 }
 
 /** The world the flags are read in. */
