@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error -- a plain .mjs build script without type declarations
 import { expectedReadme, expectedReliabilityDoc, rewrite } from '../scripts/readme-figures.mjs';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
