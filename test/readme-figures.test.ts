@@ -30,7 +30,10 @@ describe("the README's figures come from runs, through scripts/readme-figures.mj
     expect(edited).not.toBe(readme);
     expect(edited).not.toBe(expectedReadme());
     expect(
-      rewrite(edited, Object.fromEntries(regions.map((m) => [m[1], m[2]!.replace(/^\n|\n$/g, '')]))),
+      rewrite(
+        edited,
+        Object.fromEntries(regions.map((m): [string, string] => [m[1]!, m[2]!.replace(/^\n|\n$/g, '')])),
+      ),
     ).toBe(readme);
   });
 
