@@ -47,7 +47,7 @@ const plan = quick
   ? {
       sizeMiB: 8,
       loopbackMiB: 32,
-      memory: [8, 64],
+      memory: /** @type {[number, number]} */ ([8, 64]),
       reps: 1,
       verifyReps: 5,
       startupReps: 15,
@@ -56,11 +56,18 @@ const plan = quick
       maxJobs: 64,
     }
   : {
-      ...{ sizeMiB: large ? 128 : 32, loopbackMiB: 32, memory: [8, 128], reps: 3, verifyReps: 9 },
+      ...{
+        sizeMiB: large ? 128 : 32,
+        loopbackMiB: 32,
+        memory: /** @type {[number, number]} */ ([8, 128]),
+        reps: 3,
+        verifyReps: 9,
+      },
       ...{ startupReps: 41, seconds: 20, warmupSeconds: 3, maxJobs: 64 },
     };
 const NETWORK = { latency: '40ms', bandwidth: '25MB/s', concurrency: 4 };
 
+/** @type {import('./lib/env.mjs').Log} */
 const log = (text) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${text}\n`);
 const work = workDir('run');
 const cleanup = () => fs.rmSync(work, { recursive: true, force: true });
@@ -72,12 +79,21 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 const started = Date.now();
+/** @type {import('./lib/rows.mjs').Row[]} */
 const rows = [];
+/** @typedef {import('./lib/release.mjs').Release & { hashMs: number }} HashedRelease a release, and sha256sum's time over it */
+/** @type {Map<string, HashedRelease>} */
 const releases = new Map();
-/** The release of `example` 1.0.0 (or another version) at `sizeMiB`, generated once per run. */
+/**
+ * The release of `example` 1.0.0 (or another version) at `sizeMiB`, generated once per run.
+ * @param {number} sizeMiB
+ * @param {string} version
+ * @returns {Promise<HashedRelease>}
+ */
 async function release(sizeMiB, version) {
   const key = `${sizeMiB}/${version}`;
-  if (!releases.has(key)) {
+  let known = releases.get(key);
+  if (!known) {
     log(`generating 13 × ${sizeMiB} MiB (example ${version})`);
     const made = await makeRelease(path.join(work, `release-${sizeMiB}-${version}`), {
       version,
@@ -85,14 +101,15 @@ async function release(sizeMiB, version) {
     });
     const hashes = [];
     for (let i = 0; i < 3; i++) hashes.push((await hashOnce(made)).ms);
-    releases.set(key, { ...made, hashMs: median(hashes) });
+    known = { ...made, hashMs: median(hashes) };
+    releases.set(key, known);
   }
-  return releases.get(key);
+  return known;
 }
 
 try {
   log(
-    `${quick ? 'quick' : 'full'} run of ${only.join(', ')} in ${work} (load average ${os.loadavg()[0].toFixed(2)})`,
+    `${quick ? 'quick' : 'full'} run of ${only.join(', ')} in ${work} (load average ${os.loadavg()[0]?.toFixed(2)})`,
   );
   if (only.includes('startup')) rows.push(...(await startupFigure({ work, reps: plan.startupReps, log })));
   if (only.includes('verify')) {

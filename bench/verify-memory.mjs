@@ -24,7 +24,7 @@ if (!fs.existsSync(path.join(ROOT, 'dist', 'commands', 'verify.js'))) {
   process.exit(2);
 }
 
-const measure = (dir) =>
+const measure = (/** @type {string} */ dir) =>
   run(process.execPath, [BIN, 'verify', dir, '--key', SIGNER_PUBLIC_KEY, '--json'], { peakRss: true });
 
 const work = workDir('verify-memory');
@@ -40,7 +40,7 @@ try {
       console.error(result.stdout, result.stderr);
       throw new Error(`verify failed on the ${mb} MiB release (exit ${result.code})`);
     }
-    const peakMiB = result.peakKiB / 1024;
+    const peakMiB = (result.peakKiB ?? NaN) / 1024;
     results.push({
       archiveMiB: mb,
       totalMiB: mb * 4,
@@ -56,6 +56,7 @@ try {
   if (!keep) fs.rmSync(work, { recursive: true, force: true });
 }
 const [small, large] = results;
+/** @type {{ cores: number, node: string, results: typeof results, largeOverSmall?: number }} */
 const summary = { cores: os.availableParallelism(), node: process.version, results };
 if (small && large) summary.largeOverSmall = +(large.peakRssMiB / small.peakRssMiB).toFixed(2);
 console.log(JSON.stringify(summary));

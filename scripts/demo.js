@@ -8,35 +8,57 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const step = (text) => console.log(`\n\u001b[1m== ${text}\u001b[0m`);
+const step = (/** @type {string} */ text) => console.log(`\n\u001b[1m== ${text}\u001b[0m`);
 
 if (!existsSync(join(root, 'dist/cli/main.js')) || !existsSync(join(root, 'dist/commands/publish.js'))) {
   step('building (npm run build)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }
 
-const { startEmulator } = await import(join(root, 'dist/emulator/server.js'));
+/**
+ * A module of the built program (typed by the caller, from its source in src/).
+ * @param {string} file
+ * @returns {Promise<unknown>}
+ */
+const dist = (file) => import(join(root, 'dist', file));
+const { startEmulator } = /** @type {typeof import('../src/emulator/server.js')} */ (
+  await dist('emulator/server.js')
+);
 const emulator = await startEmulator({});
 const { url, organization: org, ownerToken } = emulator;
+/** @type {NodeJS.ProcessEnv} */
 const env = { ...process.env, TFE_TOKEN: ownerToken };
 delete env.TFE_HOSTNAME;
 delete env.TFE_ADDRESS;
 delete env.TFE_ORGANIZATION;
 
-/** Runs the real CLI. Asynchronously on purpose: the emulator lives in this process and must keep answering. */
-function provider(args, options = {}) {
+/**
+ * Runs the real CLI, its output shown. Asynchronously on purpose: the emulator lives in this process and must
+ * keep answering.
+ * @param {string[]} args
+ * @returns {Promise<{ code: number | null }>}
+ */
+function provider(args) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, 'bin/provider.js'), ...args], {
       cwd: root,
       env,
-      stdio: ['ignore', options.capture ? 'pipe' : 'inherit', 'inherit'],
+      stdio: ['ignore', 'inherit', 'inherit'],
     });
-    let stdout = '';
-    child.stdout?.on('data', (chunk) => (stdout += chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout }));
+    child.on('close', (code) => resolve({ code }));
   });
 }
+
+/**
+ * The provider registry protocol's list of versions (`GET …/versions`), the part shown here.
+ * @typedef {{ versions: { version: string, protocols: string[], platforms: { os: string, arch: string }[] }[] }} VersionsAnswer
+ */
+
+/**
+ * The provider registry protocol's download answer (`GET …/download/:os/:arch`), the part shown here.
+ * @typedef {{ filename: string, shasum: string, signing_keys: { gpg_public_keys: { key_id: string }[] } }} DownloadAnswer
+ */
 
 const target = ['--hostname', url, '--organization', org];
 let exitCode = 0;
@@ -56,26 +78,29 @@ try {
   console.log(`(the whole command, including start-up and verification, took ${Date.now() - started} ms)`);
 
   step('what the registry holds now');
-  const help = await provider(['--help'], { capture: true });
-  if (/^\s+versions\b/m.test(help.stdout)) {
-    const shown = await provider(['versions', 'show', '1.2.3', '--name', 'example', ...target]);
-    if (shown.code !== 0) throw new Error(`provider versions show exited with ${shown.code}`);
-  } else {
-    await showThroughResourceModules();
-  }
+  const shown = await provider(['versions', 'show', '1.2.3', '--name', 'example', ...target]);
+  if (shown.code !== 0) throw new Error(`provider versions show exited with ${shown.code}`);
 
   step('what terraform init sees (provider registry protocol)');
+  /**
+   * GET of the provider registry protocol, as terraform init sends it.
+   * @template T the answer's shape, as the protocol documents it
+   * @param {string} path
+   * @returns {Promise<T>}
+   */
   const consumer = async (path) => {
     const response = await fetch(url + path, { headers: { authorization: `Bearer ${ownerToken}` } });
     if (!response.ok) throw new Error(`GET ${path} → ${response.status}`);
-    return response.json();
+    return /** @type {Promise<T>} */ (response.json());
   };
+  /** @type {VersionsAnswer} */
   const versions = await consumer(`/api/registry/v1/providers/${org}/example/versions`);
   for (const v of versions.versions) {
     console.log(
       `${v.version} (protocols ${v.protocols.join(', ')}): ${v.platforms.map((p) => `${p.os}_${p.arch}`).join(' ')}`,
     );
   }
+  /** @type {DownloadAnswer} */
   const download = await consumer(`/api/registry/v1/providers/${org}/example/1.2.3/download/linux/amd64`);
   console.log(
     `linux_amd64 → ${download.filename} (sha256 ${download.shasum.slice(0, 12)}…, signed by ${download.signing_keys.gpg_public_keys.map((k) => k.key_id).join(', ')})`,
@@ -95,34 +120,9 @@ try {
   console.log(`(${writes} write requests in total, all from the first run)`);
   console.log('\nDone. The emulator stops now; run `node bin/provider.js emulate` to keep one running.');
 } catch (error) {
-  console.error(`demo failed: ${error.message}`);
+  console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
   exitCode = 1;
 } finally {
   await emulator.close();
 }
 process.exitCode = exitCode;
-
-/** Before `provider versions show` existed: the version and its platforms through the registry resource modules. */
-async function showThroughResourceModules() {
-  const { createRegistryClient } = await import(join(root, 'dist/registry/http.js'));
-  const { getVersion } = await import(join(root, 'dist/registry/versions.js'));
-  const { listPlatforms } = await import(join(root, 'dist/registry/providerPlatforms.js'));
-  const { parseHostname } = await import(join(root, 'dist/config/index.js'));
-  const { Output } = await import(join(root, 'dist/ui/output.js'));
-  const output = new Output({ stdout: process.stdout, stderr: process.stderr, env: process.env });
-  const client = createRegistryClient({ apiHost: parseHostname(url, 'demo'), token: ownerToken, output });
-  const address = { organization: org, namespace: org, name: 'example' };
-  const version = (await getVersion(client, address, '1.2.3')).attributes;
-  console.log(
-    `version ${version.version}  protocols ${version.protocols.join(',')}  key-id ${version['key-id']}`,
-  );
-  console.log(
-    `SHA256SUMS uploaded: ${version['shasums-uploaded']}  signature uploaded: ${version['shasums-sig-uploaded']}`,
-  );
-  for (const p of await listPlatforms(client, address, '1.2.3')) {
-    const a = p.attributes;
-    console.log(
-      `  ${`${a.os}_${a.arch}`.padEnd(15)} ${a.filename.padEnd(52)} ${a.shasum.slice(0, 12)}…  uploaded: ${a['provider-binary-uploaded']}`,
-    );
-  }
-}

@@ -19,7 +19,36 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderTable } from '../bench/lib/rows.mjs';
 
+/**
+ * The machine a result was measured on, as far as the README says.
+ * @typedef {object} Machine
+ * @property {string} node e.g. `v20.19.0`
+ * @property {string} platform e.g. `linux 6.8.0`
+ * @property {number} cpus
+ * @property {string} cpu the model
+ * @property {number} [load] the load average, when it was above the core count
+ */
+
+/**
+ * The part of a vitest JSON report (`--reporter=json`) read here.
+ * @typedef {object} VitestReport
+ * @property {number} startTime ms since the epoch
+ * @property {number} numTotalTests
+ * @property {number} numPassedTests
+ * @property {number} numFailedTests
+ * @property {{ name: string, startTime: number, endTime: number }[]} testResults one per file
+ */
+
+/** @typedef {ReturnType<typeof summariseReport>} TestsSummary bench/results/tests.json */
+/** @typedef {ReturnType<typeof summariseDemo>} DemoSummary bench/results/demo.json */
+
+/**
+ * A results document of `npm run bench` (bench/run.mjs), the part read here.
+ * @typedef {{ date: string, durationS: number, machine: Machine, rows: import('../bench/lib/rows.mjs').Row[] }} BenchResults
+ */
+
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** @type {Record<'readme' | 'reliability' | 'tests' | 'bench' | 'large' | 'demo', URL>} */
 const files = {
   readme: new URL('../README.md', import.meta.url),
   reliability: new URL('../docs/reliability.md', import.meta.url),
@@ -29,8 +58,15 @@ const files = {
   demo: new URL('../bench/results/demo.json', import.meta.url),
 };
 
-/** The summary kept of a vitest JSON report: counts, wall time, the reliability suites' durations. */
+/**
+ * The summary kept of a vitest JSON report: counts, wall time, the reliability suites' durations.
+ * @param {VitestReport} report
+ * @param {number} wallMs
+ * @param {Machine} machine
+ * @param {string} command
+ */
 export function summariseReport(report, wallMs, machine, command) {
+  /** @type {Record<string, number>} seconds by file */
   const suites = {};
   for (const file of report.testResults) {
     const name = relative(root, file.name);
@@ -51,7 +87,11 @@ export function summariseReport(report, wallMs, machine, command) {
   };
 }
 
-/** The lines of `npm run demo`'s output the README quotes: the two results, what terraform init sees, the writes. */
+/**
+ * The lines of `npm run demo`'s output the README quotes: the two results, what terraform init sees, the writes.
+ * @param {string} text
+ * @param {Machine} machine
+ */
 export function summariseDemo(text, machine) {
   // eslint-disable-next-line no-control-regex -- colour codes are what is removed
   const lines = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
@@ -70,16 +110,31 @@ export function summariseDemo(text, machine) {
   };
 }
 
+/**
+ * A duration as the README writes it: `42 s`, `3 min 05 s`.
+ * @param {number} seconds
+ */
 function minutes(seconds) {
   const s = Math.round(seconds);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 }
 
+/**
+ * The machine in words: `2 cores (model), Node 20.19.0, Linux`.
+ * @param {Machine} m
+ */
 function machineText(m) {
   return `${m.cpus} cores (${m.cpu}), Node ${m.node.replace(/^v/, '')}, ${m.platform.split(' ')[0] === 'linux' ? 'Linux' : m.platform}`;
 }
 
-/** The text of each region, from the results. */
+/**
+ * The text of each region, from the results.
+ * @param {TestsSummary} tests
+ * @param {BenchResults} bench
+ * @param {BenchResults} large
+ * @param {DemoSummary} demo
+ * @returns {Record<string, string>}
+ */
 export function renderRegions(tests, bench, large, demo) {
   return {
     demo:
@@ -112,23 +167,42 @@ export function renderRegions(tests, bench, large, demo) {
   };
 }
 
-/** README.md with every marked region replaced by its rendered text; an unknown region name is an error. */
+/**
+ * README.md with every marked region replaced by its rendered text; an unknown region name is an error.
+ * @param {string} readme
+ * @param {Record<string, string>} regions
+ */
 export function rewrite(readme, regions) {
   return readme.replace(
     /(<!-- figures:([\w-]+) -->)[\s\S]*?(<!-- \/figures -->)/g,
-    (_all, open, name, close) => {
+    (
+      /** @type {string} */ _all,
+      /** @type {string} */ open,
+      /** @type {string} */ name,
+      /** @type {string} */ close,
+    ) => {
       if (!(name in regions)) throw new Error(`README.md: unknown figures region "${name}"`);
-      const text = regions[name];
+      const text = /** @type {string} */ (regions[name]);
       return text.includes('\n') ? `${open}\n${text}\n${close}` : `${open}${text}${close}`;
     },
   );
 }
 
+/**
+ * A JSON file's document, typed as what it is until the caller says more.
+ * @param {URL | string} file
+ * @returns {unknown}
+ */
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** The regions, rendered from the committed results files. */
 function regionsFromResults() {
-  const tests = JSON.parse(readFileSync(files.tests, 'utf8'));
-  const bench = JSON.parse(readFileSync(files.bench, 'utf8'));
-  const large = JSON.parse(readFileSync(files.large, 'utf8'));
-  const demo = JSON.parse(readFileSync(files.demo, 'utf8'));
+  const tests = /** @type {TestsSummary} */ (readJson(files.tests));
+  const bench = /** @type {BenchResults} */ (readJson(files.bench));
+  const large = /** @type {BenchResults} */ (readJson(files.large));
+  const demo = /** @type {DemoSummary} */ (readJson(files.demo));
   return renderRegions(tests, bench, large, demo);
 }
 
@@ -144,32 +218,39 @@ export function expectedReliabilityDoc() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = process.argv.slice(2);
+  /** The value after `flag` (an error when it has none). */
+  const valueAfter = (/** @type {string} */ flag) => {
+    const value = args[args.indexOf(flag) + 1];
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    return value;
+  };
   const from = args.indexOf('--from-report');
   const cpus = os.cpus();
+  const [load = 0] = os.loadavg();
   const machine = {
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
     cpus: cpus.length,
     cpu: (cpus[0]?.model ?? 'unknown').trim(),
     // A busy machine stretches every duration: said beside them when it was.
-    load: os.loadavg()[0] > cpus.length ? Math.round(os.loadavg()[0] * 10) / 10 : undefined,
+    load: load > cpus.length ? Math.round(load * 10) / 10 : undefined,
   };
   const fromDemo = args.indexOf('--from-demo');
   if (fromDemo >= 0) {
-    const demo = summariseDemo(readFileSync(args[fromDemo + 1], 'utf8'), machine);
+    const demo = summariseDemo(readFileSync(valueAfter('--from-demo'), 'utf8'), machine);
     writeFileSync(files.demo, `${JSON.stringify(demo, null, 2)}\n`);
   }
   if (from >= 0) {
-    const report = JSON.parse(readFileSync(args[from + 1], 'utf8'));
+    const report = /** @type {VitestReport} */ (readJson(valueAfter('--from-report')));
     const wall = Number(args[args.indexOf('--wall-ms') + 1]);
-    const command = args.includes('--command') ? args[args.indexOf('--command') + 1] : 'npm test';
+    const command = args.includes('--command') ? valueAfter('--command') : 'npm test';
     writeFileSync(
       files.tests,
       `${JSON.stringify(summariseReport(report, wall, machine, command), null, 2)}\n`,
     );
   }
   const next = { readme: expectedReadme(), reliability: expectedReliabilityDoc() };
-  for (const [key, text] of Object.entries(next)) {
+  for (const [key, text] of /** @type {['readme' | 'reliability', string][]} */ (Object.entries(next))) {
     if (!args.includes('--check')) writeFileSync(files[key], text);
     else if (text !== readFileSync(files[key], 'utf8')) {
       console.error(

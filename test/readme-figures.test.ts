@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error -- a plain .mjs build script without type declarations
 import { expectedReadme, expectedReliabilityDoc, rewrite } from '../scripts/readme-figures.mjs';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -31,7 +30,10 @@ describe("the README's figures come from runs, through scripts/readme-figures.mj
     expect(edited).not.toBe(readme);
     expect(edited).not.toBe(expectedReadme());
     expect(
-      rewrite(edited, Object.fromEntries(regions.map((m) => [m[1], m[2]!.replace(/^\n|\n$/g, '')]))),
+      rewrite(
+        edited,
+        Object.fromEntries(regions.map((m): [string, string] => [m[1]!, m[2]!.replace(/^\n|\n$/g, '')])),
+      ),
     ).toBe(readme);
   });
 

@@ -15,7 +15,13 @@ const HMAC_KEY = 'bench-hmac-key-not-secret';
 const SATURATION = { connections: 32, seconds: 5 };
 const HANDLER = 'sleep 2';
 
-/** `rate` signed requests per second for `seconds` after `warmupSeconds` (the servers start cold) against `url`. */
+/** @typedef {import('../lib/proc.mjs').StartedServer<{ url: string }>} UrlServer a server that prints its URL */
+
+/**
+ * `rate` signed requests per second for `seconds` after `warmupSeconds` (the servers start cold) against `url`.
+ * @param {string} url
+ * @param {{ rate: number, seconds: number, warmupSeconds: number, build: import('../integrator/load.mjs').Build }} options
+ */
 function load(url, { rate, seconds, warmupSeconds, build }) {
   return steadyLoad(url, {
     rate,
@@ -25,12 +31,22 @@ function load(url, { rate, seconds, warmupSeconds, build }) {
   });
 }
 
+/**
+ * The receiver's counts (bench/integrator/receiver.mjs), with `ids`: and the ids.
+ * @param {string} receiver
+ * @returns {Promise<import('../integrator/receiver.mjs').Stats>}
+ */
 async function stats(receiver, ids = false) {
   const response = await fetch(`${receiver}/_stats${ids ? '?ids=1' : ''}`);
-  return response.json();
+  return /** @type {Promise<import('../integrator/receiver.mjs').Stats>} */ (response.json());
 }
 
-/** Polls the receiver until it holds `expected` more final callbacks than `before`, or `timeoutMs` passed. */
+/**
+ * Polls the receiver until it holds `expected` more final callbacks than `before`, or `timeoutMs` passed.
+ * @param {string} receiver
+ * @param {number} expected
+ * @param {number} timeoutMs
+ */
 async function awaitFinals(receiver, expected, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -40,6 +56,10 @@ async function awaitFinals(receiver, expected, timeoutMs) {
   }
 }
 
+/**
+ * The figures of one steady load.
+ * @param {import('../integrator/load.mjs').SteadyLoadResult} result
+ */
 function summarize(result) {
   return {
     sent: result.sent,
@@ -64,22 +84,37 @@ function summarize(result) {
   };
 }
 
-/** Measures figure 6; returns its rows. */
+/**
+ * Measures figure 6; returns its rows.
+ * @param {object} options
+ * @param {string} options.work
+ * @param {number} options.rate requests per second
+ * @param {number} options.seconds of the measured load
+ * @param {number} options.warmupSeconds
+ * @param {number} options.maxJobs `--max-jobs` of the integrator
+ * @param {import('../lib/env.mjs').Log} options.log
+ */
 export async function integratorFigure({ work, rate, seconds, warmupSeconds, maxJobs, log }) {
   const stateDir = path.join(work, 'runtask-state');
   const saturationDir = path.join(work, 'runtask-state-saturation');
-  const script = (name) => path.join(ROOT, 'bench', 'integrator', name);
+  const script = (/** @type {string} */ name) => path.join(ROOT, 'bench', 'integrator', name);
+  /** @type {UrlServer} */
   const receiver = await startServer(process.execPath, [script('receiver.mjs')]);
   const platformUrl = receiver.doc.url;
   const signedRequest = await requestSigner(HMAC_KEY);
-  const build = (n) => signedRequest(n, platformUrl);
+  const build = (/** @type {number} */ n) => signedRequest(n, platformUrl);
   try {
     log(`integrator: bare node:http server, ${rate} requests/s for ${seconds} s`);
+    /** @type {UrlServer} */
     const bare = await startServer(process.execPath, [script('bare-server.mjs')]);
     const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, build }));
     await bare.stop();
 
-    /** `provider runtask serve` with the figure's settings and its own state dir. */
+    /**
+     * `provider runtask serve` with the figure's settings and its own state dir.
+     * @param {string} stateDir
+     * @returns {Promise<UrlServer>}
+     */
     const startServe = (stateDir) =>
       startServer(
         process.execPath,
@@ -130,6 +165,7 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     // then pile up (2 s each, maxJobs at once): it is killed afterwards, its journal discarded.
     const { connections, seconds: saturationS } = SATURATION;
     log(`integrator: saturation, ${connections} connections back to back for ${saturationS} s, each server`);
+    /** @type {UrlServer} */
     const bare2 = await startServer(process.execPath, [script('bare-server.mjs')]);
     const bareMax = await saturate(bare2.doc.url, { connections, seconds: saturationS, build });
     await bare2.stop();

@@ -7,7 +7,11 @@ import { publishOnce } from '../lib/publish.mjs';
 import { prepareUploads } from '../lib/registry.mjs';
 import { ratioRow } from '../lib/rows.mjs';
 
-/** Uploads every [file, link] with `curl -T`, `concurrency` at once; resolves with the wall time in ms. */
+/**
+ * Uploads every [file, link] with `curl -T`, `concurrency` at once; resolves with the wall time in ms.
+ * @param {[string, string][]} uploads
+ * @param {number} concurrency
+ */
 async function parallelCurl(uploads, concurrency) {
   const queue = [...uploads];
   const started = performance.now();
@@ -21,9 +25,14 @@ async function parallelCurl(uploads, concurrency) {
   return performance.now() - started;
 }
 
-/** Measures figure 2; returns its rows. */
+/**
+ * Measures figure 2; returns its rows.
+ * @param {{ work: string, release: import('../lib/release.mjs').Release, hashMs: number, reps: number, concurrency: number, log: import('../lib/env.mjs').Log }} options
+ */
 export async function loopbackFigure({ work, release, hashMs, reps, concurrency, log }) {
+  /** @type {number[]} */
   const ours = [];
+  /** @type {number[]} */
   const curl = [];
   for (let i = 0; i < reps; i++) {
     log(`loopback: parallel curl -T, run ${i + 1}/${reps}`);

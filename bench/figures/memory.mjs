@@ -9,8 +9,12 @@ import { MiB } from '../lib/env.mjs';
 
 const MB = 1e6;
 
-/** Measures figure 3; returns its rows. */
+/**
+ * Measures figure 3; returns its rows.
+ * @param {{ work: string, smallMiB: number, largeMiB: number, log: import('../lib/env.mjs').Log }} options
+ */
 export async function memoryFigure({ work, smallMiB, largeMiB, log }) {
+  /** @type {Record<number, number>} peak RSS in MB by release size in MiB */
   const peaks = {};
   for (const mb of [smallMiB, largeMiB]) {
     const dir = path.join(work, `memory-${mb}`);
@@ -18,10 +22,10 @@ export async function memoryFigure({ work, smallMiB, largeMiB, log }) {
     const release = await makeRelease(dir, { version: '3.0.0', size: mb * MiB });
     log(`memory: provider publish of 13 × ${mb} MiB`);
     const run = await publishOnce({ work, release, peakRss: true, label: `publish-memory-${mb}` });
-    peaks[mb] = (run.peakKiB * 1024) / MB;
+    peaks[mb] = ((run.peakKiB ?? NaN) * 1024) / MB;
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const [small, large] = [peaks[smallMiB], peaks[largeMiB]];
+  const [small, large] = [peaks[smallMiB] ?? NaN, peaks[largeMiB] ?? NaN];
   return [
     limitRow({
       id: 'memory.large',

@@ -11,19 +11,30 @@ import { infoRow, ratioRow } from '../lib/rows.mjs';
  * get. `wide` is one connection per platform: with whole files, 13 equal files on 4 connections take 4 rounds
  * where the ideal counts 3.25, so at 4 the ideal is out of reach by construction (the `wholeFiles` bound); the
  * wide run shows where publish stands when every connection can stay busy.
+ * @param {object} options
+ * @param {string} options.work
+ * @param {import('../lib/release.mjs').Release} options.release
+ * @param {number} options.hashMs sha256sum of every file, ms
+ * @param {number} options.reps
+ * @param {string} options.latency `--latency` of the emulator
+ * @param {string} options.bandwidth `--bandwidth` of the emulator
+ * @param {number} options.concurrency
+ * @param {import('../lib/env.mjs').Log} options.log
  */
 export async function networkFigure({ work, release, hashMs, reps, latency, bandwidth, concurrency, log }) {
   const network = { latency, bandwidth };
   const wide = release.platforms;
+  /** @type {{ ours: number[], wide: number[], curl: number[] }} */
   const runs = { ours: [], wide: [], curl: [] };
+  /** @type {{ ours?: Record<string, number>, wide?: Record<string, number> }} */
   const milestones = {};
   for (let i = 0; i < reps; i++) {
     log(`network: curl baseline, run ${i + 1}/${reps}`);
     runs.curl.push((await curlOnce({ work, release, network })).ms);
-    for (const [key, c] of [
+    for (const [key, c] of /** @type {const} */ ([
       ['ours', concurrency],
       ['wide', wide],
-    ]) {
+    ])) {
       log(`network: provider publish --concurrency ${c}, run ${i + 1}/${reps}`);
       const run = await publishOnce({ work, release, network, concurrency: c, label: 'publish-network' });
       runs[key].push(run.ms);
@@ -33,7 +44,7 @@ export async function networkFigure({ work, release, hashMs, reps, latency, band
   const bytesPerSecond = parseRate(bandwidth);
   const shape = `${release.platforms} × ${release.size / 2 ** 20} MiB, ${bandwidth} per connection, ${latency}`;
   /** The ideal on c connections, and the bound for whole files (ceil(n / c) rounds). */
-  const bounds = (c) => {
+  const bounds = (/** @type {number} */ c) => {
     const transferMs = (release.bytes / (c * bytesPerSecond)) * 1000;
     const rounds = Math.ceil(release.platforms / c);
     const roundsMs = ((rounds * release.size) / bytesPerSecond) * 1000;

@@ -5,9 +5,14 @@ import { BIN, SIGNER_PUBLIC_KEY, profile } from '../lib/env.mjs';
 import { expectOk, median, run } from '../lib/proc.mjs';
 import { ratioRow } from '../lib/rows.mjs';
 
-/** Measures figure 4; returns its rows. */
+/**
+ * Measures figure 4; returns its rows.
+ * @param {{ work: string, release: import('../lib/release.mjs').Release, reps: number, log: import('../lib/env.mjs').Log }} options
+ */
 export async function verifyFigure({ work, release, reps, log }) {
+  /** @type {number[]} */
   const ours = [];
+  /** @type {number[]} */
   const sums = [];
   log(`verify: ${reps} runs each of provider verify and sha256sum -c`);
   for (let i = 0; i < reps; i++) {

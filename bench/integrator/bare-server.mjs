@@ -8,6 +8,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/` })}\n`);
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/` })}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)).closeAllConnections());

@@ -9,10 +9,38 @@
 // percentile above 1 ms (autocannon 8/9, lib/httpClient.js and lib/run.js).
 import * as http from 'node:http';
 
+/** @typedef {(n: number) => import('./payload.mjs').SignedRequest} Build builds request n */
+
+/**
+ * What a steady load measured (ms, requests and requests per second).
+ * @typedef {object} SteadyLoadResult
+ * @property {number} sent
+ * @property {number} ok answered 2xx
+ * @property {number} non2xx
+ * @property {number} errors no answer (a network error or the timeout)
+ * @property {number} total requests planned, warm-up included
+ * @property {number} warmupSeconds
+ * @property {number[]} latencies of the 2xx answers after the warm-up
+ * @property {number[]} warmupLatencies of the 2xx answers during the warm-up
+ * @property {number[]} lags how late the generator sent each request
+ * @property {number[]} accepted the numbers of the requests answered 2xx
+ * @property {number} throughput 2xx answers per second after the warm-up
+ * @property {ReturnType<typeof perSecond>} bySecond
+ */
+
 /**
  * Sends `rate × (warmupSeconds + seconds)` requests built by `build(n)` (→ {body, headers}) to `url`; resolves
  * with the results. The first `warmupSeconds` of the load are not in `latencies` nor `throughput` (they are in
  * `warmupLatencies`, `accepted` and `bySecond`): the figure is about the steady state, the start is reported apart.
+ * @param {string} url
+ * @param {object} options
+ * @param {number} options.rate requests per second
+ * @param {number} options.seconds of the measured load, after the warm-up
+ * @param {number} [options.warmupSeconds]
+ * @param {Build} options.build
+ * @param {number} [options.maxSockets]
+ * @param {number} [options.timeoutMs]
+ * @returns {Promise<SteadyLoadResult>}
  */
 export function steadyLoad(
   url,
@@ -21,23 +49,32 @@ export function steadyLoad(
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const warmup = Math.round(rate * warmupSeconds);
   const total = warmup + Math.round(rate * seconds);
+  /** @type {number[]} */
   const warmupLatencies = [];
   let measuredOk = 0;
+  /** @type {number | undefined} */
   let firstMeasured;
   const interval = 1000 / rate;
+  /** @type {number[]} */
   const latencies = [];
+  /** @type {number[]} */
   const lags = [];
+  /** @type {number[]} */
   const accepted = [];
   const counts = { sent: 0, ok: 0, non2xx: 0, errors: 0 };
+  /** @type {number | undefined} */
   let firstSent;
+  /** @type {[number, number][] | undefined} [sent at, latency] of each 2xx answer */
   let sentAtList;
+  /** @type {number | undefined} */
   let lastAnswer;
   return new Promise((resolve) => {
     let pending = total;
     const settle = () => {
       if (--pending > 0) return;
       agent.destroy();
-      const spanS = ((lastAnswer ?? firstMeasured ?? firstSent) - (firstMeasured ?? firstSent)) / 1000;
+      const begin = /** @type {number} the first send set it */ (firstMeasured ?? firstSent);
+      const spanS = ((lastAnswer ?? begin) - begin) / 1000;
       resolve({
         ...counts,
         total,
@@ -50,7 +87,7 @@ export function steadyLoad(
         bySecond: perSecond(sentAtList ?? []),
       });
     };
-    const send = (n, due) => {
+    const send = (/** @type {number} */ n, /** @type {number} */ due) => {
       const { body, headers } = build(n);
       const sentAt = performance.now();
       firstSent ??= sentAt;
@@ -67,7 +104,8 @@ export function steadyLoad(
         response.resume();
         response.on('end', () => {
           lastAnswer = performance.now();
-          if (response.statusCode >= 200 && response.statusCode < 300) {
+          const status = response.statusCode ?? 0;
+          if (status >= 200 && status < 300) {
             counts.ok++;
             accepted.push(n);
             if (n < warmup) warmupLatencies.push(lastAnswer - sentAt);
@@ -101,8 +139,12 @@ export function steadyLoad(
   });
 }
 
-/** p99 and max latency of the requests sent in each second of the load, and how many took over 15 ms. */
+/**
+ * p99 and max latency of the requests sent in each second of the load, and how many took over 15 ms.
+ * @param {[number, number][]} entries [sent at, latency] in ms
+ */
 function perSecond(entries) {
+  /** @type {(number[] | undefined)[]} */
   const seconds = [];
   for (const [at, ms] of entries) (seconds[Math.floor(at / 1000)] ??= []).push(ms);
   return seconds.map((list) => {
@@ -121,6 +163,8 @@ function perSecond(entries) {
  * A closed-loop load: `connections` clients, each sending its next request as soon as the previous one is
  * answered, for `seconds`. Resolves with the answers per second (2xx only) and the count of anything else:
  * the most the server acknowledges when nothing holds the load back.
+ * @param {string} url
+ * @param {{ connections: number, seconds: number, build: Build, first?: number }} options
  */
 export async function saturate(url, { connections, seconds, build, first = 0 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
@@ -128,28 +172,31 @@ export async function saturate(url, { connections, seconds, build, first = 0 }) 
   let next = first;
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  const one = (n) =>
-    new Promise((resolve) => {
-      const { body, headers } = build(n);
-      const request = http.request(url, {
-        method: 'POST',
-        agent,
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      });
-      request.on('response', (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode >= 200 && response.statusCode < 300) counts.ok++;
-          else counts.other++;
+  const one = (/** @type {number} */ n) =>
+    /** @type {Promise<void>} */ (
+      new Promise((resolve) => {
+        const { body, headers } = build(n);
+        const request = http.request(url, {
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          response.on('end', () => {
+            const status = response.statusCode ?? 0;
+            if (status >= 200 && status < 300) counts.ok++;
+            else counts.other++;
+            resolve();
+          });
+        });
+        request.on('error', () => {
+          counts.other++;
           resolve();
         });
-      });
-      request.on('error', () => {
-        counts.other++;
-        resolve();
-      });
-      request.end(body);
-    });
+        request.end(body);
+      })
+    );
   const client = async () => {
     while (performance.now() < deadline) await one(next++);
   };

@@ -6,13 +6,35 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/env.mjs';
 
+/**
+ * A module of the built program (typed by the caller, from its source in src/).
+ * @param {string} file
+ * @returns {Promise<unknown>}
+ */
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist', file)).href);
 
-/** Resolves with `signedRequest(n, platformUrl)`: request n's body and headers, signed with `key`. */
+/**
+ * One request of the load: its body and headers.
+ * @typedef {object} SignedRequest
+ * @property {Buffer} body
+ * @property {Record<string, string>} headers
+ */
+
+/**
+ * Resolves with `signedRequest(n, platformUrl)`: request n's body and headers, signed with `key`.
+ * @param {string} key
+ * @returns {Promise<(n: number, platformUrl: string) => SignedRequest>}
+ */
 export async function requestSigner(key) {
-  const { issueTask } = await dist('emulator/runtask/issue.js');
-  const { buildRunTaskRequest, requestBytes, PLATFORM_USER_AGENT } = await dist('runtask/send/request.js');
-  const { signBody } = await dist('runtask/wire/hmac.js');
+  const { issueTask } = /** @type {typeof import('../../src/emulator/runtask/issue.js')} */ (
+    await dist('emulator/runtask/issue.js')
+  );
+  const { buildRunTaskRequest, requestBytes, PLATFORM_USER_AGENT } =
+    /** @type {typeof import('../../src/runtask/send/request.js')} */ (await dist('runtask/send/request.js'));
+  const { signBody } = /** @type {typeof import('../../src/runtask/wire/hmac.js')} */ (
+    await dist('runtask/wire/hmac.js')
+  );
+  /** @type {Parameters<typeof issueTask>[1]} */
   const setup = {
     stage: 'post_plan',
     enforcement: 'mandatory',

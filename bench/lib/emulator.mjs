@@ -4,12 +4,37 @@ import * as path from 'node:path';
 import { BIN } from './env.mjs';
 import { startServer } from './proc.mjs';
 
-/** Starts an emulator whose state lives under `dir`; resolves with its start-up document and `stop()`. */
-export async function startEmulator({ dir, latency, bandwidth } = {}) {
+/**
+ * The start-up document of `provider emulate --json` (src/commands/emulate.ts).
+ * @typedef {object} EmulatorDoc
+ * @property {string} url
+ * @property {string} organization
+ * @property {string} ownerToken
+ * @property {string} memberToken
+ * @property {string} outsiderToken
+ * @property {string} dataDir
+ */
+
+/** @typedef {EmulatorDoc & { stop(): Promise<void> }} Emulator a running emulator */
+
+/**
+ * The emulator's network shaping (`--latency`, `--bandwidth`), as the user writes it.
+ * @typedef {object} Network
+ * @property {string} [latency] e.g. `40ms`
+ * @property {string} [bandwidth] e.g. `25MB/s`
+ */
+
+/**
+ * Starts an emulator whose state lives under `dir`; resolves with its start-up document and `stop()`.
+ * @param {{ dir: string } & Network} options
+ * @returns {Promise<Emulator>}
+ */
+export async function startEmulator({ dir, latency, bandwidth }) {
   const dataDir = fs.mkdtempSync(path.join(dir, 'emulator-'));
   const args = [BIN, 'emulate', '--json', '--port', '0', '--data-dir', dataDir];
   if (latency) args.push('--latency', latency);
   if (bandwidth) args.push('--bandwidth', bandwidth);
+  /** @type {import('./proc.mjs').StartedServer<EmulatorDoc>} */
   const server = await startServer(process.execPath, args, { stderr: 'pipe' });
   return {
     ...server.doc,

@@ -13,19 +13,33 @@ export const BASELINE_SCRIPT = path.join(ROOT, 'bench', 'baseline', 'publish-wit
 export const RESULTS = path.join(ROOT, 'bench', 'results');
 export const MiB = 1024 * 1024;
 
-/** A fresh work folder under the temporary folder, marked as a project root (no config file above it). */
+/** @typedef {(text: string) => unknown} Log a progress line for the person running the benchmarks (stderr) */
+
+/**
+ * A fresh work folder under the temporary folder, marked as a project root (no config file above it).
+ * @param {string} label
+ * @returns {string}
+ */
 export function workDir(label) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `provider-bench-${label}-`)));
   fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/bench\n');
   return dir;
 }
 
-/** The environment every measured command gets: nothing of the caller's but PATH and HOME. */
+/**
+ * The environment every measured command gets: nothing of the caller's but PATH and HOME.
+ * @param {Record<string, string>} [extra]
+ * @returns {NodeJS.ProcessEnv}
+ */
 export function cleanEnv(extra = {}) {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...extra };
 }
 
-/** With BENCH_PROFILE=<dir>, node flags that write a CPU profile of the measured program there (named by `label`). */
+/**
+ * With BENCH_PROFILE=<dir>, node flags that write a CPU profile of the measured program there (named by `label`).
+ * @param {string} label
+ * @returns {string[]}
+ */
 export function profile(label) {
   const dir = process.env.BENCH_PROFILE;
   const extra = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];

@@ -10,7 +10,7 @@ const timer = setInterval(() => {
   const now = performance.eventLoopUtilization();
   const elu = performance.eventLoopUtilization(now, last);
   last = now;
-  const ms = (n) => Math.round(n / 1e4) / 100;
+  const ms = (/** @type {number} */ n) => Math.round(n / 1e4) / 100;
   process.stderr.write(
     `${JSON.stringify({ loop: { elu: Math.round(elu.utilization * 100) / 100, p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), rssMB: Math.round(process.memoryUsage.rss() / 1e6) } })}\n`,
   );

@@ -3,7 +3,10 @@ import { BASELINE_SCRIPT, BIN, SIGNER_KEY_ID, SIGNER_PUBLIC_KEY, cleanEnv, profi
 import { startEmulator } from './emulator.mjs';
 import { expectOk, run } from './proc.mjs';
 
-/** Milestones of a publish run, from its plain progress lines on stderr (ms since the process started). */
+/**
+ * Milestones of a publish run, from its plain progress lines on stderr (ms since the process started).
+ * @type {[string, RegExp][]}
+ */
 const MILESTONES = [
   ['verify', /^Verifying /],
   ['read', /^Reading /],
@@ -14,7 +17,12 @@ const MILESTONES = [
   ['checked', /^terraform init will accept/],
 ];
 
+/**
+ * When each milestone was reached (ms), of those that were.
+ * @param {{ ms: number, line: string }[]} timeline
+ */
 function milestones(timeline) {
+  /** @type {Record<string, number>} */
   const found = {};
   for (const entry of timeline) {
     for (const [name, pattern] of MILESTONES)
@@ -23,7 +31,16 @@ function milestones(timeline) {
   return found;
 }
 
-/** One `provider publish` of `release` into a fresh emulator; resolves with its wall time and milestones. */
+/**
+ * One `provider publish` of `release` into a fresh emulator; resolves with its wall time and milestones.
+ * @param {object} options
+ * @param {string} options.work the folder publish runs in
+ * @param {import('./release.mjs').Release} options.release
+ * @param {import('./emulator.mjs').Network} [options.network]
+ * @param {number} [options.concurrency] `--concurrency` (default: publish's own)
+ * @param {boolean} [options.peakRss] also measure the peak resident set size
+ * @param {string} [options.label] names the CPU profile (BENCH_PROFILE)
+ */
 export async function publishOnce({
   work,
   release,
@@ -37,6 +54,7 @@ export async function publishOnce({
     const args = [BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
     args.push('--hostname', emulator.url, '--organization', emulator.organization);
     if (concurrency) args.push('--concurrency', String(concurrency));
+    /** @type {{ ms: number, line: string }[]} */
     const timeline = [];
     const result = await run(process.execPath, [...profile(label), ...args], {
       env: cleanEnv({ TFE_TOKEN: emulator.ownerToken }),
@@ -51,7 +69,10 @@ export async function publishOnce({
   }
 }
 
-/** One run of bench/baseline/publish-with-curl.sh into a fresh emulator; resolves with its wall time. */
+/**
+ * One run of bench/baseline/publish-with-curl.sh into a fresh emulator; resolves with its wall time.
+ * @param {{ work: string, release: import('./release.mjs').Release, network?: import('./emulator.mjs').Network }} options
+ */
 export async function curlOnce({ work, release, network = {} }) {
   const emulator = await startEmulator({ dir: work, ...network });
   try {
@@ -69,7 +90,10 @@ export async function curlOnce({ work, release, network = {} }) {
   }
 }
 
-/** `sha256sum` over every file of the release (one process, one core, page cache warm): hashing every byte once. */
+/**
+ * `sha256sum` over every file of the release (one process, one core, page cache warm): hashing every byte once.
+ * @param {import('./release.mjs').Release} release
+ */
 export async function hashOnce(release) {
   const result = expectOk(await run('sha256sum', release.files), 'sha256sum');
   return { ms: result.ms };

@@ -28,7 +28,14 @@ export const PLATFORMS = [
 /** The provider name of every generated release. */
 export const NAME = 'example';
 
-/** Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming. */
+/** @typedef {Awaited<ReturnType<typeof makeRelease>>} Release a generated release, as the benchmarks know it */
+
+/**
+ * Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming.
+ * @param {string} file
+ * @param {string} member
+ * @param {number} size
+ */
 function writeZip(file, member, size) {
   const name = Buffer.from(member);
   const fd = fs.openSync(file, 'w');
@@ -72,6 +79,10 @@ function writeZip(file, member, size) {
   fs.closeSync(fd);
 }
 
+/**
+ * The file's SHA-256, hex.
+ * @param {string} file
+ */
 function sha256(file) {
   const hash = createHash('sha256');
   const buffer = Buffer.alloc(4 * MiB);
@@ -85,6 +96,8 @@ function sha256(file) {
 /**
  * A signed release of `example` `version` in `dir`: one zip of `size` bytes per platform, the manifest,
  * SHA256SUMS and its binary detached signature. Returns what the benchmarks need to know about it.
+ * @param {string} dir
+ * @param {{ version?: string, size: number, platforms?: string[] }} options
  */
 export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS }) {
   fs.mkdirSync(dir, { recursive: true });
@@ -114,6 +127,10 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
     armoredKey: fs.readFileSync(path.join(KEYS, 'signer.sec.asc'), 'utf8'),
   });
   const message = await openpgp.createMessage({ binary: sums });
+  // openpgp's types say Uint8Array for a binary signature of bytes only with its optional peer
+  // @openpgp/web-stream-tools installed (its stream types); without it the type is unresolved.
+  /** @type {Uint8Array} */
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- unresolved without that peer (see above)
   const signature = await openpgp.sign({ message, signingKeys, detached: true, format: 'binary' });
   fs.writeFileSync(`${shasums}.sig`, signature);
   const files = [...zips, path.join(dir, manifest), shasums, `${shasums}.sig`];

@@ -3,12 +3,45 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-/** The fields every row has; `ratio`, `target` and `met` are the kind's. */
+/**
+ * What a figure says about one measure.
+ * @typedef {object} RowFields
+ * @property {string} id
+ * @property {string} figure the row's label in the table
+ * @property {number} ours
+ * @property {number | null} [baseline]
+ * @property {string | null} [baselineLabel]
+ * @property {string} unit
+ * @property {unknown} [details] anything worth keeping in the JSON
+ */
+
+/**
+ * How a row is judged against its target.
+ * @typedef {object} Judgement
+ * @property {number | null} ratio
+ * @property {string} target
+ * @property {boolean | null} met null for a row shown for information
+ */
+
+/**
+ * One row of the results table.
+ * @typedef {{ id: string, figure: string, ours: number, baseline: number | null, baselineLabel: string | null, unit: string, details?: unknown } & Judgement} Row
+ */
+
+/**
+ * The fields every row has; `ratio`, `target` and `met` are the kind's.
+ * @param {RowFields} fields
+ * @param {Judgement} judged
+ * @returns {Row}
+ */
 function row({ id, figure, ours, baseline = null, baselineLabel = null, unit, details }, judged) {
   return { id, figure, ours, baseline, baselineLabel, unit, ...judged, ...(details ? { details } : {}) };
 }
 
-/** A row comparing `ours` with `baseline`: ratio = ours / baseline, met when the ratio is within `limit`. */
+/**
+ * A row comparing `ours` with `baseline`: ratio = ours / baseline, met when the ratio is within `limit`.
+ * @param {RowFields & { baseline: number, limit: number, atLeast?: boolean }} fields
+ */
 export function ratioRow(fields) {
   const { ours, baseline, limit, atLeast = false } = fields;
   const ratio = ours / baseline;
@@ -19,7 +52,10 @@ export function ratioRow(fields) {
   });
 }
 
-/** A row with an absolute target: met when `ours` is within `limit` (in `unit`). */
+/**
+ * A row with an absolute target: met when `ours` is within `limit` (in `unit`).
+ * @param {RowFields & { limit: number }} fields
+ */
 export function limitRow(fields) {
   return row(fields, {
     ratio: null,
@@ -28,12 +64,20 @@ export function limitRow(fields) {
   });
 }
 
-/** A row shown for information, with no target (it neither meets nor misses one). */
+/**
+ * A row shown for information, with no target (it neither meets nor misses one).
+ * @param {RowFields} fields
+ */
 export function infoRow(fields) {
   const { ours, baseline } = fields;
   return row(fields, { ratio: baseline ? ours / baseline : null, target: '—', met: null });
 }
 
+/**
+ * A measure in its unit, for the table.
+ * @param {number | null | undefined} value
+ * @param {string} unit
+ */
 function show(value, unit) {
   if (value === null || value === undefined) return '—';
   if (unit === 's') return `${value.toFixed(2)} s`;
@@ -43,7 +87,10 @@ function show(value, unit) {
   return `${Math.round(value * 100) / 100} ${unit}`;
 }
 
-/** The ratio to 2 decimals, or 3 when 2 would round a miss onto its target ("1.15, ≤ 1.15, NO"). */
+/**
+ * The ratio to 2 decimals, or 3 when 2 would round a miss onto its target ("1.15, ≤ 1.15, NO").
+ * @param {Row} r
+ */
 function showRatio(r) {
   if (r.ratio === null) return '—';
   const limit = Number(r.target.split(' ')[1]);
@@ -51,7 +98,10 @@ function showRatio(r) {
   return r.met === false && Number(two) === limit ? r.ratio.toFixed(3) : two;
 }
 
-/** The table as text: figure, ours, baseline, ratio, target, met. */
+/**
+ * The table as text: figure, ours, baseline, ratio, target, met.
+ * @param {Row[]} rows
+ */
 export function renderTable(rows) {
   const header = ['figure', 'ours', 'baseline', 'ratio', 'target', 'met'];
   const lines = rows.map((r) => [
@@ -64,12 +114,18 @@ export function renderTable(rows) {
     r.target,
     r.met === null ? '—' : r.met ? 'yes' : 'NO',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (/** @type {string[]} */ cells) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   return [fmt(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
 }
 
-/** Writes the results document to bench/results/<name>.json. */
+/**
+ * Writes the results document to bench/results/<name>.json.
+ * @param {string} dir
+ * @param {string} name
+ * @param {unknown} doc
+ */
 export function writeResults(dir, name, doc) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.json`);

@@ -74,7 +74,12 @@ export async function readSignatureFile(
 async function dearmor(bytes: Uint8Array, file: string): Promise<Uint8Array> {
   try {
     const pgp = await loadOpenpgp();
-    const { type, data } = await pgp.unarmor(new TextDecoder().decode(bytes));
+    // The declared type of `data` needs openpgp's optional peer @openpgp/web-stream-tools (its stream types); it
+    // is checked below, so the shape read here is all that is assumed.
+    const { type, data } = (await pgp.unarmor(new TextDecoder().decode(bytes))) as {
+      type: openpgp.enums.armor;
+      data: unknown;
+    };
     if (type !== pgp.enums.armor.signature) throw new Error('the armor does not hold a signature');
     if (!(data instanceof Uint8Array)) throw new Error('unexpected stream');
     return data;

@@ -76,9 +76,12 @@ async function readInput(path: string, flag: string, cwd: string): Promise<Buffe
   try {
     return await readFile(full);
   } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${full}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
-      hint: `Check the path given to ${flag}.`,
-    });
+    throw new UsageError(
+      `cannot read ${flag} ${full}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        hint: `Check the path given to ${flag}.`,
+      },
+    );
   }
 }
 

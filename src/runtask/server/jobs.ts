@@ -93,7 +93,7 @@ export class JobManager {
   }
 
   /** Finishes what a previous process left in the journal: delivers stored results, fails cut-short checks. */
-  async recover(): Promise<number> {
+  recover(): number {
     const records = this.journal.list();
     for (const record of records) {
       const { request, raw } = readRunTaskRequest(record.request);

@@ -166,7 +166,7 @@ export class Journal {
    * Opens (creating) the state dir and takes its lock; refuses a dir another live integrator holds. A lock file
    * that cannot be read as one (empty, torn, garbage) is set aside: it cannot name a live owner.
    */
-  static async open(dir: string, log: EventLog): Promise<Journal> {
+  static open(dir: string, log: EventLog): Journal {
     const full = resolve(dir);
     try {
       mkdirSync(full, { recursive: true, mode: 0o700 });

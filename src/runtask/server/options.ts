@@ -54,7 +54,7 @@ function readKeyFile(path: string): string {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new UsageError(
-      `cannot read the HMAC key file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      `cannot read the HMAC key file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       {
         hint: 'Check the path given to --hmac-key-file.',
       },

@@ -41,7 +41,7 @@ export interface Integrator {
 /** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
-  const journal = await Journal.open(options.stateDir, log);
+  const journal = Journal.open(options.stateDir, log);
   prepareHandlers();
   const jobs = new JobManager(options, journal, log);
   let stopping = false;
@@ -84,7 +84,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     });
   };
   try {
-    await jobs.recover();
+    jobs.recover();
   } catch (error) {
     // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
     await close();

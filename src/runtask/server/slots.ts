@@ -2,7 +2,7 @@
 
 interface Waiter {
   grant: (release: () => void) => void;
-  fail: (reason: unknown) => void;
+  fail: (reason: Error) => void;
   signal: AbortSignal;
   onAbort: () => void;
 }
@@ -28,7 +28,7 @@ export class Slots {
 
   /** Resolves with the release function once a slot is free; rejects when the signal fires first. */
   acquire(signal: AbortSignal): Promise<() => void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (signal.aborted) return Promise.reject(abortedWait(signal));
     if (this.free > 0) {
       this.free--;
       return Promise.resolve(this.releaser());
@@ -40,7 +40,7 @@ export class Slots {
         signal,
         onAbort: () => {
           this.line.splice(this.line.indexOf(waiter), 1);
-          fail(signal.reason);
+          fail(abortedWait(signal));
         },
       };
       signal.addEventListener('abort', waiter.onAbort, { once: true });
@@ -62,4 +62,9 @@ export class Slots {
       next.grant(this.releaser());
     };
   }
+}
+
+/** The rejection of a wait that `signal` cut short: an Error, as Node's own APIs reject, with the abort reason as its cause. */
+function abortedWait(signal: AbortSignal): Error {
+  return new Error('the wait for a slot was aborted', { cause: signal.reason });
 }

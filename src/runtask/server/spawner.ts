@@ -54,7 +54,10 @@ function helperMain(): void {
       // already gone
     }
   };
+  // This function is the helper process's whole program (its own src/cli/): the process it reads is the helper's.
+  // eslint-disable-next-line no-restricted-properties -- the helper's own main program, see above
   process.on('disconnect', () => process.exit(0));
+  // eslint-disable-next-line no-restricted-properties -- the helper's own main program, see above
   process.on('message', (message: { id: number; request: SpawnRequest }) => {
     const { id, request } = message;
     let stdout = '';

@@ -163,7 +163,7 @@ export function readRunTaskRequest(raw: Record<string, unknown>): {
   if (capabilities !== undefined && typeof capabilities.outcomes !== 'boolean') {
     request.capabilities = {};
   }
-  return { request: request as RunTaskRequest, raw, ignored };
+  return { request, raw, ignored };
 }
 
 /**
