@@ -16,11 +16,11 @@ import {
   parsePlatformArgument,
   parseVersionArgument,
   type ManageInput,
-  type PlatformKey,
   type ProviderContext,
 } from '../manage/context.js';
 import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
 import { providerView } from '../manage/views.js';
+import type { PlatformKey } from '../terraform.js';
 
 /** Flags of `provider delete`. */
 export interface DeleteFlags {

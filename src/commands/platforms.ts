@@ -8,12 +8,12 @@ import {
   openProvider,
   parsePlatformArgument,
   parseVersionArgument,
-  platformName,
   versionNotFound,
   type ManageInput,
   type ProviderContext,
 } from '../manage/context.js';
 import { platformView, providerView, sortPlatforms, yesNo } from '../manage/views.js';
+import { platformName } from '../terraform.js';
 
 /** Lists every platform of a version (all pages) with filename, shasum and whether the binary is uploaded. */
 export async function runPlatformsList(

@@ -7,8 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from '../registry/types.js';
 import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
-
-export const JSONAPI = 'application/vnd.api+json';
+import { JSONAPI } from '../terraform.js';
 
 /** An error answer: status and JSON:API error objects. */
 export class HttpProblem extends Error {
