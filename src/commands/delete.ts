@@ -14,11 +14,11 @@ import {
   openProvider,
   parsePlatformArgument,
   parseVersionArgument,
-  type PlatformKey,
   type ProviderSession,
 } from '../manage/context.js';
 import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
 import { providerView } from '../manage/views.js';
+import type { PlatformKey } from '../terraform.js';
 import type { RunContext } from './context.js';
 import type { Session } from './session.js';
 

@@ -8,11 +8,11 @@ import {
   openProvider,
   parsePlatformArgument,
   parseVersionArgument,
-  platformName,
   versionNotFound,
   type ProviderSession,
 } from '../manage/context.js';
 import { platformView, providerView, sortPlatforms, yesNo } from '../manage/views.js';
+import { platformName } from '../terraform.js';
 import type { RunContext } from './context.js';
 import type { Session } from './session.js';
 

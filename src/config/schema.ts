@@ -4,10 +4,8 @@
  */
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { PROTOCOL_VERSIONS } from '../terraform.js';
 import { isDuration } from './duration.js';
-
-/** Plugin protocol versions a provider release may declare. */
-export const PROTOCOL_VERSIONS = ['4.0', '5.0', '6.0'] as const;
 
 /** The keys a configuration file may set; all optional. */
 export const configSchema = z.object({

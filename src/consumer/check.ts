@@ -13,6 +13,7 @@ import type { ProviderAddress } from '../registry/paths.js';
 import { getPlatform, listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
+import { platformName } from '../terraform.js';
 import type { Output } from '../ui/output.js';
 import {
   archiveChecksumProblem,
@@ -137,7 +138,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
 
   const servedPlatforms = platforms
     .map((p) => ({ resource: p, served: servedPlatform(p) }))
-    .sort((x, y) => key(x.served).localeCompare(key(y.served)));
+    .sort((x, y) => platformName(x.served).localeCompare(platformName(y.served)));
   if (sums.bytes) {
     for (const { served: p } of servedPlatforms) {
       const problem = matchingChecksumProblem(sums.bytes, p);
@@ -149,7 +150,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     const report: ConsumerPlatformReport = { ...p, archive: 'listed', bytes: null };
     if (input.download !== true) return report;
     const link = resource.links['provider-binary-download'];
-    const what = `${p.filename} (${key(p)} of ${label})`;
+    const what = `${p.filename} (${platformName(p)} of ${label})`;
     try {
       if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
       const fresh = async () =>
@@ -162,7 +163,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
       input.onArchive?.(report, problem);
     } catch (error) {
       if (!(error instanceof DownloadError)) throw error;
-      problems.push(downloadProblem(error, key(p), what, 'archive'));
+      problems.push(downloadProblem(error, platformName(p), what, 'archive'));
     }
     return report;
   });
@@ -246,8 +247,4 @@ async function withFreshLink<T>(
 function servedPlatform(p: PlatformResource): ServedPlatform {
   const a = p.attributes;
   return { os: a.os, arch: a.arch, filename: a.filename, shasum: a.shasum };
-}
-
-function key(p: { os: string; arch: string }): string {
-  return `${p.os}_${p.arch}`;
 }

@@ -1,9 +1,13 @@
 /**
  * Fault rules for rehearsing bad days: match a request by method and path, then answer with a status, reset
  * the connection, or delay — a number of times, after skipping some, or with a (seeded) probability.
- * `after: true` lets the request take effect first and then loses or replaces its answer.
+ * `after: true` lets the request take effect first and then loses or replaces its answer. `injectFault` is the
+ * emulator's step that applies them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
+import type { Exchange, Step } from './exchange.js';
+import { HttpProblem, sendProblem } from './http.js';
 
 /** One rule, as written in a `--faults` file. */
 export interface FaultRule {
@@ -195,4 +199,74 @@ export class FaultEngine {
     }
     return undefined;
   }
+}
+
+/**
+ * Step: the first rule that fires for the request, if any, named in the request log. Its delay is waited; then
+ * the connection is reset or the fault's status answered instead of the request, or, with `after`, the request
+ * is handled and its answer lost (`loseAnswer`).
+ */
+export function injectFault(engine: FaultEngine): Step {
+  return async (exchange) => {
+    const { req, res, ctx } = exchange;
+    const decision = engine.decide(ctx.method, ctx.path);
+    if (!decision) return 'next';
+    const { rule } = decision;
+    exchange.facts.fault = `rule ${decision.index + 1}: ${describeRule(rule)}`;
+    if (rule.delayMs) await sleep(rule.delayMs);
+    if (rule.after) {
+      if (rule.reset || rule.status !== undefined) loseAnswer(exchange, rule);
+      return 'next';
+    }
+    if (rule.reset) {
+      req.socket.destroy();
+      return 'answered';
+    }
+    if (rule.status !== undefined) {
+      req.resume();
+      sendProblem(res, faultProblem(rule));
+      return 'answered';
+    }
+    return 'next';
+  };
+}
+
+/** What the request log says a rule did. */
+function describeRule(rule: FaultRule): string {
+  const what = rule.reset ? 'reset' : rule.status !== undefined ? `status ${rule.status}` : 'delay';
+  return `${what}${rule.delayMs ? ` after ${rule.delayMs}ms` : ''}${rule.after ? ' (after handling)' : ''}`;
+}
+
+/** The answer of a rule with a status: a JSON:API error, with `Retry-After` when the rule gives one. */
+function faultProblem(rule: FaultRule): HttpProblem {
+  const status = rule.status ?? 500;
+  const headers: Record<string, string> = {};
+  if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
+  return new HttpProblem(
+    status,
+    [
+      {
+        status: String(status),
+        title: 'injected fault',
+        detail: 'This answer was injected by a --faults rule.',
+      },
+    ],
+    headers,
+  );
+}
+
+/**
+ * Lets the handler do its work but replaces its answer: the connection is reset, or the fault's status is
+ * sent instead (none of the handler's headers kept). This is how a create whose answer was lost is rehearsed.
+ */
+function loseAnswer(exchange: Exchange, rule: FaultRule): void {
+  const { req, res } = exchange;
+  res.replaceAnswer(() => {
+    if (rule.reset) {
+      req.socket.destroy();
+      return;
+    }
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    sendProblem(res, faultProblem(rule));
+  });
 }

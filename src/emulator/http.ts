@@ -1,13 +1,13 @@
 /**
  * The emulator's small HTTP toolkit: a router with `:params`, JSON:API answers and errors, body reading
- * with a size limit, and `serveRequests`, the request pipeline both of its servers (the registry emulator
- * and the run task platform) share. Handlers throw `HttpProblem` to answer with a JSON:API error document.
+ * with a size limit, the request target as a 400 when it is malformed, and `requestListener`, which both of its
+ * servers (the registry emulator and the run task platform) put around their handling so that nothing escapes
+ * it. Handlers throw `HttpProblem` to answer with a JSON:API error document.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorObject } from '../registry/types.js';
 import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
-
-export const JSONAPI = 'application/vnd.api+json';
+import { JSONAPI } from '../terraform.js';
 
 /** An error answer: status and JSON:API error objects. */
 export class HttpProblem extends Error {
@@ -62,9 +62,11 @@ export interface RequestContext {
   bytesIn?: number;
 }
 
+/** A route's handler: answers on `ctx.res`, or throws `HttpProblem`. */
 export type Handler = (ctx: RequestContext) => Promise<void> | void;
 
-interface Route {
+/** A registered route. */
+export interface Route {
   method: string;
   regex: RegExp;
   names: string[];
@@ -138,10 +140,10 @@ export function readTarget(req: IncomingMessage): RequestTarget {
  * connection when the answer has begun), telling `onError`. A request can end in an answer; it never ends the
  * process with an unhandled rejection.
  */
-export function requestListener(
-  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+export function requestListener<Res extends ServerResponse>(
+  handle: (req: IncomingMessage, res: Res) => Promise<void>,
   onError: ((error: unknown) => void) | undefined,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): (req: IncomingMessage, res: Res) => void {
   return (req, res) => {
     handle(req, res).catch((error: unknown) => {
       onError?.(error);

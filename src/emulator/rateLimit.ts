@@ -1,7 +1,9 @@
 /**
  * Per-token (per-address without a token) request limit over one-second windows, answered like the platform:
- * 429 with `Retry-After` and `X-RateLimit-Limit/-Remaining/-Reset`.
+ * 429 with `Retry-After` and `X-RateLimit-Limit/-Remaining/-Reset`. `limitRate` is the emulator's step.
  */
+import type { Step } from './exchange.js';
+import { HttpProblem } from './http.js';
 
 /** The verdict for one request. */
 export interface RateDecision {
@@ -38,4 +40,22 @@ export class RateLimiter {
   private prune(now: number): void {
     for (const [key, w] of this.windows) if (now - w.start >= 1000) this.windows.delete(key);
   }
+}
+
+/**
+ * Step: counts an API request (`/api/…`) against its token (its address without one) and sets the
+ * `X-RateLimit-*` headers; over the limit it is refused with 429 and `Retry-After`, its body drained.
+ */
+export function limitRate(limiter: RateLimiter, now: () => number): Step {
+  return ({ req, res, ctx }) => {
+    if (!ctx.path.startsWith('/api/')) return 'next';
+    const key = req.headers.authorization ?? `ip:${req.socket.remoteAddress ?? ''}`;
+    const verdict = limiter.take(key, now());
+    for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+    if (verdict.allowed) return 'next';
+    req.resume();
+    throw new HttpProblem(429, [
+      { status: 429, title: 'Too many requests', detail: "You have exceeded the API's rate limit." },
+    ]);
+  };
 }

@@ -1,27 +1,21 @@
 /**
- * `startEmulator`: the local platform on a real HTTP port. Requests pass through the request log, the fault
- * rules and the rate limiter, then the router; handlers answer JSON:API documents or throw `HttpProblem`.
+ * `startEmulator`: the local platform on a real HTTP port. Each request passes through a short list of named
+ * steps: the request log, the network's latency, the request target, the fault rules, the rate limit, the
+ * router, the body, the handler; handlers answer JSON:API documents or throw `HttpProblem`, and whatever a step
+ * throws is answered by `answerFailure`. Listening and closing are `src/net/listen.ts`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, AppSettings } from './app.js';
-import { FaultEngine, type FaultRule } from './faults.js';
-import {
-  HttpProblem,
-  Router,
-  readBody,
-  readTarget,
-  requestListener,
-  sendProblem,
-  type RequestContext,
-} from './http.js';
+import { ExchangeResponse, openExchange, runSteps, type Exchange, type Step } from './exchange.js';
+import { FaultEngine, injectFault, type FaultRule } from './faults.js';
+import { HttpProblem, Router, badRequest, readBody, requestListener, sendProblem } from './http.js';
 import { LinkSigner } from './links.js';
-import { RateLimiter } from './rateLimit.js';
-import { RequestLog, type RequestRecord } from './requestLog.js';
+import { RateLimiter, limitRate } from './rateLimit.js';
+import { RequestLog, logRequest } from './requestLog.js';
 import { Shaper } from './shaping.js';
 import { registerArchivistRoutes } from './routes/archivist.js';
 import { registerConsumerRoutes } from './routes/consumer.js';
@@ -30,7 +24,8 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerProviderRoutes } from './routes/providers.js';
 import { registerVersionRoutes } from './routes/versions.js';
 import { Store, StoreWriteError } from './state.js';
-import type { RequestTarget } from '../net/requestTarget.js';
+import { listen } from '../net/listen.js';
+import { parseRequestTarget } from '../net/requestTarget.js';
 
 /** How to start an emulator. Everything is optional. */
 export interface EmulatorOptions {
@@ -72,6 +67,7 @@ export interface Emulator {
   store: Store;
   faults: FaultEngine;
   requestLog: RequestLog;
+  /** Stops: requests in flight may finish (within `CLOSE_GRACE_MS`), then a data dir it made is removed. */
   close(): Promise<void>;
 }
 
@@ -94,163 +90,38 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     baseUrl: () => baseUrl,
     shaper: new Shaper({ latencyMs: options.latencyMs, bytesPerSecond: options.bandwidth }),
   };
-  const latencyMs = options.latencyMs ?? 0;
-  const router = new Router();
-  registerProviderRoutes(router, app);
-  registerVersionRoutes(router, app);
-  registerPlatformRoutes(router, app);
-  registerGpgKeyRoutes(router, app);
-  registerArchivistRoutes(router, app);
-  registerConsumerRoutes(router, app);
-  router.on('GET', '/api/v2/ping', (ctx) => {
-    ctx.res.writeHead(204, { 'tfp-api-version': '2.6', 'tfp-appname': 'provider emulate' }).end();
-  });
-  router.on('GET', '/healthz', (ctx) => {
-    ctx.res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-  });
-
+  const router = emulatorRouter(app);
   const faults = new FaultEngine(options.faults ?? [], options.faultSeed ?? 1);
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const requestLog = new RequestLog(options.requestLogPath, undefined, (error) => options.onError?.(error));
+  const steps: Step[] = [
+    logRequest(requestLog, now),
+    ...(options.latencyMs ? [waitLatency(options.latencyMs)] : []),
+    readRequestTarget,
+    injectFault(faults),
+    ...(options.rateLimit ? [limitRate(new RateLimiter(options.rateLimit), now)] : []),
+    findRoute(router, app),
+    readApiBody,
+    handle,
+  ];
+  const fail = (exchange: Exchange, error: unknown): void => answerFailure(exchange, error, options.onError);
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = now();
-    const method = req.method ?? 'GET';
-    // What the log shows: the target as it came until it is read (a malformed one stays so, links redacted
-    // by the log), then its path and query.
-    let shown: Pick<RequestTarget, 'path' | 'search'> = { path: req.url ?? '', search: '' };
-    const ctx: RequestContext = {
-      req,
-      res,
-      method,
-      path: '',
-      query: new URLSearchParams(),
-      params: {},
-      body: undefined,
-    };
-    const record: Partial<RequestRecord> = {};
-    // Recorded when the answer is complete (before its last bytes leave, so a client that has its answer
-    // always finds the record), or when the connection closes without one (a reset).
-    let logged = false;
-    const log = (status: number): void => {
-      if (logged) return;
-      logged = true;
-      const length = req.headers['content-length'];
-      requestLog.add({
-        time: new Date(started).toISOString(),
-        method,
-        path: shown.path,
-        ...(shown.search ? { query: shown.search.slice(1) } : {}),
-        status,
-        authorization: req.headers.authorization !== undefined,
-        contentType: req.headers['content-type'] ?? null,
-        contentLength: length === undefined ? null : Number(length),
-        bytes: ctx.bytesIn ?? ctx.body?.length ?? 0,
-        durationMs: now() - started,
-        userAgent: req.headers['user-agent'] ?? null,
-        ...record,
-      });
-    };
-    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.end = ((...args: unknown[]) => {
-      log(res.statusCode);
-      return end(...args);
-    }) as typeof res.end;
-    res.on('close', () => log(res.headersSent ? res.statusCode : 0));
-    if (latencyMs > 0) await sleep(latencyMs);
-    let url: RequestTarget;
-    try {
-      url = readTarget(req);
-    } catch (problem) {
-      req.resume();
-      sendProblem(res, problem as HttpProblem);
-      return;
-    }
-    shown = url;
-    ctx.path = url.path;
-    ctx.query = url.query;
-
-    const decision = faults.decide(method, url.path);
-    if (decision) {
-      const { rule } = decision;
-      record.fault = `rule ${decision.index + 1}: ${describeRule(rule)}`;
-      if (rule.delayMs) await sleep(rule.delayMs);
-      if (!rule.after) {
-        if (rule.reset) {
-          req.socket.destroy();
-          return;
-        }
-        if (rule.status !== undefined) {
-          req.resume();
-          sendProblem(res, faultProblem(rule));
-          return;
-        }
-      } else if (rule.reset || rule.status !== undefined) {
-        loseAnswer(req, res, rule);
-      }
-    }
-
-    try {
-      if (limiter && url.path.startsWith('/api/')) {
-        const key = req.headers.authorization ?? `ip:${req.socket.remoteAddress ?? ''}`;
-        const verdict = limiter.take(key, now());
-        for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
-        if (!verdict.allowed) {
-          req.resume();
-          throw new HttpProblem(429, [
-            { status: 429, title: 'Too many requests', detail: "You have exceeded the API's rate limit." },
-          ]);
-        }
-      }
-      const match = router.match(method, url.path);
-      if (!match.route) {
-        req.resume();
-        if (match.allowed.length > 0) {
-          throw new HttpProblem(405, [{ status: '405', title: 'method not allowed' }], {
-            allow: match.allowed.join(', '),
-          });
-        }
-        throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
-      }
-      ctx.params = match.params;
-      if (ctx.params.secret) Object.assign(record, objectFacts(app, ctx.params.secret));
-      if (!match.route.streaming) ctx.body = await readBody(req, API_BODY_LIMIT);
-      await match.route.handler(ctx);
-    } catch (error) {
-      // The client went away mid-request (an upload it abandoned): there is no one to answer and nothing went
-      // wrong here; the request log records it with status 0 when the connection closes.
-      if (req.socket.destroyed) return;
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof HttpProblem) {
-        sendProblem(res, error);
-      } else {
-        options.onError?.(error);
-        const detail =
-          error instanceof StoreWriteError
-            ? `The emulator could not save the change (${error.code}); nothing was changed.`
-            : undefined;
-        sendProblem(
-          res,
-          new HttpProblem(500, [
-            { status: '500', title: 'internal server error', ...(detail ? { detail } : {}) },
-          ]),
-        );
-      }
-    }
-  };
-
-  const server = createServer(requestListener(handle, options.onError));
+  const server = createServer<typeof IncomingMessage, typeof ExchangeResponse>(
+    { ServerResponse: ExchangeResponse },
+    requestListener<ExchangeResponse>(
+      (req, res) => runSteps(openExchange(req, res, now()), steps, fail),
+      options.onError,
+    ),
+  );
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  const listening = await listen(server, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    name: 'the emulator',
+  }).catch((error: unknown) => {
+    if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw error;
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  baseUrl = `http://${host}:${address.port}`;
+  baseUrl = listening.url;
 
   const token = (organization: string, role: 'owner' | 'member') =>
     store.data.tokens.find((t) => t.organization === organization && t.role === role)!.token;
@@ -266,13 +137,119 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     faults,
     requestLog,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
       if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The emulator's routes: the registry API, the archivist, the consumer protocol, `ping` and `healthz`. */
+function emulatorRouter(app: App): Router {
+  const router = new Router();
+  registerProviderRoutes(router, app);
+  registerVersionRoutes(router, app);
+  registerPlatformRoutes(router, app);
+  registerGpgKeyRoutes(router, app);
+  registerArchivistRoutes(router, app);
+  registerConsumerRoutes(router, app);
+  router.on('GET', '/api/v2/ping', (ctx) => {
+    ctx.res.writeHead(204, { 'tfp-api-version': '2.6', 'tfp-appname': 'provider emulate' }).end();
+  });
+  router.on('GET', '/healthz', (ctx) => {
+    ctx.res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+  });
+  return router;
+}
+
+/** Step: waits the network's round trip (`--latency`) before anything else happens. */
+function waitLatency(latencyMs: number): Step {
+  return async () => {
+    await sleep(latencyMs);
+    return 'next' as const;
+  };
+}
+
+/** Step: reads the request target into the context; a malformed one is answered 400 (its body drained). */
+function readRequestTarget(exchange: Exchange): 'next' | 'answered' {
+  const { req, res, ctx } = exchange;
+  const result = parseRequestTarget(req.url, req.headers.host);
+  if (!result.ok) {
+    req.resume();
+    sendProblem(res, badRequest(result.reason));
+    return 'answered';
+  }
+  exchange.target = result.target;
+  ctx.path = result.target.path;
+  ctx.query = result.target.query;
+  return 'next';
+}
+
+/**
+ * Step: the route of the method and path, its `:params` decoded (a bad escape is a 400); 404 when no route has
+ * the path, 405 with `Allow` when routes have it for other methods. An archivist request tells the request log
+ * which file of which resource it is for.
+ */
+function findRoute(router: Router, app: App): Step {
+  return (exchange) => {
+    const { req, ctx, facts } = exchange;
+    const match = router.match(ctx.method, ctx.path);
+    if (!match.route) {
+      req.resume();
+      if (match.allowed.length > 0) {
+        throw new HttpProblem(405, [{ status: '405', title: 'method not allowed' }], {
+          allow: match.allowed.join(', '),
+        });
+      }
+      throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
+    }
+    ctx.params = match.params;
+    exchange.route = match.route;
+    if (ctx.params.secret) Object.assign(facts, objectFacts(app, ctx.params.secret));
+    return 'next';
+  };
+}
+
+/** Step: reads the whole body (at most 1 MiB, else 413), except for a streaming route (an upload) that reads its own. */
+async function readApiBody({ req, ctx, route }: Exchange): Promise<'next'> {
+  if (route && !route.streaming) ctx.body = await readBody(req, API_BODY_LIMIT);
+  return 'next';
+}
+
+/** Step: the route's handler answers. */
+async function handle({ ctx, route }: Exchange): Promise<'answered'> {
+  await route?.handler(ctx);
+  return 'answered';
+}
+
+/**
+ * The answer to what a step threw: nothing when the client went away mid-request (an upload it abandoned: the
+ * request log records it with status 0 when the connection closes), a cut connection when the answer had begun,
+ * the problem itself for an `HttpProblem`, else a 500 (told to `onError`; a store that could not save says so).
+ */
+function answerFailure(
+  exchange: Exchange,
+  error: unknown,
+  onError: ((error: unknown) => void) | undefined,
+): void {
+  const { req, res } = exchange;
+  if (req.socket.destroyed) return;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error instanceof HttpProblem) {
+    sendProblem(res, error);
+    return;
+  }
+  onError?.(error);
+  const detail =
+    error instanceof StoreWriteError
+      ? `The emulator could not save the change (${error.code}); nothing was changed.`
+      : undefined;
+  sendProblem(
+    res,
+    new HttpProblem(500, [{ status: '500', title: 'internal server error', ...(detail ? { detail } : {}) }]),
+  );
 }
 
 /** The log's view of an archivist request: which file of which resource (never the secret). */
@@ -280,50 +257,4 @@ function objectFacts(app: App, secret: string): { object: string; owner: string 
   const grant = app.links.verify(secret, app.now());
   const found = grant ? app.store.findObject(grant.key) : undefined;
   return found ? { object: found.kind, owner: found.ownerId } : undefined;
-}
-
-function describeRule(rule: FaultRule): string {
-  const what = rule.reset ? 'reset' : rule.status !== undefined ? `status ${rule.status}` : 'delay';
-  return `${what}${rule.delayMs ? ` after ${rule.delayMs}ms` : ''}${rule.after ? ' (after handling)' : ''}`;
-}
-
-function faultProblem(rule: FaultRule): HttpProblem {
-  const status = rule.status ?? 500;
-  const headers: Record<string, string> = {};
-  if (rule.retryAfter !== undefined) headers['retry-after'] = String(rule.retryAfter);
-  return new HttpProblem(
-    status,
-    [
-      {
-        status: String(status),
-        title: 'injected fault',
-        detail: 'This answer was injected by a --faults rule.',
-      },
-    ],
-    headers,
-  );
-}
-
-/**
- * Lets the handler do its work but replaces its answer: the connection is reset, or the fault's status is
- * sent instead. This is how a create whose answer was lost is rehearsed.
- */
-function loseAnswer(req: IncomingMessage, res: ServerResponse, rule: FaultRule): void {
-  const realEnd = res.end.bind(res);
-  const realWriteHead = res.writeHead.bind(res);
-  res.writeHead = (() => res) as typeof res.writeHead;
-  res.write = (() => true) as typeof res.write;
-  res.end = (() => {
-    res.writeHead = realWriteHead;
-    if (rule.reset) {
-      req.socket.destroy();
-    } else {
-      const problem = faultProblem(rule);
-      const body = JSON.stringify({ errors: problem.errors });
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
-      realWriteHead(problem.status, { ...problem.headers, 'content-type': 'application/vnd.api+json' });
-      realEnd(body);
-    }
-    return res;
-  }) as typeof res.end;
 }

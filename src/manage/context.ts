@@ -10,6 +10,7 @@ import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import type { RunContext } from '../commands/context.js';
 import { providerAddress, type Session } from '../commands/session.js';
+import { parsePlatformName, type PlatformKey } from '../terraform.js';
 
 /** The run's registry session on one provider. */
 export interface ProviderSession {
@@ -56,26 +57,15 @@ export function parseVersionArgument(text: string | undefined): string {
   return version;
 }
 
-/** One platform as `<os>_<arch>` or `<os>/<arch>`. */
-export interface PlatformKey {
-  os: string;
-  arch: string;
-}
-
-/** Parses `linux_amd64` or `linux/amd64`. */
+/** A platform argument, `linux_amd64` or `linux/amd64`; a usage error naming `what` otherwise. */
 export function parsePlatformArgument(text: string, what = 'platform'): PlatformKey {
-  const match = /^([a-z0-9]+)[_/]([a-z0-9]+)$/.exec(text.trim());
-  if (!match) {
+  const key = parsePlatformName(text);
+  if (!key) {
     throw new UsageError(`${what} "${text}" is not <os>_<arch>`, {
       hint: 'Write it as Go names it, e.g. linux_amd64 or darwin/arm64 (provider platforms list <version> shows them).',
     });
   }
-  return { os: match[1]!, arch: match[2]! };
-}
-
-/** `os_arch`. */
-export function platformName(p: PlatformKey): string {
-  return `${p.os}_${p.arch}`;
+  return key;
 }
 
 /** The error for a version the registry does not have (or does not show this token). */

@@ -8,7 +8,8 @@ import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import { fileStates } from '../registry/fileStates.js';
 import type { Output } from '../ui/output.js';
-import { platformName, type PlatformKey, type ProviderSession } from './context.js';
+import { platformName, type PlatformKey } from '../terraform.js';
+import type { ProviderSession } from './context.js';
 import { sortPlatforms } from './views.js';
 
 /** One thing to delete. */
@@ -149,5 +150,5 @@ function missingError(
 }
 
 function nameOf(p: PlatformResource): string {
-  return `${p.attributes.os}_${p.attributes.arch}`;
+  return platformName(p.attributes);
 }

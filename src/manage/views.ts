@@ -5,6 +5,7 @@
 import semverRcompare from 'semver/functions/rcompare.js';
 import { fileStates, type FileStates } from '../registry/fileStates.js';
 import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
+import { platformName } from '../terraform.js';
 import type { ProviderSession } from './context.js';
 
 /** A version with the state of its files. */
@@ -102,7 +103,7 @@ export function compareVersionsDescending(a: string, b: string): number {
 
 /** Platforms ordered by `os_arch`. */
 export function sortPlatforms<T extends { attributes: { os: string; arch: string } }>(platforms: T[]): T[] {
-  const name = (p: T): string => `${p.attributes.os}_${p.attributes.arch}`;
+  const name = (p: T): string => platformName(p.attributes);
   return [...platforms].sort((x, y) => name(x).localeCompare(name(y)));
 }
 

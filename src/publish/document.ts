@@ -10,7 +10,7 @@ import type {
   PublishOutcome,
   PublishPlan,
 } from './types.js';
-import { platformName } from './types.js';
+import { platformName } from '../terraform.js';
 
 /** Whether the consumer check ran, and how it ended. */
 export type CheckReport =

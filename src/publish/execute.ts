@@ -13,7 +13,8 @@ import { versionDifferences } from './plan.js';
 import { runPool, startAhead } from './pool.js';
 import { createOrAdopt } from './reconcile.js';
 import { preparePlatform, uploadPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
-import { platformName, type PublishOutcome, type PublishPlan, type RemoteState } from './types.js';
+import { platformName } from '../terraform.js';
+import type { PublishOutcome, PublishPlan, RemoteState } from './types.js';
 
 /** What the executor needs beyond the transfer context. */
 export interface ExecuteInput extends TransferContext {

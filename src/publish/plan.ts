@@ -6,8 +6,8 @@
 import type { ProviderAddress } from '../registry/paths.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import type { VerifiedRelease } from '../release/types.js';
+import { normalizeProtocols, platformName } from '../terraform.js';
 import {
-  platformName,
   type Conflict,
   type FilePlan,
   type PlanOptions,
@@ -94,8 +94,8 @@ export function versionDifferences(
   if (remoteKey.toUpperCase() !== keyId.toUpperCase()) {
     out.push(`the registry's version has key-id ${remoteKey}; the release is signed by key ${keyId}`);
   }
-  const remoteProtocols = normalise(version.attributes.protocols ?? []);
-  const localProtocols = normalise(release.protocols);
+  const remoteProtocols = normalizeProtocols(version.attributes.protocols ?? []);
+  const localProtocols = normalizeProtocols(release.protocols);
   if (remoteProtocols.join(',') !== localProtocols.join(',')) {
     out.push(
       `the registry's version declares protocols ${remoteProtocols.join(', ') || '(none)'}; the release declares ${localProtocols.join(', ')}`,
@@ -161,10 +161,6 @@ function signatureAction(
     message: `the registry's signature does not verify over the release's SHA256SUMS with key ${release.signer.keyId}${remote.signature?.reason ? ` (${remote.signature.reason})` : ''}`,
   });
   return 'conflict';
-}
-
-function normalise(protocols: string[]): string[] {
-  return [...new Set(protocols)].sort();
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

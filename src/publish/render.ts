@@ -2,7 +2,7 @@
  * How a publish document reads to people: the summary table after a run, the plan of a dry run, and the
  * Markdown table for the GitHub step summary. All three come from the same `PublishDocument`.
  */
-import { formatBytes } from '../release/report.js';
+import { formatBytes } from '../terraform.js';
 import { GLYPHS, failureMark, successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { PublishDocument } from './document.js';

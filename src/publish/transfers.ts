@@ -15,7 +15,8 @@ import type { Progress } from '../ui/progress.js';
 import { platformDifferences } from './plan.js';
 import { createOrAdopt } from './reconcile.js';
 import type { PublishTuning } from './tuning.js';
-import { platformName, type FilePlan, type PlatformPlan } from './types.js';
+import { platformName } from '../terraform.js';
+import type { FilePlan, PlatformPlan } from './types.js';
 
 /** What the file tasks share. */
 export interface TransferContext {

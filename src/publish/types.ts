@@ -100,8 +100,3 @@ export interface PublishOutcome {
   /** By `os_arch`. */
   platforms: Map<string, PlatformOutcome>;
 }
-
-/** `os_arch`, the name of a platform in messages and maps. */
-export function platformName(p: { os: string; arch: string }): string {
-  return `${p.os}_${p.arch}`;
-}

@@ -9,7 +9,7 @@ import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion } from '../registry/versions.js';
-import { platformName } from './types.js';
+import { platformName } from '../terraform.js';
 
 /** What the waiter needs. */
 export interface WaitInput {

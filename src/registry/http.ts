@@ -14,8 +14,7 @@ import { toApiError, unreachableError } from './httpErrors.js';
 import { describeNetworkFailure } from './networkFailure.js';
 import { listOf } from './schemas.js';
 
-/** The JSON:API media type. */
-export const JSONAPI = 'application/vnd.api+json';
+import { JSONAPI } from '../terraform.js';
 
 /** How to build a client. Only `apiHost`, `token` and `output` are required. */
 export interface RegistryClientOptions {

@@ -149,9 +149,6 @@ export interface ErrorDocument {
   errors: ErrorObject[];
 }
 
-/** Protocol versions the registry accepts for a provider version. */
-export const PROTOCOL_VERSIONS = ['4.0', '5.0', '6.0'] as const;
-
 /** Terraform's provider registry protocol: `GET :namespace/:type/versions`. */
 export interface ConsumerVersionsDocument {
   versions: { version: string; protocols: string[]; platforms: { os: string; arch: string }[] }[];

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { UsageError, VerificationError } from '../errors.js';
-import { isKnownOs, isKnownPlatform, isUnusualPlatform } from '../registry/platforms.js';
+import { isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform.js';
 import { FILE_PREFIX, parseReleaseFileName, releaseFileNames, type ParsedFileName } from './filenames.js';
 import { normalizeVersion } from './version.js';
 

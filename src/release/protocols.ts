@@ -3,7 +3,7 @@
  * (`{"version":1,"metadata":{"protocol_versions":["6.0"]}}`). The registry accepts 4.0, 5.0 and 6.0.
  */
 import { UsageError, VerificationError } from '../errors.js';
-import { PROTOCOL_VERSIONS } from '../registry/types.js';
+import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform.js';
 import { shorten } from './shorten.js';
 import type { ProtocolsSource } from './types.js';
 
@@ -40,7 +40,7 @@ export function parseManifest(bytes: Uint8Array, file: string): string[] {
       },
     );
   }
-  return normalize(list);
+  return normalizeProtocols(list);
 }
 
 /** Parses `--protocols 5.0,6.0`. */
@@ -58,7 +58,7 @@ export function parseProtocolsFlag(text: string): string[] {
       { hint: 'Give a comma-separated list such as --protocols 6.0 or --protocols 5.0,6.0.' },
     );
   }
-  return normalize(list);
+  return normalizeProtocols(list);
 }
 
 /** The chosen protocols: flag > configuration file > manifest; a disagreement with the manifest warns. */
@@ -78,16 +78,12 @@ export function chooseProtocols(input: {
         `${by} says ${explicit.join(', ')} but ${input.manifestFile ?? 'the manifest'} says ${input.manifest.join(', ')}; using ${explicit.join(', ')}`,
       );
     }
-    return { protocols: normalize(explicit), source, warnings };
+    return { protocols: normalizeProtocols(explicit), source, warnings };
   }
   if (input.manifest !== undefined) return { protocols: input.manifest, source: 'manifest', warnings: [] };
   throw new UsageError('The release does not say which plugin protocol versions it speaks', {
     hint: 'Add a ..._manifest.json to the release (goreleaser copies terraform-registry-manifest.json), or pass --protocols 6.0 (5.0 for SDKv2 providers).',
   });
-}
-
-function normalize(list: string[]): string[] {
-  return [...new Set(list)].sort();
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,5 @@
 /** How `provider verify` shows a verified release: aligned human lines, or one JSON document. */
+import { formatBytes, platformName } from '../terraform.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { VerifiedRelease } from './types.js';
@@ -66,7 +67,7 @@ export function renderVerification(
   const rows = [
     ['PLATFORM', 'FILE', 'SIZE', 'SHA256'],
     ...release.platforms.map((p) => [
-      `${p.os}_${p.arch}`,
+      platformName(p),
       p.filename,
       formatBytes(p.bytes),
       p.shasum.slice(0, 12),
@@ -88,16 +89,4 @@ export function renderVerification(
         ? `, ${release.warnings.length} warning${release.warnings.length === 1 ? '' : 's'}`
         : ''),
   );
-}
-
-/** `2.2 KiB`, `256.0 MiB`. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
 }

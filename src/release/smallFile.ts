@@ -6,7 +6,7 @@
  * reports no size, like /dev/zero) is bounded too.
  */
 import * as fs from 'node:fs/promises';
-import { formatBytes } from './report.js';
+import { formatBytes } from '../terraform.js';
 
 /**
  * The caps, in bytes, each far above what a real file needs:

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { formatBytes } from '../../src/release/report.js';
+import { formatBytes } from '../../src/terraform.js';
 import { REPO_ROOT, emulatorPerTest } from '../helpers/emulator-api.js';
 import { ANSI, FAST, expectNoSecrets, tempRoot } from './helpers.js';
 

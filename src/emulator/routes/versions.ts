@@ -1,5 +1,5 @@
 /** Provider version routes: create, list, read, delete (a delete takes the platforms and files with it). */
-import { PROTOCOL_VERSIONS } from '../../registry/types.js';
+import { PROTOCOL_VERSIONS } from '../../terraform.js';
 import {
   authenticate,
   findProvider,

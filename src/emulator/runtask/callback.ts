@@ -7,6 +7,7 @@
 import type { Violation } from './events.js';
 import { judgeCallbackDocument } from './judge.js';
 import type { PlatformTaskResult } from './taskResult.js';
+import { JSONAPI } from '../../terraform.js';
 
 /** A callback as received. */
 export interface CallbackRequest {
@@ -23,7 +24,6 @@ export interface CallbackAnswer {
   headers?: Record<string, string>;
 }
 
-const JSONAPI = 'application/vnd.api+json';
 /** Run task tokens live 10 minutes (run-tasks.md §5); whether updates extend that is undocumented. */
 const TOKEN_LIFETIME_MS = 10 * 60_000;
 const MAX_LISTED = 10;

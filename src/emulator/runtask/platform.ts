@@ -6,8 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { UsageError } from '../../errors.js';
 import {
   HttpProblem,
   Router,
@@ -18,6 +16,7 @@ import {
   type RequestContext,
 } from '../http.js';
 import { LinkSigner } from '../links.js';
+import { listen } from '../../net/listen.js';
 import { PlatformEvents } from './events.js';
 import { issueTask, type IssuedTask, type RunTaskSetup } from './issue.js';
 import { registerRunTaskRoutes, type StoredBlob } from './routes.js';
@@ -92,26 +91,12 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
   };
   const server = createServer(requestListener(handle, options.onError));
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(
-      `the local platform cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${error.code ?? error.message}`,
-      {
-        hint:
-          error.code === 'EADDRINUSE'
-            ? 'Another process uses that port: pick another --port (0 picks a free one).'
-            : 'Check --host and --port.',
-      },
-    );
+  const listening = await listen(server, {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    name: 'the local platform',
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  baseUrl = (options.publicUrl ?? `http://${host}:${address.port}`).replace(/\/+$/, '');
+  baseUrl = (options.publicUrl ?? listening.url).replace(/\/+$/, '');
 
   const add = (issued: IssuedTask): PlatformTaskResult => {
     const task = new PlatformTaskResult(issued, options, events, now);
@@ -143,10 +128,7 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
     },
     async close() {
       for (const task of tasks.values()) task.stopTimers();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
     },
   };
 }

@@ -9,6 +9,7 @@ import { ARCHIVIST_PREFIX, type LinkSigner } from '../links.js';
 import type { DownloadEvent, PlatformEvents } from './events.js';
 import { receiveCallback } from './callback.js';
 import type { PlatformTaskResult } from './taskResult.js';
+import { JSONAPI } from '../../terraform.js';
 
 /** A stored download: the plan JSON or the configuration version. */
 export interface StoredBlob {
@@ -102,7 +103,7 @@ export function registerRunTaskRoutes(router: Router, state: RouteState): void {
     const body = JSON.stringify(answer.document);
     ctx.res.writeHead(answer.http, {
       ...answer.headers,
-      'content-type': 'application/vnd.api+json',
+      'content-type': JSONAPI,
       'content-length': Buffer.byteLength(body),
     });
     ctx.res.end(body);

@@ -9,8 +9,7 @@ import { callbackDocument, type TaskResult } from '../wire/payload.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
 import { backoffDelay, pause, retryAfterMs, type BackoffOptions } from '../retry.js';
 
-/** The JSON:API media type the platform's API speaks. */
-export const JSONAPI = 'application/vnd.api+json';
+import { JSONAPI } from '../../terraform.js';
 
 /** What to send, where, and how hard to try. */
 export interface SendCallbackOptions {

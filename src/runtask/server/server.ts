@@ -4,8 +4,7 @@
  * with the same state dir left; stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { UsageError } from '../../errors.js';
+import { listen } from '../../net/listen.js';
 import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
@@ -60,29 +59,15 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   // A request body (at most 1 MiB) that takes longer than this is a slowloris, not the platform: drop it
   // (Node's default would hold such a connection for 5 minutes).
   server.requestTimeout = 90_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch(async (error: NodeJS.ErrnoException) => {
+  const listening = await listen(server, {
+    host: options.host,
+    port: options.port,
+    name: 'the integrator',
+  }).catch(async (error: unknown) => {
     await journal.release();
-    throw new UsageError(`cannot listen on ${options.host}:${options.port}: ${error.code ?? error.message}`, {
-      hint:
-        error.code === 'EADDRINUSE'
-          ? 'Another process uses that port: pick another --port.'
-          : 'Check --host and --port.',
-    });
+    throw error;
   });
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const close = async (): Promise<void> => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  };
+  const close = (graceMs?: number): Promise<void> => listening.close(graceMs);
   try {
     jobs.recover();
   } catch (error) {
@@ -92,8 +77,8 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     throw error;
   }
   return {
-    url: `http://${host}:${port}${options.path}`,
-    port,
+    url: `${listening.url}${options.path}`,
+    port: listening.port,
     jobs,
     async stop(graceMs) {
       stopping = true;
@@ -103,7 +88,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     },
     async destroy() {
       stopping = true;
-      await close();
+      await close(0);
       await jobs.destroy();
       await journal.release({ keepLockFile: true });
     },
