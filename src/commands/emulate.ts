@@ -65,7 +65,7 @@ export function emulatorOptionsFromFlags(
       text = readFileSync(path, 'utf8');
     } catch (error) {
       throw new UsageError(
-        `cannot read the faults file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+        `cannot read the faults file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
         {
           hint: 'Check the path given to --faults.',
         },

@@ -129,7 +129,7 @@ function validateRule(rule: unknown, where: string): FaultRule {
       hint: 'Give "status", "reset": true or "delayMs".',
     });
   }
-  return r as FaultRule;
+  return r;
 }
 
 /** Parses the contents of a `--faults` file; `source` names it in errors. */

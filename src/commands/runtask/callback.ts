@@ -39,7 +39,7 @@ async function readText(path: string, what: string, flag: string, context: RunCo
     return await readFile(full, 'utf8');
   } catch (error) {
     throw new UsageError(
-      `cannot read the ${what} ${full}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      `cannot read the ${what} ${full}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       {
         hint: `Check the path given to ${flag}.`,
       },
