@@ -155,7 +155,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
       if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
       const fresh = async () =>
         (await getPlatform(client, address, input.version, p.os, p.arch))?.links['provider-binary-download'];
-      const digest = await withFreshLink(link, fresh, (l) => downloader.digest(l, what));
+      const digest = await downloader.digest(link, what, fresh);
       const problem = archiveChecksumProblem(p, digest.sha256);
       report.bytes = digest.bytes;
       if (problem) problems.push(problem);
@@ -207,6 +207,11 @@ function requireComplete(
   );
 }
 
+/**
+ * A small file through its download link. A link that is refused (401/403/404: expired, most likely) is replaced
+ * once by reading the version again, as `terraform init` would get a fresh one (the downloader's refresh hook);
+ * only a fresh link that is refused too is a problem.
+ */
 async function fetchSmall(
   downloader: Downloader,
   link: string | undefined,
@@ -217,30 +222,10 @@ async function fetchSmall(
   const subject = kind === 'checksums' ? 'SHA256SUMS' : 'SHA256SUMS.sig';
   try {
     if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
-    return { bytes: await withFreshLink(link, refresh, (l) => downloader.bytes(l, what)), problems: [] };
+    return { bytes: await downloader.bytes(link, what, undefined, refresh), problems: [] };
   } catch (error) {
     if (!(error instanceof DownloadError)) throw error;
     return { problems: [downloadProblem(error, subject, what, kind, link)] };
-  }
-}
-
-/**
- * A download link that is refused (401/403/404: expired, most likely) is replaced once by reading the resource
- * again, as `terraform init` would get a fresh one; only a fresh link that is refused too is a problem.
- */
-async function withFreshLink<T>(
-  link: string,
-  refresh: () => Promise<string | undefined>,
-  download: (link: string) => Promise<T>,
-): Promise<T> {
-  try {
-    return await download(link);
-  } catch (error) {
-    const refused = error instanceof DownloadError && [401, 403, 404].includes(error.status ?? 0);
-    if (!refused) throw error;
-    const fresh = await refresh();
-    if (fresh === undefined || fresh === link) throw error;
-    return download(fresh);
   }
 }
 

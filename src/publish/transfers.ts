@@ -1,14 +1,15 @@
 /**
  * The per-file work of a run: upload SHA256SUMS and its signature to the version's links, and create each
  * platform and upload its zip. An upload link that is refused is replaced by reading the resource again
- * (which also tells whether the file arrived after all).
+ * (which also tells whether the file arrived after all): the upload's `refreshLink` hook, run by the one retry
+ * policy (src/net/retry.ts).
  */
 import { ApiError, ConflictError } from '../errors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { createPlatform, getPlatform } from '../registry/providerPlatforms.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
-import { LinkRefusedError, uploadFile, type TransferBody } from '../registry/uploads.js';
+import { uploadFile, type TransferBody } from '../registry/uploads.js';
 import { getVersion } from '../registry/versions.js';
 import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
@@ -34,9 +35,6 @@ interface LinkState {
   uploaded: boolean;
   link: string | undefined;
 }
-
-// An expired link is replaced once; a second refusal of a fresh link is not an expiry problem.
-const MAX_LINK_REFRESHES = 2;
 
 /** Uploads SHA256SUMS or its signature; returns false when the registry turned out to have it already. */
 export async function uploadVersionFile(
@@ -146,39 +144,52 @@ async function uploadWithRefresh(
   initial: LinkState,
   reread: () => Promise<LinkState>,
 ): Promise<boolean> {
-  let state = initial;
-  for (let refresh = 0; ; refresh++) {
-    if (state.uploaded) return false;
-    if (state.link === undefined) {
-      throw new ApiError(`The registry gave no upload link for ${filename}`, {
-        status: 403,
-        hint: 'The token may read but not upload: use a token of the owners team or of a team with "Manage Private Registry".',
-        details: { file: filename },
-      });
-    }
-    const total = 'data' in body ? body.data.length : body.bytes;
-    const transfer = ctx.progress.transfer(filename, total);
-    try {
-      await uploadFile({
-        url: state.link,
-        filename,
-        body,
-        output: ctx.output,
-        signal: ctx.signal,
-        retry: ctx.tuning.retry,
-        timeoutMs: ctx.tuning.requestTimeoutMs,
-        onProgress: (p) => transfer.update(p.transferred),
-        onRetry: (attempt, reason) => ctx.progress.note(`retrying ${filename} (${reason}, retry ${attempt})`),
-      });
-      transfer.done();
-      return true;
-    } catch (error) {
-      transfer.fail();
-      if (!(error instanceof LinkRefusedError) || refresh >= MAX_LINK_REFRESHES) throw error;
-      ctx.progress.note(`the upload link of ${filename} was refused (${error.status}); reading a fresh one`);
-      state = await reread();
-    }
+  const link = linkOf(initial, filename);
+  if (link === undefined) return false;
+  const total = 'data' in body ? body.data.length : body.bytes;
+  const transfer = ctx.progress.transfer(filename, total);
+  let present = false;
+  try {
+    await uploadFile({
+      url: link,
+      filename,
+      body,
+      output: ctx.output,
+      signal: ctx.signal,
+      retry: ctx.tuning.retry,
+      timeoutMs: ctx.tuning.requestTimeoutMs,
+      onProgress: (p) => transfer.update(p.transferred),
+      onRetry: (attempt, reason) => ctx.progress.note(`retrying ${filename} (${reason}, retry ${attempt})`),
+      refreshLink: async (refused) => {
+        ctx.progress.note(
+          `the upload link of ${filename} was refused (${refused.status}); reading a fresh one`,
+        );
+        transfer.update(0);
+        const fresh = linkOf(await reread(), filename);
+        present = fresh === undefined;
+        return fresh;
+      },
+    });
+    if (present) transfer.fail();
+    else transfer.done();
+    return !present;
+  } catch (error) {
+    transfer.fail();
+    throw error;
   }
+}
+
+/** The link to upload to; undefined when the registry has the file already (nothing to send). */
+function linkOf(state: LinkState, filename: string): string | undefined {
+  if (state.uploaded) return undefined;
+  if (state.link === undefined) {
+    throw new ApiError(`The registry gave no upload link for ${filename}`, {
+      status: 403,
+      hint: 'The token may read but not upload: use a token of the owners team or of a team with "Manage Private Registry".',
+      details: { file: filename },
+    });
+  }
+  return state.link;
 }
 
 function vanished(what: string): ApiError {

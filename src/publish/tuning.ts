@@ -1,13 +1,15 @@
 /**
  * Timing knobs of publishing: request timeout, retry backoff and poll interval. The defaults suit a real
- * registry; the environment can change them (slow networks, rehearsals, tests) without new flags.
+ * registry; the environment can change them (slow networks, rehearsals, tests) without new flags. The retry
+ * backoff is handed to the one retry policy (src/net/retry.ts) by every request publish makes.
  */
 import { parseDuration } from '../config/index.js';
-import type { BackoffPolicy } from '../registry/backoff.js';
+import type { Backoff } from '../net/retry.js';
 
 /** How patient publishing is. */
 export interface PublishTuning {
-  retry: BackoffPolicy;
+  /** Retries of every request: 4, from PROVIDER_RETRY_DELAY doubling to 16 times it. */
+  retry: Backoff;
   /** Milliseconds to wait for an answer to one request (API call or transfer). */
   requestTimeoutMs: number;
   /** First and longest pause between polls of the uploaded flags. */

@@ -1,10 +1,12 @@
 /**
  * Waiting for the registry to take the files in: poll the version and its platforms until
  * `shasums-uploaded`, `shasums-sig-uploaded` and every release platform's `provider-binary-uploaded` are
- * true, backing off from `pollMinMs` to `pollMaxMs`. Past the timeout: exit 6, and a re-run resumes.
+ * true, backing off from `pollMinMs` to `pollMaxMs`. Past the timeout: exit 6, and a re-run resumes. A poll is
+ * not a retry (each read is retried by the client); it waits with the retry module's pause and deadline.
  */
 import { TimeoutError } from '../errors.js';
-import { pause } from '../registry/backoff.js';
+import { deadlineIn, pause } from '../net/retry.js';
+import { RESUME_HINT } from '../registry/httpErrors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
@@ -30,12 +32,12 @@ export interface WaitInput {
 
 /** Polls until every file is flagged uploaded; resolves with the number of polls, or throws TimeoutError. */
 export async function waitForUploads(input: WaitInput): Promise<number> {
-  const started = input.now();
+  const deadline = deadlineIn(input.timeoutMs, input.now);
   let delay = input.pollMinMs;
   for (let polls = 1; ; polls++) {
     const missing = await missingFiles(input);
     if (missing.length === 0) return polls;
-    const elapsed = input.now() - started;
+    const elapsed = deadline.elapsedMs();
     if (elapsed >= input.timeoutMs) {
       throw new TimeoutError(
         `The registry had not processed ${missing.join(', ')} after ${seconds(input.timeoutMs)}`,
@@ -45,7 +47,10 @@ export async function waitForUploads(input: WaitInput): Promise<number> {
         },
       );
     }
-    await pause(Math.min(delay, input.timeoutMs - elapsed), input.signal, 'waiting for the registry');
+    await pause(Math.min(delay, input.timeoutMs - elapsed), input.signal, {
+      message: 'Interrupted while waiting for the registry',
+      hint: RESUME_HINT,
+    });
     delay = Math.min(delay * 2, input.pollMaxMs);
   }
 }

@@ -1,13 +1,16 @@
 /**
  * Downloads of stored files through the registry's download links, as `terraform init` fetches them: a plain
  * GET with no Authorization header (the link's secret is the credential, and the link is never printed),
- * retried on network errors and 5xx. Archives are hashed as they stream in, so memory stays flat.
+ * retried by the one retry policy (src/net/retry.ts: network errors, 408/429/5xx). A link answering 401/403/404
+ * is replaced once when the caller says how to read a fresh one, as `terraform init` would get one. Archives
+ * are hashed as they stream in, so memory stays flat.
  */
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
-import { InterruptedError } from '../errors.js';
+import { ProviderError } from '../errors.js';
+import { retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
 import { describeNetworkFailure, type NetworkFailure } from './networkFailure.js';
 
@@ -31,17 +34,25 @@ export interface StreamDigest {
   bytes: number;
 }
 
+/**
+ * Reads the resource again for a fresh download link; undefined when it has none. A link it returns that is
+ * the same as the refused one is not tried again.
+ */
+export type FreshLink = () => Promise<string | undefined>;
+
 /** Fetches download links; create one per command run. */
 export interface Downloader {
   /** The whole body of a small file (SHA256SUMS, its signature); refuses more than `maxBytes`. */
-  bytes(link: string, what: string, maxBytes?: number): Promise<Buffer>;
+  bytes(link: string, what: string, maxBytes?: number, refresh?: FreshLink): Promise<Buffer>;
   /** Streams a (possibly large) file into SHA-256 without keeping it. */
-  digest(link: string, what: string): Promise<StreamDigest>;
+  digest(link: string, what: string, refresh?: FreshLink): Promise<StreamDigest>;
 }
 
 const SMALL_FILE_LIMIT = 16 * 1024 * 1024;
-const ATTEMPTS = 4;
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+/** Retries after the first attempt. */
+const RETRIES = 3;
+/** A link answering one of these has expired (or was never good): only a fresh link helps. */
+const REFUSED_LINK = new Set([401, 403, 404]);
 
 /** Builds a downloader that never sends a token; every link it sees is registered as a secret. */
 export function createDownloader(options: {
@@ -57,27 +68,47 @@ export function createDownloader(options: {
     retry: { limit: 0 },
     signal,
   });
-  const attempt = async <T>(link: string, what: string, once: () => Promise<T>): Promise<T> => {
+  const base = options.baseDelayMs ?? 300;
+  /** Runs `once` on the link (then on a fresh one, once, if it is refused and `refresh` is given). */
+  const attempt = async <T>(
+    first: string,
+    what: string,
+    refresh: FreshLink | undefined,
+    once: (link: string) => Promise<T>,
+  ): Promise<T> => {
+    let link = first;
     output.addSecret(link);
-    for (let n = 1; ; n++) {
-      try {
-        return await once();
-      } catch (error) {
-        if (signal?.aborted) throw new InterruptedError(`Interrupted while downloading ${what}`);
-        const failure = toDownloadError(error, what);
-        const retryable =
-          failure.status === undefined
-            ? failure.network?.kind !== 'plain-http' && failure.network?.kind !== 'tls'
-            : RETRY_STATUSES.has(failure.status);
-        if (!retryable || n >= ATTEMPTS) throw failure;
-        output.debug(`↻ retry ${n} of the download of ${what} (${failure.reason})`);
-        await delay((options.baseDelayMs ?? 300) * 2 ** (n - 1));
-      }
+    try {
+      return await retrying(() => once(link), {
+        policy: { limit: RETRIES, baseDelayMs: base, maxDelayMs: base * 16 },
+        signal,
+        interrupted: `Interrupted while downloading ${what}`,
+        onRetry: ({ attempt: n, reason }) =>
+          output.debug(`↻ retry ${n} of the download of ${what} (${reason})`),
+        refresh:
+          refresh === undefined
+            ? undefined
+            : {
+                when: refusedLink,
+                limit: 1,
+                run: async ({ error }) => {
+                  const fresh = await refresh();
+                  if (fresh === undefined || fresh === link) throw error;
+                  output.addSecret(fresh);
+                  link = fresh;
+                  return undefined;
+                },
+              },
+      });
+    } catch (error) {
+      // Our own errors (an interruption, the registry refusing the read of a fresh link) pass as they are.
+      if (error instanceof ProviderError) throw error;
+      throw toDownloadError(error, what);
     }
   };
   return {
-    bytes(link, what, maxBytes = SMALL_FILE_LIMIT) {
-      return attempt(link, what, async () => {
+    bytes(link, what, maxBytes = SMALL_FILE_LIMIT, refresh) {
+      return attempt(link, what, refresh, async (link) => {
         output.debug(`→ GET ${link} (${what}, no token)`);
         const body = await plain.get(link, { responseType: 'buffer' }).buffer();
         if (body.length > maxBytes) {
@@ -86,8 +117,8 @@ export function createDownloader(options: {
         return body;
       });
     },
-    digest(link, what) {
-      return attempt(link, what, async () => {
+    digest(link, what, refresh) {
+      return attempt(link, what, refresh, async (link) => {
         output.debug(`→ GET ${link} (${what}, no token, streamed)`);
         const hash = createHash('sha256');
         let bytes = 0;
@@ -127,6 +158,6 @@ function toDownloadError(error: unknown, what: string): DownloadError {
   );
 }
 
-function delay(ms: number): Promise<void> {
-  return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+function refusedLink(failure: Failure): boolean {
+  return failure.kind === 'answer' && REFUSED_LINK.has(failure.status);
 }

@@ -1,12 +1,14 @@
 /**
  * The one HTTP layer for the registry API, on got: base URL, bearer token for the API host's origin only,
- * JSON:API headers, timeouts, retries with backoff (429/5xx/network; `Retry-After` and `X-RateLimit-Reset`
- * honoured), JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted, and
- * every document read parsed with the schema its caller declares (an answer of another shape: exit 4).
+ * JSON:API headers, timeouts, retries of the requests that may be repeated (src/net/retry.ts: 429/5xx/network,
+ * `Retry-After` and `X-RateLimit-Reset` honoured; a create is not sent again here, publish reconciles it),
+ * JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted, and every
+ * document read parsed with the schema its caller declares (an answer of another shape: exit 4).
  */
-import got, { HTTPError, RequestError, type Got, type Method, type RetryObject } from 'got';
+import got, { HTTPError, RequestError, type Got, type Method } from 'got';
 import type { ApiHost } from '../config/index.js';
 import { InterruptedError } from '../errors.js';
+import { retrying, type Backoff } from '../net/retry.js';
 import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
 import { parseAnswer, type Answer } from './answers.js';
@@ -24,7 +26,7 @@ export interface RegistryClientOptions {
   signal?: AbortSignal | undefined;
   userAgent?: string;
   /** Retries after the first attempt (default 4), first backoff (default 500 ms), backoff cap (default 8 s). */
-  retry?: { limit?: number; baseDelayMs?: number; maxDelayMs?: number };
+  retry?: Partial<Backoff> | undefined;
   /** Milliseconds: connect (default 10 s) and response (default 60 s). */
   timeout?: { connect?: number; response?: number };
 }
@@ -36,8 +38,8 @@ export interface RequestOptions {
   json?: unknown;
 }
 
-const RETRY_STATUSES = [408, 429, 500, 502, 503, 504, 521, 522, 524];
-const MAX_RETRY_AFTER_MS = 120_000;
+/** Methods that may be sent again after a lost answer (got's list); a POST or PATCH is not. */
+const IDEMPOTENT = new Set<string>(['GET', 'PUT', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 const PAGE_SIZE = 100;
 const MAX_PAGES = 10_000;
 
@@ -60,18 +62,13 @@ export class RegistryClient {
       if (url !== undefined && new URL(url).origin === origin) headers.authorization = `Bearer ${token}`;
       else delete headers.authorization;
     };
-    const retry = options.retry ?? {};
     this.got = got.extend({
       headers: { accept: JSONAPI, 'user-agent': options.userAgent ?? 'provider-cli' },
       timeout: { connect: options.timeout?.connect ?? 10_000, response: options.timeout?.response ?? 60_000 },
       signal: options.signal,
       responseType: 'text',
-      retry: {
-        limit: retry.limit ?? 4,
-        statusCodes: RETRY_STATUSES,
-        maxRetryAfter: MAX_RETRY_AFTER_MS,
-        calculateDelay: (attempt) => retryDelay(attempt, retry.baseDelayMs ?? 500, retry.maxDelayMs ?? 8_000),
-      },
+      // Retries are src/net/retry.ts's, around each call (see `exchange`), never got's own.
+      retry: { limit: 0 },
       hooks: {
         beforeRequest: [
           (request) => {
@@ -81,14 +78,6 @@ export class RegistryClient {
           },
         ],
         beforeRedirect: [(request) => authorize(request.url, request.headers)],
-        beforeRetry: [
-          (error, count) => {
-            const why = error.response
-              ? `status ${error.response.statusCode}`
-              : (error.code ?? error.message);
-            output.debug(`↻ retry ${count} of ${error.options.method} ${String(error.options.url)} (${why})`);
-          },
-        ],
         afterResponse: [
           (response) => {
             const started = response.request.options.context.started;
@@ -150,17 +139,30 @@ export class RegistryClient {
     return items;
   }
 
-  /** One request, retried as configured; a refusal or no answer is thrown as ApiError, an answer returned. */
+  /**
+   * One request, retried as configured when its method may be repeated; a refusal or no answer is thrown as
+   * ApiError, an answer returned.
+   */
   private async exchange(method: Method, path: string, options: RequestOptions): Promise<Answer> {
     const url = new URL(path, this.baseUrl);
     for (const [key, value] of Object.entries(options.searchParams ?? {}))
       url.searchParams.set(key, String(value));
+    const { output, signal } = this.options;
     try {
-      const response = await this.got(url, {
-        method,
-        ...(options.json === undefined
-          ? {}
-          : { body: JSON.stringify(options.json), headers: { 'content-type': JSONAPI } }),
+      const send = () =>
+        this.got(url, {
+          method,
+          ...(options.json === undefined
+            ? {}
+            : { body: JSON.stringify(options.json), headers: { 'content-type': JSONAPI } }),
+        });
+      const response = await retrying(send, {
+        policy: this.options.retry,
+        idempotent: IDEMPOTENT.has(method.toUpperCase()),
+        signal,
+        interrupted: `Interrupted during ${method} ${url.pathname}`,
+        onRetry: ({ attempt, reason }) =>
+          output.debug(`↻ retry ${attempt} of ${method} ${url.toString()} (${reason})`),
       });
       return {
         method,
@@ -197,14 +199,4 @@ export class RegistryClient {
 /** Builds the registry client. */
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   return new RegistryClient(options);
-}
-
-/** got's rules decide whether to retry; we decide how long to wait. */
-function retryDelay(attempt: RetryObject, baseMs: number, maxMs: number): number {
-  if (attempt.computedValue === 0) return 0;
-  if (attempt.retryAfter !== undefined && attempt.retryAfter > 0) return attempt.computedValue;
-  const reset = Number(attempt.error.response?.headers['x-ratelimit-reset']);
-  if (Number.isFinite(reset) && reset > 0 && reset * 1000 <= MAX_RETRY_AFTER_MS) return reset * 1000;
-  const ceiling = Math.min(maxMs, baseMs * 2 ** (attempt.attemptCount - 1));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
 }

@@ -7,6 +7,10 @@ import { ApiError } from '../errors.js';
 import { networkHint, type NetworkFailure } from './networkFailure.js';
 import type { ErrorObject } from './types.js';
 
+/** The hint of a publish stopped midway (Ctrl-C, a transfer that kept failing): a re-run resumes. */
+export const RESUME_HINT =
+  'Run the same command again to finish: what is already in the registry is kept and not duplicated.';
+
 /** An ApiError for an HTTP error answer. */
 export function toApiError(
   apiHost: ApiHost,

@@ -1,16 +1,18 @@
 /**
  * Archivist uploads: a file PUT to the upload link the API returned. Links carry their own secret, so these
- * requests go through a separate got instance that never sends the token; each link is registered as a secret with the output sink and never appears in a message (errors
- * name the file). 5xx, 408/429, resets and timeouts are retried with backoff; an upload link answering
- * 401/403/404 raises `LinkRefusedError`, so the caller can read the resource again for a fresh link.
- * A file is hashed while it streams and its last chunk is held back until the hash matches the verified one
- * (`readVerified`): a file changed since verification aborts the request, and the error is final.
+ * requests go through a separate got instance that never sends the token; each link is registered as a secret
+ * with the output sink and never appears in a message (errors name the file). Transient failures are retried by
+ * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
+ * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
+ * `LinkRefusedError`. A file is hashed while it streams and its last chunk is held back until the hash matches
+ * the verified one (`readVerified`): a file changed since verification aborts the request, and the error is final.
  */
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';
 import { FileChangedError, readVerified } from '../release/hashing.js';
 import type { Output } from '../ui/output.js';
-import { DEFAULT_BACKOFF, backoffDelay, interrupted, pause, type BackoffPolicy } from './backoff.js';
+import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
+import { RESUME_HINT } from './httpErrors.js';
 import { describeNetworkFailure, networkHint } from './networkFailure.js';
 
 /**
@@ -33,7 +35,7 @@ export interface TransferOptions {
   filename: string;
   output: Output;
   signal?: AbortSignal | undefined;
-  retry?: BackoffPolicy | undefined;
+  retry?: Backoff | undefined;
   /** Milliseconds without progress (bytes moving or an answer coming) before giving up (default 60 s). */
   timeoutMs?: number | undefined;
   /** Called before each retry with the attempt number and the reason. */
@@ -43,22 +45,41 @@ export interface TransferOptions {
 /** The link was refused (401/403/404): expired, or already used; read the resource again for a new one. */
 export class LinkRefusedError extends ApiError {}
 
+/** What an upload needs beyond the transfer options. */
+export interface UploadOptions extends TransferOptions {
+  body: TransferBody;
+  onProgress?: ((progress: TransferProgress) => void) | undefined;
+  /**
+   * Replaces a refused link (at most twice): the fresh link, or undefined when the registry turns out to have
+   * the file already (the upload then ends without sending it). Without it a refused link raises
+   * LinkRefusedError.
+   */
+  refreshLink?: ((refused: LinkRefusedError) => Promise<string | undefined>) | undefined;
+}
+
 const transport = got.extend({
   retry: { limit: 0 },
   headers: { 'user-agent': 'provider-cli', accept: 'application/json, */*' },
 });
-const RETRY_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504, 521, 522, 524]);
-const MAX_RETRY_AFTER_MS = 120_000;
+/** A link answering one of these is expired or used up: another try of the same link is pointless. */
+const REFUSED_LINK = new Set([401, 403, 404]);
+// An expired link is replaced twice at most; a fresh link refused again is not an expiry problem.
+const MAX_LINK_REFRESHES = 2;
 
 /** PUTs a file to an upload link: octet-stream, a Content-Length, no Authorization; retried on transient failures. */
-export async function uploadFile(
-  options: TransferOptions & { body: TransferBody; onProgress?: (progress: TransferProgress) => void },
-): Promise<void> {
-  const { body } = options;
+export async function uploadFile(options: UploadOptions): Promise<void> {
+  const { body, output, filename } = options;
   const total = 'data' in body ? body.data.length : body.bytes;
   const idle = options.timeoutMs ?? 60_000;
-  await withRetries(options, 'uploading', async () => {
-    const request = transport.put(options.url, {
+  let url = options.url;
+  const secret = (link: string): void => {
+    output.addSecret(link);
+    output.addSecret(new URL(link).pathname);
+  };
+  secret(url);
+  const put = async (): Promise<void> => {
+    output.debug(`→ uploading ${filename} (archivist link)`);
+    const request = transport.put(url, {
       // A fresh stream per attempt (a body stream cannot be replayed): each attempt reads and hashes anew.
       body: 'data' in body ? Buffer.from(body.data) : readVerified(body.path, options.filename, body),
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
@@ -69,51 +90,67 @@ export async function uploadFile(
     });
     request.on('uploadProgress', (p) => options.onProgress?.({ transferred: p.transferred, total }));
     await request;
-  });
-}
-
-/** Runs one transfer attempt after another until it succeeds or fails for good. */
-async function withRetries<T>(options: TransferOptions, verb: string, attempt: () => Promise<T>): Promise<T> {
-  const { output, filename, signal } = options;
-  output.addSecret(options.url);
-  output.addSecret(new URL(options.url).pathname);
-  const policy = options.retry ?? DEFAULT_BACKOFF;
-  for (let retry = 0; ; retry++) {
-    try {
-      output.debug(`→ ${verb} ${filename} (archivist link)`);
-      return await attempt();
-    } catch (error) {
-      if (signal?.aborted) throw interrupted(`${verb} ${filename}`);
-      const failure = classify(error, filename, verb);
-      if (failure.transient === undefined || retry >= policy.limit) throw failure.error;
-      options.onRetry?.(retry + 1, failure.transient);
-      output.debug(`↻ retry ${retry + 1} of ${verb} ${filename} (${failure.transient})`);
-      await pause(failure.waitMs ?? backoffDelay(retry + 1, policy), signal, `${verb} ${filename}`);
-    }
+  };
+  const { refreshLink } = options;
+  try {
+    await retrying(put, {
+      policy: options.retry,
+      failure: uploadFailure,
+      signal: options.signal,
+      interrupted: { message: `Interrupted while uploading ${filename}`, hint: RESUME_HINT },
+      onRetry: ({ attempt, reason }) => {
+        options.onRetry?.(attempt, reason);
+        output.debug(`↻ retry ${attempt} of uploading ${filename} (${reason})`);
+      },
+      refresh:
+        refreshLink === undefined
+          ? undefined
+          : {
+              when: (failure) => refusedStatus(failure) !== undefined,
+              limit: MAX_LINK_REFRESHES,
+              run: async ({ failure }) => {
+                const fresh = await refreshLink(linkRefused(refusedStatus(failure) ?? 0, filename));
+                if (fresh === undefined) return { value: undefined };
+                secret(fresh);
+                url = fresh;
+                return undefined;
+              },
+            },
+    });
+  } catch (error) {
+    throw toUploadError(error, filename);
   }
 }
 
-/** What went wrong: a final error, plus a reason and wait when it is worth another try. */
-function classify(
-  error: unknown,
-  filename: string,
-  verb: string,
-): { error: Error; transient?: string; waitMs?: number } {
+/** The policy's reading, plus what is final for an upload: a file changed since it was verified. */
+function uploadFailure(error: unknown): Failure {
   // The file is not the one verified any more: another attempt would read the same changed file.
-  if (error instanceof FileChangedError) return { error };
-  if (error instanceof RequestError && error.cause instanceof FileChangedError) return { error: error.cause };
+  if (error instanceof FileChangedError) return { kind: 'final' };
+  if (error instanceof RequestError && error.cause instanceof FileChangedError) return { kind: 'final' };
+  return failureOf(error);
+}
+
+/** The status of an answer that refuses the link itself (401/403/404), else undefined. */
+function refusedStatus(failure: Failure): number | undefined {
+  return failure.kind === 'answer' && REFUSED_LINK.has(failure.status) ? failure.status : undefined;
+}
+
+function linkRefused(status: number, filename: string): LinkRefusedError {
+  return new LinkRefusedError(`The link for uploading ${filename} was refused: ${status}`, {
+    status,
+    hint: 'Archivist links expire (after 25 hours) and are single-purpose; run the same command again for fresh ones.',
+    details: { file: filename, status },
+  });
+}
+
+/** The error an upload ends with: named by the file, never the link. */
+function toUploadError(error: unknown, filename: string): Error {
+  if (error instanceof FileChangedError) return error;
+  if (error instanceof RequestError && error.cause instanceof FileChangedError) return error.cause;
   if (error instanceof HTTPError) {
     const status = error.response.statusCode;
-    if (status === 401 || status === 403 || status === 404) {
-      return {
-        error: new LinkRefusedError(`The link for ${verb} ${filename} was refused: ${status}`, {
-          status,
-          hint: 'Archivist links expire (after 25 hours) and are single-purpose; run the same command again for fresh ones.',
-          details: { file: filename, status },
-        }),
-      };
-    }
-    const final = new ApiError(`${capitalize(verb)} ${filename} failed: ${status}`, {
+    if (REFUSED_LINK.has(status)) return linkRefused(status, filename);
+    return new ApiError(`Uploading ${filename} failed: ${status}`, {
       status,
       hint:
         status >= 500 || status === 429
@@ -121,13 +158,11 @@ function classify(
           : 'The registry refused the file; run with --verbose to see the exchange.',
       details: { file: filename, status },
     });
-    if (!RETRY_STATUSES.has(status)) return { error: final };
-    return { error: final, transient: `status ${status}`, ...retryAfter(error) };
   }
   if (error instanceof RequestError) {
     const failure = describeNetworkFailure(error, error.code ?? error.name);
     const { reason } = failure;
-    const final = new ApiError(`${capitalize(verb)} ${filename} failed: ${reason}`, {
+    return new ApiError(`Uploading ${filename} failed: ${reason}`, {
       status: 0,
       hint: networkHint(
         failure,
@@ -137,27 +172,12 @@ function classify(
       ),
       details: { file: filename, reason },
     });
-    // A server that does not speak TLS will not start to on the next attempt.
-    return failure.kind === 'network' ? { error: final, transient: reason } : { error: final };
   }
-  return { error: error instanceof Error ? error : new Error(String(error)) };
-}
-
-/** `Retry-After` (seconds or an HTTP date), capped; nothing when absent. */
-function retryAfter(error: HTTPError): { waitMs?: number } {
-  const header = error.response.headers['retry-after'];
-  if (header === undefined) return {};
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  return Number.isFinite(ms) && ms >= 0 ? { waitMs: Math.min(ms, MAX_RETRY_AFTER_MS) } : {};
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** `host[:port]` of the link a request went to (never its path: that is the link's secret). */
 function linkHost(error: RequestError): string {
   const url = error.options.url;
   return url === undefined ? 'the upload host' : new URL(url).host;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

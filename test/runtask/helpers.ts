@@ -128,7 +128,7 @@ export async function startTestIntegrator(
     shutdownCallbackTimeoutMs: 2_000,
     planTimeoutMs: 5_000,
     killGraceMs: 500,
-    retry: { baseMs: 5, maxMs: 20 },
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
     workRoot,
     env: {
       PATH: process.env.PATH,

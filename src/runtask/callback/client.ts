@@ -1,13 +1,16 @@
 /**
  * Sending one task result callback (run-tasks.md §4): PATCH the callback URL with the run's access token as a
- * Bearer token and the JSON:API document. 5xx, 408, 429 (Retry-After honoured) and network errors are retried
- * with backoff until the deadline; any other refusal (401, 409, 422, …) is final and carries the server's words.
+ * Bearer token and the JSON:API document. The one retry policy (src/net/retry.ts) retries 408, 429, 5xx
+ * (Retry-After honoured) and network errors with backoff until the deadline; any other refusal (401, 409, 422, …)
+ * is final and carries the server's words. The same document may be sent twice, so the PATCH counts as a request
+ * that may be repeated. An interruption is not an error here: the outcome says `aborted`.
  * The token goes only to an allowed platform origin, and redirects are never followed with it.
  */
-import { NetworkError, send } from './http.js';
+import { send } from './http.js';
 import { callbackDocument, type TaskResult } from '../wire/payload.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
-import { backoffDelay, pause, retryAfterMs, type BackoffOptions } from '../retry.js';
+import { InterruptedError } from '../../errors.js';
+import { AnswerError, failureOf, isTransient, retrying, type RetryPolicy } from '../../net/retry.js';
 
 import { JSONAPI } from '../../terraform.js';
 
@@ -20,7 +23,8 @@ export interface SendCallbackOptions {
   /** Keep retrying for this long after the first attempt. */
   deadlineMs: number;
   signal?: AbortSignal | undefined;
-  retry?: BackoffOptions | undefined;
+  /** Backoff between attempts (default 500 ms doubling to 30 s); the deadline is `deadlineMs`. */
+  retry?: CallbackBackoff | undefined;
   /** Called before each retry, for logging. */
   onRetry?: ((info: { attempt: number; reason: string; delayMs: number }) => void) | undefined;
   userAgent?: string | undefined;
@@ -34,50 +38,73 @@ export type CallbackOutcome =
   | { kind: 'aborted'; attempts: number }
   | { kind: 'not-allowed'; url: string | undefined };
 
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+/** The backoff of the integrator's requests (callbacks, plan JSON): first and largest ceiling, in ms. */
+export type CallbackBackoff = Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>;
+
 const ATTEMPT_TIMEOUT_MS = 30_000;
+const MAX_DELAY_MS = 30_000;
 
 /** Sends one callback, retrying transient failures until `deadlineMs`; never throws for HTTP outcomes. */
 export async function sendCallback(options: SendCallbackOptions): Promise<CallbackOutcome> {
   const { url, token, allowed, signal } = options;
   if (!allowed.allows(url)) return { kind: 'not-allowed', url: loggableUrl(url) };
   const body = JSON.stringify(callbackDocument(options.result));
-  const deadline = Date.now() + options.deadlineMs;
-  for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) return { kind: 'aborted', attempts: attempt - 1 };
-    let reason: string;
-    let wait: number | undefined;
-    try {
-      const response = await send(url, {
-        method: 'PATCH',
-        body,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': JSONAPI,
-          accept: JSONAPI,
-          'user-agent': options.userAgent ?? 'provider-runtask',
-        },
-        timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now())),
+  let attempts = 0;
+  try {
+    const status = await retrying(
+      async ({ attempt, remainingMs }) => {
+        attempts = attempt;
+        const response = await send(url, {
+          method: 'PATCH',
+          body,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': JSONAPI,
+            accept: JSONAPI,
+            'user-agent': options.userAgent ?? 'provider-runtask',
+          },
+          timeoutMs: Math.max(1, Math.min(ATTEMPT_TIMEOUT_MS, remainingMs)),
+          signal,
+        });
+        if (response.status >= 200 && response.status < 300) return response.status;
+        throw new AnswerError(response.status, response.headers, response.body.toString('utf8'));
+      },
+      {
+        policy: callbackPolicy(options.retry, options.deadlineMs),
         signal,
-      });
-      const status = response.status;
-      if (status >= 200 && status < 300) return { kind: 'sent', status, attempts: attempt };
-      if (!RETRY_STATUSES.has(status)) {
-        const detail = serverDetail(response.body.toString('utf8'), status);
-        return { kind: 'refused', status, detail, attempts: attempt };
-      }
-      reason = `status ${status}`;
-      wait = retryAfterMs(response.headers['retry-after']);
-    } catch (error) {
-      if (signal?.aborted) return { kind: 'aborted', attempts: attempt };
-      reason = error instanceof NetworkError ? error.code : String(error);
+        interrupted: 'interrupted before the callback was delivered',
+        onRetry: (info) => options.onRetry?.({ ...info, delayMs: Math.round(info.delayMs) }),
+      },
+    );
+    return { kind: 'sent', status, attempts };
+  } catch (error) {
+    if (error instanceof InterruptedError) return { kind: 'aborted', attempts };
+    if (error instanceof AnswerError && !isTransient(error)) {
+      return {
+        kind: 'refused',
+        status: error.status,
+        detail: serverDetail(error.body, error.status),
+        attempts,
+      };
     }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) return { kind: 'gave-up', reason, attempts: attempt };
-    const delayMs = Math.min(remaining, wait ?? backoffDelay(attempt, options.retry));
-    options.onRetry?.({ attempt, reason, delayMs: Math.round(delayMs) });
-    if (!(await pause(delayMs, signal))) return { kind: 'aborted', attempts: attempt };
+    const failure = failureOf(error);
+    const reason =
+      failure.kind === 'answer'
+        ? `status ${failure.status}`
+        : failure.kind === 'no-answer'
+          ? failure.reason
+          : String(error);
+    return { kind: 'gave-up', reason, attempts };
   }
+}
+
+/** The policy of the integrator's requests: backoff from 500 ms to 30 s, as many tries as `deadlineMs` allows. */
+export function callbackPolicy(backoff: CallbackBackoff | undefined, deadlineMs: number): RetryPolicy {
+  return {
+    baseDelayMs: backoff?.baseDelayMs ?? 500,
+    maxDelayMs: backoff?.maxDelayMs ?? MAX_DELAY_MS,
+    deadlineMs,
+  };
 }
 
 /** The server's own words: JSON:API `errors[].title/detail`, else the start of the body. */

@@ -2,13 +2,15 @@
  * Fetching the run's plan JSON for a handler (run-tasks.md §5): GET `plan_json_api_url` with the access token;
  * the platform answers 307 to a short-lived blob URL (or 204 while the plan is not ready). The blob URL carries
  * its own secret, so it is fetched WITHOUT the Authorization header, whatever its origin, and streamed to disk.
+ * Retried by the one retry policy (src/net/retry.ts) until the deadline: 408/429/5xx and network errors, and
+ * (the caller's `Again`) a plan not ready yet or a blob link that did not answer 2xx.
  */
 import { stat, writeFile } from 'node:fs/promises';
-import { ApiError, InterruptedError, TimeoutError } from '../../errors.js';
-import { serverDetail } from './client.js';
-import { NetworkError, send, sendToFile } from './http.js';
+import { ApiError, TimeoutError } from '../../errors.js';
+import { Again, AnswerError, failureOf, isTransient, retrying } from '../../net/retry.js';
+import { callbackPolicy, serverDetail, type CallbackBackoff } from './client.js';
+import { send, sendToFile } from './http.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
-import { backoffDelay, pause, type BackoffOptions } from '../retry.js';
 
 /** Where the plan is, where it goes, and how hard to try. */
 export interface FetchPlanOptions {
@@ -18,19 +20,16 @@ export interface FetchPlanOptions {
   file: string;
   deadlineMs: number;
   signal?: AbortSignal | undefined;
-  retry?: BackoffOptions | undefined;
+  retry?: CallbackBackoff | undefined;
   onRetry?: ((info: { attempt: number; reason: string; delayMs: number }) => void) | undefined;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const RETRY_STATUSES = new Set([204, 408, 429, 500, 502, 503, 504]);
 /** A plan can be tens of megabytes: the download link gets longer than an API answer. */
 const BLOB_TIMEOUT_MS = 10 * 60_000;
 
-/** One attempt: `done` with the size, `retry` with a reason, or a thrown final error. */
-type Attempt = { done: number } | { retry: string };
-
-async function attempt(options: FetchPlanOptions): Promise<Attempt> {
+/** One attempt: resolves with the size; throws `Again`, an AnswerError or a NetworkError for the policy to judge. */
+async function attempt(options: FetchPlanOptions): Promise<number> {
   const { url, token, file, signal } = options;
   const first = await send(url, {
     method: 'GET',
@@ -45,21 +44,12 @@ async function attempt(options: FetchPlanOptions): Promise<Attempt> {
   const status = first.status;
   if (status === 200) {
     await writeFile(file, first.body, { mode: 0o600 });
-    return { done: first.body.length };
+    return first.body.length;
   }
-  if (RETRY_STATUSES.has(status))
-    return { retry: status === 204 ? 'the plan is not ready (204)' : `status ${status}` };
+  if (status === 204) throw new Again('the plan is not ready (204)');
   const location = first.headers.location;
   if (!REDIRECTS.has(status) || location === undefined) {
-    const detail = serverDetail(first.body.toString('utf8'), status);
-    throw new ApiError(
-      `the platform refused the plan JSON request (${loggableUrl(url)}): ${status}${detail ? ` ${detail}` : ''}`,
-      {
-        status,
-        serverDetail: detail,
-        hint: 'The run task access token may have expired (it lives 10 minutes) or may not read this plan.',
-      },
-    );
+    throw new AnswerError(status, first.headers, first.body.toString('utf8'));
   }
   // A fresh request, built here, so that no header of the first one (the token above all) can carry over.
   const blob = await sendToFile(new URL(location, url), file, {
@@ -68,9 +58,9 @@ async function attempt(options: FetchPlanOptions): Promise<Attempt> {
     signal,
   });
   if (blob.status < 200 || blob.status >= 300) {
-    return { retry: `the plan download link answered ${blob.status}` };
+    throw new Again(`the plan download link answered ${blob.status}`);
   }
-  return { done: (await stat(file)).size };
+  return (await stat(file)).size;
 }
 
 /** Downloads the plan JSON into `file`; resolves with its size in bytes. */
@@ -85,26 +75,36 @@ export async function fetchPlanJson(options: FetchPlanOptions): Promise<number> 
       },
     );
   }
-  const deadline = Date.now() + options.deadlineMs;
-  for (let n = 1; ; n++) {
-    let reason: string;
-    try {
-      const result = await attempt(options);
-      if ('done' in result) return result.done;
-      reason = result.retry;
-    } catch (error) {
-      if (signal?.aborted) throw new InterruptedError('the plan JSON download was interrupted');
-      if (!(error instanceof NetworkError)) throw error;
-      reason = error.code;
+  try {
+    return await retrying(() => attempt(options), {
+      policy: callbackPolicy(options.retry, options.deadlineMs),
+      signal,
+      interrupted: 'the plan JSON download was interrupted',
+      onRetry: (info) => options.onRetry?.({ ...info, delayMs: Math.round(info.delayMs) }),
+    });
+  } catch (error) {
+    if (error instanceof AnswerError && !isTransient(error)) {
+      const detail = serverDetail(error.body, error.status);
+      throw new ApiError(
+        `the platform refused the plan JSON request (${loggableUrl(url)}): ${error.status}${detail ? ` ${detail}` : ''}`,
+        {
+          status: error.status,
+          serverDetail: detail,
+          hint: 'The run task access token may have expired (it lives 10 minutes) or may not read this plan.',
+        },
+      );
     }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) {
-      throw new TimeoutError(`could not fetch the plan JSON (${loggableUrl(url)}) in time: ${reason}`, {
-        hint: 'Check that the platform is reachable from the integrator.',
+    const failure = failureOf(error);
+    if (failure.kind === 'final') throw error;
+    const reason = failure.kind === 'answer' ? `status ${failure.status}` : failure.reason;
+    if (!isTransient(error)) {
+      throw new ApiError(`could not fetch the plan JSON (${loggableUrl(url)}): ${reason}`, {
+        status: 0,
+        hint: 'The platform host did not answer in TLS: check --platform-host and the plan JSON URL.',
       });
     }
-    const delayMs = Math.min(remaining, backoffDelay(n, options.retry));
-    options.onRetry?.({ attempt: n, reason, delayMs: Math.round(delayMs) });
-    if (!(await pause(delayMs, signal))) throw new InterruptedError('the plan JSON download was interrupted');
+    throw new TimeoutError(`could not fetch the plan JSON (${loggableUrl(url)}) in time: ${reason}`, {
+      hint: 'Check that the platform is reachable from the integrator.',
+    });
   }
 }

@@ -12,7 +12,7 @@ import type { EventLog } from './log.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { withoutAccessToken, type RunTaskRequest } from '../wire/payload.js';
 import { fetchPlanJson } from '../callback/planJson.js';
-import type { BackoffOptions } from '../retry.js';
+import type { CallbackBackoff } from '../callback/client.js';
 
 /** How checks run. */
 export interface CheckSettings {
@@ -30,7 +30,7 @@ export interface CheckSettings {
   hmacKey?: string | undefined;
   planTimeoutMs?: number;
   killGraceMs?: number;
-  retry?: BackoffOptions | undefined;
+  retry?: CallbackBackoff | undefined;
 }
 
 /** The job as a check sees it. */

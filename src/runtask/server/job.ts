@@ -7,7 +7,7 @@ import type { CheckInput } from './check.js';
 import type { EventLog } from './log.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { reportResult, type ReportDeps } from './report.js';
-import type { BackoffOptions } from '../retry.js';
+import type { CallbackBackoff } from '../callback/client.js';
 import type { Slots } from './slots.js';
 
 /** Why a job's work was aborted: shutdown, a hard stop, or the platform refusing its token. */
@@ -25,7 +25,7 @@ export interface ProgressSettings {
   callbackTimeoutMs: number;
   maxJobs: number;
   allowed: PlatformOrigins;
-  retry?: BackoffOptions | undefined;
+  retry?: CallbackBackoff | undefined;
 }
 
 /** Statuses that say nothing this job sends can land (unknown token or result, or already final). */

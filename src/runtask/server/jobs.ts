@@ -10,7 +10,7 @@ import type { InterpretedResult } from './handlerResult.js';
 import type { Journal, JobRecord, JournalHealth } from './journal.js';
 import type { EventLog } from './log.js';
 import { readRunTaskRequest, type TaskResult } from '../wire/payload.js';
-import { pause } from '../retry.js';
+import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
 import { reportResult, shapeFinalResult } from './report.js';
 import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, type StopReason } from './job.js';
@@ -125,7 +125,10 @@ export class JobManager {
   async drain(graceMs: number): Promise<void> {
     this.stopping = true;
     const timer = new AbortController();
-    await Promise.race([this.idle(), pause(graceMs, timer.signal)]);
+    await Promise.race([
+      this.idle(),
+      pause(graceMs, timer.signal, 'the grace period ended').catch(() => undefined),
+    ]);
     timer.abort();
     for (const job of this.jobs.values()) {
       // A final result already waiting for delivery stays in the journal for the next start.

@@ -2,11 +2,10 @@
  * A job's callbacks, logged: what the final result may carry (outcomes only when the platform offered them,
  * trimmed to the documented limits) and one send with every ending written to the event log.
  */
-import { sendCallback, type CallbackOutcome } from '../callback/client.js';
+import { sendCallback, type CallbackBackoff, type CallbackOutcome } from '../callback/client.js';
 import type { EventLog } from './log.js';
 import { loggableUrl, type PlatformOrigins } from '../callback/origins.js';
 import { acceptsOutcomes, trimTaskResult, type RunTaskRequest, type TaskResult } from '../wire/payload.js';
-import type { BackoffOptions } from '../retry.js';
 
 /** Who reports, where, and with which signal. */
 export interface ReportDeps {
@@ -15,7 +14,7 @@ export interface ReportDeps {
   allowed: PlatformOrigins;
   log: EventLog;
   signal: AbortSignal;
-  retry?: BackoffOptions | undefined;
+  retry?: CallbackBackoff | undefined;
 }
 
 /** The final result as it may be sent: outcomes dropped unless offered, everything fitted to the limits. */
