@@ -140,7 +140,7 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
 /** Waits for every promise, then throws the first failure (an interruption first): nothing is left running. */
 async function settleAll(promises: Promise<void>[]): Promise<void> {
   const failures = (await Promise.allSettled(promises)).flatMap((r) =>
-    r.status === 'rejected' ? [r.reason] : [],
+    r.status === 'rejected' ? [r.reason as unknown] : [],
   );
   if (failures.length > 0) throw failures.find((e) => e instanceof InterruptedError) ?? failures[0];
 }

@@ -169,7 +169,7 @@ export class RegistryClient {
         path: url.pathname,
         status: response.statusCode,
         contentType: response.headers['content-type'],
-        body: response.body as string,
+        body: response.body,
       };
     } catch (error) {
       throw this.translate(error, method, url);

@@ -88,7 +88,8 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
       signal: options.signal,
       throwHttpErrors: true,
     });
-    request.on('uploadProgress', (p) => options.onProgress?.({ transferred: p.transferred, total }));
+    // `.on` hands back the request itself, which is awaited on the next line.
+    void request.on('uploadProgress', (p) => options.onProgress?.({ transferred: p.transferred, total }));
     await request;
   };
   const { refreshLink } = options;

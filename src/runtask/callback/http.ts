@@ -99,7 +99,9 @@ function exchange<T>(
     }, options.timeoutMs);
     const fail = (error: unknown): void => {
       clearTimeout(timer);
-      if (error instanceof NetworkError || options.signal?.aborted) return reject(error);
+      if (error instanceof NetworkError) return reject(error);
+      // An abort rejects with the signal's reason, an Error (AbortError) in every path that aborts.
+      if (options.signal?.aborted) return reject(error instanceof Error ? error : new Error(String(error)));
       const err = error as NodeJS.ErrnoException;
       reject(new NetworkError(err.code ?? 'ERR_NETWORK', err.message));
     };
