@@ -1,7 +1,7 @@
 /** Wording of the consumer check's failures, and the small concurrency helper its downloads use. */
 import { ApiError } from '../errors.js';
 import type { DownloadError } from '../registry/downloads.js';
-import { networkHint } from '../registry/networkFailure.js';
+import { networkHint } from '../net/networkFailure.js';
 import type { ConsumerProblem } from './checksums.js';
 
 /** The VerificationError message: one header line, then each problem with Terraform's words beneath. */

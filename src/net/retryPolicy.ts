@@ -21,7 +21,7 @@
  * `reconcile` hook reads the resource first, and without that hook the failure is final.
  */
 import { ApiError } from '../errors.js';
-import { describeNetworkFailure } from '../registry/networkFailure.js';
+import { describeNetworkFailure } from './networkFailure.js';
 
 /** Response headers as Node and got give them. */
 export type HeaderBag = Record<string, string | string[] | undefined>;

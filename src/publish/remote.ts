@@ -8,7 +8,7 @@ import type { RegistryClient } from '../registry/http.js';
 import { ApiError } from '../errors.js';
 import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
 import { getGpgKey } from '../registry/gpgKeys.js';
-import { networkHint } from '../registry/networkFailure.js';
+import { networkHint } from '../net/networkFailure.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getProvider } from '../registry/providers.js';

@@ -12,7 +12,7 @@ import got, { HTTPError, RequestError, type Got } from 'got';
 import { ProviderError } from '../errors.js';
 import { retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
-import { describeNetworkFailure, type NetworkFailure } from './networkFailure.js';
+import { describeNetworkFailure, type NetworkFailure } from '../net/networkFailure.js';
 
 /** Why a download failed: an HTTP status the link answered, or a network problem (`status` undefined). */
 export class DownloadError extends Error {

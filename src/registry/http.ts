@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
 import { parseAnswer, type Answer } from './answers.js';
 import { toApiError, unreachableError } from './httpErrors.js';
-import { describeNetworkFailure } from './networkFailure.js';
+import { describeNetworkFailure } from '../net/networkFailure.js';
 import { listOf } from './schemas.js';
 
 import { JSONAPI } from '../terraform.js';

@@ -4,7 +4,7 @@
  */
 import { encodeTokenVariable, type ApiHost } from '../config/index.js';
 import { ApiError } from '../errors.js';
-import { networkHint, type NetworkFailure } from './networkFailure.js';
+import { networkHint, type NetworkFailure } from '../net/networkFailure.js';
 import type { ErrorObject } from './types.js';
 
 /** The hint of a publish stopped midway (Ctrl-C, a transfer that kept failing): a re-run resumes. */

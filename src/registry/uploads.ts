@@ -13,7 +13,7 @@ import { FileChangedError, readVerified } from '../release/hashing.js';
 import type { Output } from '../ui/output.js';
 import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
 import { RESUME_HINT } from './httpErrors.js';
-import { describeNetworkFailure, networkHint } from './networkFailure.js';
+import { describeNetworkFailure, networkHint } from '../net/networkFailure.js';
 
 /**
  * What to send: a file streamed from disk with the size and SHA-256 it was verified with (checked again as
