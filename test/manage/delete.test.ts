@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { fixedConfirm, type Confirm } from '../../src/ui/prompt.js';
-import { Capture, type CliResult } from '../helpers/cli.js';
+import { Capture } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
 import { emulatorPerTest } from '../helpers/emulator-api.js';
 import { ALL_PLATFORMS, cli, publishAll, requests, tempRoot, zipName, eventually } from './helpers.js';
 

@@ -13,7 +13,8 @@ import type { StoredPlatform, StoredVersion } from '../../src/emulator/state.js'
 import { createRegistryClient, type RegistryClient } from '../../src/registry/http.js';
 import type { ProviderAddress } from '../../src/registry/paths.js';
 import { Output } from '../../src/ui/output.js';
-import { Capture, runCli, type CliResult } from '../helpers/cli.js';
+import { Capture, runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
 import { publishFixture, REPO_ROOT } from '../helpers/emulator-api.js';
 
 /** The fixture release's platforms. */

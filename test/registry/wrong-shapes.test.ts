@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
 import {
   REPO_ROOT,
   clients,
@@ -431,7 +432,7 @@ describe('answers of the wrong shape', () => {
     const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const request = `GET ${providerPaths(emulator.organization, 'example').version('1.2.3')}`;
     expectUnexpectedAnswer(
-      { exitCode: exitCode ?? -1, stdout, stderr },
+      { exitCode, stdout, stderr },
       emulator,
       request,
       'data: expected an object, got null',

@@ -3,6 +3,7 @@
  * zip writer, detached signatures made with the test-only keys, and an in-process CLI runner.
  */
 import { runCli as runShared } from '../helpers/cli.js';
+import type { InProcessResult } from '../helpers/result.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -160,24 +161,16 @@ export function makeZip(members: ZipMember[]): Buffer {
   return Buffer.concat([...locals, cd, end]);
 }
 
-/** What one in-process CLI run printed and returned. */
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI in-process (the shared helper), with colour off and the release folder as home. */
 export async function runCli(
   argv: string[],
   options: { cwd: string; env?: Record<string, string> },
-): Promise<CliResult> {
-  const result = await runShared(argv, {
+): Promise<InProcessResult> {
+  return runShared(argv, {
     cwd: options.cwd,
     homeDir: options.cwd,
     env: { NO_COLOR: '1', ...options.env },
   });
-  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** An output sink writing into strings, for calling the core directly. */

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../src/emulator/faults.js';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import type { InProcessResult } from '../helpers/result.js';
 import { publishFixture } from '../helpers/emulator-api.js';
 import { PLATFORMS, publishArgs } from '../publish/helpers.js';
 import {
@@ -219,7 +220,7 @@ function outlivedLinks(s: Scenario, records: readonly RequestRecord[]): boolean 
 }
 
 interface Run {
-  result: CliResult;
+  result: InProcessResult;
   summary: string;
 }
 

@@ -17,6 +17,7 @@ import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/emulator-api.js';
+import type { CliResult } from '../helpers/result.js';
 import { PLATFORMS, RELEASE, publishArgs } from '../publish/helpers.js';
 import { FIXTURES, MANIFEST, SIG, SUMS, makeZip, signDetached, zipName } from '../release/helpers.js';
 import {
@@ -195,20 +196,13 @@ function instrument(e: Emulator): {
   return { inFlight: () => started - ended, onStart, onEnd };
 }
 
-interface Spawned {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 async function killedRun(
   e: Emulator,
   hooks: ReturnType<typeof instrument>,
   plan: Plan,
   kill: Trigger,
   home: string,
-): Promise<Spawned> {
+): Promise<CliResult> {
   const releaseDir = plan.big ? bigRelease : RELEASE;
   const child = spawn(
     process.execPath,
@@ -257,8 +251,8 @@ async function killedRun(
   hooks.onEnd.add(end);
   if (kill.kind === 'timer') timer = setTimeout(die, kill.ms);
   try {
-    return await new Promise<Spawned>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    return await new Promise<CliResult>((resolve) =>
+      child.on('close', (code, signal) => resolve({ exitCode: code, signal, stdout, stderr })),
     );
   } finally {
     if (timer) clearTimeout(timer);
@@ -304,7 +298,7 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
             outcomes.states.add(stateOf(e));
           } else {
             outcomes.finishedFirst++;
-            expect(run.code, `${where}: a run that was not killed\n${tail(run.stderr)}`).toBe(0);
+            expect(run.exitCode, `${where}: a run that was not killed\n${tail(run.stderr)}`).toBe(0);
           }
           await settle(e, hooks, plan);
         }

@@ -15,7 +15,8 @@ import type { SendFlags } from '../../src/runtask/send/options.js';
 import type { SendTuning } from '../../src/runtask/send/post.js';
 import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
-import { Capture, runCli, type CliResult } from '../helpers/cli.js';
+import { Capture, runCli } from '../helpers/cli.js';
+import type { InProcessResult } from '../helpers/result.js';
 
 /** The HMAC key the tests use. */
 export const KEY = 'send-test-hmac-key-7a21';
@@ -109,7 +110,7 @@ export function sendCli(
   port: number,
   args: string[] = [],
   env: Record<string, string> = {},
-): Promise<CliResult> {
+): Promise<InProcessResult> {
   return runCli(['runtask', 'send', url, '--port', String(port), ...args], { env });
 }
 
@@ -132,7 +133,7 @@ export async function sendFast(
   url: string,
   overrides: Partial<SendFlags> = {},
   options: { json?: boolean; env?: Record<string, string>; tuning?: Partial<SendTuning> } = {},
-): Promise<CliResult & { report: Record<string, unknown> | undefined }> {
+): Promise<InProcessResult & { report: Record<string, unknown> | undefined }> {
   const stdout = new Capture();
   const stderr = new Capture();
   const output = new Output({ stdout, stderr, env: {}, json: options.json });

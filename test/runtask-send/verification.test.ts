@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/emulator-api.js';
+import type { CliResult } from '../helpers/result.js';
 import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
@@ -58,14 +59,10 @@ function start(args: string[], env: Record<string, string> = {}): Spawned {
 }
 
 /** Runs `provider runtask send <url> --verification [args]` to its end. */
-async function verify(
-  url: string,
-  args: string[] = [],
-  key: string = KEY,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function verify(url: string, args: string[] = [], key: string = KEY): Promise<CliResult> {
   const run = start(['runtask', 'send', url, '--verification', ...args], { RUNTASK_HMAC_KEY: key });
-  const code = await run.exit;
-  const result = { code, stdout: run.stdout(), stderr: run.stderr() };
+  const exitCode = await run.exit;
+  const result: CliResult = { exitCode, stdout: run.stdout(), stderr: run.stderr() };
   // Neither key ever shows, whatever the outcome.
   for (const secret of [KEY, WRONG_KEY]) expect(result.stdout + result.stderr).not.toContain(secret);
   return result;
@@ -150,7 +147,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a closed port: not accepted, exit 4, never "PASS"', async () => {
     const url = await closedPort();
     const text = await verify(url);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     const message = 'no answer from the integrator to the verification request (1 attempt: ECONNREFUSED)';
     expect(normalise(text.stdout)).toBe(
       [
@@ -168,7 +165,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     );
 
     const json = await verify(url, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
     const report = JSON.parse(json.stdout) as Report;
     expect(report).toMatchObject({
@@ -187,7 +184,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a server that resets the connection: not accepted, exit 4, sent once', async () => {
     const before = resets;
     const text = await verify(resetUrl);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     const lines = normalise(text.stdout).split('\n');
     expect(lines[2]).toBe('+T  answer     no answer after Nms: ECONNRESET');
     expect(lines.slice(3)).toEqual([
@@ -199,7 +196,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).toMatch(/^error: no answer from the integrator to the verification request/);
 
     const json = await verify(resetUrl, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
       exitCode: 4,
@@ -213,7 +210,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a server that answers 500: not accepted, exit 4, sent once and no retry announced', async () => {
     const before = errors;
     const text = await verify(errorUrl);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     expect(text.stdout).not.toMatch(/retry|VIOLATION/);
     const message = 'the integrator never answered 200 to the verification request (1 attempt: 500)';
     expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
@@ -227,7 +224,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).not.toContain('broke the run task contract');
 
     const json = await verify(errorUrl, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
       result: 'refused',
@@ -242,7 +239,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
 
   it('runtask serve holding another HMAC key (401): refused, not a broken contract, with the HMAC hint', async () => {
     const text = await verify(serveUrl, [], WRONG_KEY);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     const message = 'the integrator refused the verification request (1 attempt: 401)';
     expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
       '+T  answer     401 after Nms: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"',
@@ -256,7 +253,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).not.toContain('contract');
 
     const json = await verify(serveUrl, ['--json'], WRONG_KEY);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     const report = JSON.parse(json.stdout) as Report;
     expect(report).toMatchObject({
       ok: false,
@@ -272,7 +269,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
 
   it('runtask serve holding the same key (200): verified, exit 0', async () => {
     const text = await verify(serveUrl);
-    expect(text.code).toBe(0);
+    expect(text.exitCode).toBe(0);
     expect(text.stderr).toBe('');
     expect(normalise(text.stdout).split('\n').slice(1)).toEqual([
       `+T  request    POST ${normalise(serveUrl)}: N bytes, signed`,
@@ -283,7 +280,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     ]);
 
     const json = await verify(serveUrl, ['--json']);
-    expect(json.code).toBe(0);
+    expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: true,
       result: 'verified',

@@ -7,6 +7,7 @@ import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/emulator-api.js';
+import type { CliResult } from '../helpers/result.js';
 import type { TestPlatform } from './platform.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
@@ -181,9 +182,7 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
 }
 
 /** Spawns the integrator expecting it to refuse to start: resolves with its exit code and output. */
-export async function spawnServeExpectingExit(
-  options: SpawnServeOptions,
-): Promise<Exit & { stdout: string; stderr: string }> {
+export async function spawnServeExpectingExit(options: SpawnServeOptions): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     CI: 'true',
@@ -205,7 +204,7 @@ export async function spawnServeExpectingExit(
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   clearTimeout(timer);
-  return { ...how, stdout, stderr };
+  return { exitCode: how.code, signal: how.signal, stdout, stderr };
 }
 
 /**

@@ -280,7 +280,7 @@ describe('runtask serve starting on a torn state dir', () => {
       key: KEY,
       cwd: dir,
     });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/in use by another running integrator \(pid \d+\)/);
     expect(JSON.parse(readFileSync(join(stateDir, 'integrator.lock'), 'utf8'))).toEqual({ pid: process.pid });
   });
