@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { emulatorPerTest, keyIdOf, loadRelease } from '../helpers/emulator-api.js';
+import { emulatorPerTest, keyIdOf, loadRelease } from '../helpers/emulator/index.js';
 import {
   ALL_PLATFORMS,
   cli,

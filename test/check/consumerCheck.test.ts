@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { VerificationError } from '../../src/errors.js';
 import { checkConsumerView } from '../../src/consumer/check.js';
-import { addGpgKey, clients, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
+import { addGpgKey, clients, emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
 import {
   ALL_PLATFORMS,
   coreWorld,

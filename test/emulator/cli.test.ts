@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, call, expectStatus, providerPaths, providerPayload } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { call, expectStatus, providerPaths, providerPayload } from '../helpers/emulator/index.js';
 import { arr, isObject, str } from '../helpers/json.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, emulatorPerTest, expectStatus } from '../helpers/emulator-api.js';
+import { call, emulatorPerTest, expectStatus } from '../helpers/emulator/index.js';
 import { MALFORMED_REQUESTS, acceptable, preview, rawExchange } from '../helpers/raw-http.js';
 
 const start = emulatorPerTest();

@@ -20,7 +20,7 @@ import {
   publicKey,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, at, str } from '../helpers/json.js';
 
 const release = loadRelease();

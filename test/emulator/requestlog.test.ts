@@ -21,7 +21,7 @@ import {
   providerPaths,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { isObject, str } from '../helpers/json.js';
 
 const release = loadRelease();

@@ -27,7 +27,7 @@ import {
   publishFixture,
   upload,
   versionPayload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { removeAll, tempDir } from '../reliability/helpers.js';
 

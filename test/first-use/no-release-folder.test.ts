@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';
 

@@ -12,7 +12,7 @@ import { createDownloader, DownloadError } from '../../src/registry/downloads.js
 import { uploadFile } from '../../src/registry/uploads.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { publishAll } from '../manage/helpers.js';
 import { RELEASE, SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';

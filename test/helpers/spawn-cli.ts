@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from './emulator-api.js';
+import { REPO_ROOT } from './paths.js';
 import type { CliResult } from './result.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');

@@ -5,7 +5,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { fixedConfirm, type Confirm } from '../../src/ui/prompt.js';
 import { Capture } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ALL_PLATFORMS, cli, publishAll, requests, tempRoot, zipName, eventually } from './helpers.js';
 
 const start = emulatorPerTest();

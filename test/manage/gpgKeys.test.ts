@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addGpgKey, clients, emulatorPerTest, keyIdOf, secretKey } from '../helpers/emulator-api.js';
+import { addGpgKey, clients, emulatorPerTest, keyIdOf, secretKey } from '../helpers/emulator/index.js';
 import { cli, fixture, requests, tempRoot, eventually } from './helpers.js';
 
 const start = emulatorPerTest();

@@ -15,7 +15,8 @@ import type { ProviderAddress } from '../../src/registry/paths.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture, runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
-import { publishFixture, REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { publishFixture } from '../helpers/emulator/index.js';
 
 /** The fixture release's platforms. */
 export const ALL_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];

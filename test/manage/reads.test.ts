@@ -1,6 +1,12 @@
 /** `versions list/show` and `platforms list/show` against the emulator: pagination, tables, JSON, file states. */
 import { describe, expect, it } from 'vitest';
-import { clients, createProvider, createVersion, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
+import {
+  clients,
+  createProvider,
+  createVersion,
+  emulatorPerTest,
+  keyIdOf,
+} from '../helpers/emulator/index.js';
 import { ALL_PLATFORMS, cli, normalize, publishAll, requests, zipName, eventually } from './helpers.js';
 
 const start = emulatorPerTest();

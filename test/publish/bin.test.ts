@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { REPO_ROOT, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
 import type { CliResult } from '../helpers/result.js';
 import {
   FAST,

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { emulatorPerTest, loadRelease, onRequestStart } from '../helpers/emulator-api.js';
+import { emulatorPerTest, loadRelease, onRequestStart } from '../helpers/emulator/index.js';
 import { copyRelease } from '../release/helpers.js';
 import { PLATFORMS, expectComplete, jsonOf, publish, servedToConsumers, writes } from './helpers.js';
 

@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
-  REPO_ROOT,
   addGpgKey,
   clients,
   createPlatform,
@@ -20,7 +20,7 @@ import {
   loadRelease,
   secretKey,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { signDetached } from '../release/helpers.js';
 import { jsonOf, publish, writeRequests, writes } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { FAST, expectComplete, expectNoSecrets, publish, publishArgs, tempRoot } from './helpers.js';
 
 const emulator = emulatorPerTest();

@@ -9,7 +9,8 @@ import { expect } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
-import { REPO_ROOT, call, download } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { call, download } from '../helpers/emulator/index.js';
 
 /** The fixture release, read in place (publish never writes into it). */
 export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');

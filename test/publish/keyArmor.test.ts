@@ -10,7 +10,8 @@ import * as openpgp from 'openpgp';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { JSONAPI, REPO_ROOT, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { JSONAPI, emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
 import { FAST, RELEASE, tempRoot } from './helpers.js';
 
 const emulator = emulatorPerTest();

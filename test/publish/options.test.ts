@@ -6,14 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import {
-  REPO_ROOT,
-  addGpgKey,
-  clients,
-  emulatorPerTest,
-  keyIdOf,
-  publishFixture,
-} from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { addGpgKey, clients, emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator/index.js';
 import {
   FAST,
   FULL_PUBLISH,

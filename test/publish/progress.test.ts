@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator-api.js';
+import { emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator/index.js';
 import { ANSI, publish, tempRoot } from './helpers.js';
 
 const emulator = emulatorPerTest();

@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { formatBytes } from '../../src/release/report.js';
-import { REPO_ROOT, emulatorPerTest } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import type { CliResult } from '../helpers/result.js';
 import { ANSI, FAST, expectNoSecrets, tempRoot } from './helpers.js';
 

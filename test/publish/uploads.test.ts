@@ -16,7 +16,7 @@ import {
   loggedRequest,
   onRequestStart,
   publishFixture,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { RELEASE, expectNoSecrets, tempRoot } from './helpers.js';
 
 const emulator = emulatorPerTest();

@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
-  REPO_ROOT,
   clients,
   createProvider,
   emulatorPerTest,
@@ -20,7 +20,7 @@ import {
   providerPaths,
   publishFixture,
   addGpgKey,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { isObject } from '../helpers/json.js';
 import { jsonAnswer, startShapeProxy, type ReplacedAnswer, type ShapeProxy } from '../helpers/shape-proxy.js';
 import { eventually, publishAll, tempRoot } from '../manage/helpers.js';

@@ -15,7 +15,7 @@ import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
-import { publishFixture } from '../helpers/emulator-api.js';
+import { publishFixture } from '../helpers/emulator/index.js';
 import { PLATFORMS, publishArgs } from '../publish/helpers.js';
 import {
   emulatorSecrets,

@@ -18,7 +18,7 @@ import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
-import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator-api.js';
+import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator/index.js';
 import { PLATFORMS, publishArgs, servedToConsumers } from '../publish/helpers.js';
 import { copyRelease } from '../release/helpers.js';
 import {

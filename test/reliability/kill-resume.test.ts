@@ -16,7 +16,7 @@ import type { FaultRule } from '../../src/emulator/faults.js';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import { PLATFORMS, RELEASE, publishArgs } from '../publish/helpers.js';
 import { FIXTURES, MANIFEST, SIG, SUMS, makeZip, signDetached, zipName } from '../release/helpers.js';

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
   MALFORMED_REQUESTS,
   STACK_TRACE,

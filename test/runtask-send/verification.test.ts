@@ -14,7 +14,7 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
 

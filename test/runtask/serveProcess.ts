@@ -6,7 +6,7 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import type { TestPlatform } from './platform.js';
 
