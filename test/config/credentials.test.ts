@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, describe, it, expect } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import {
   credentialsFilePath,
   encodeTokenVariable,
@@ -10,16 +10,15 @@ import {
 } from '../../src/config/credentials.js';
 import { parseHostname } from '../../src/config/hostname.js';
 import { UsageError } from '../../src/errors.js';
-import { removeTempDirs, tempDir, usageErrorOf, writeFiles } from './helpers.js';
-
-afterAll(removeTempDirs);
+import { tempDir } from '../helpers/tmp.js';
+import { usageErrorOf, writeFiles } from './helpers.js';
 
 const APP = parseHostname('app.terraform.io', 'test');
 const TFE_PORT = parseHostname('tfe.example.com:8443', 'test');
 
 /** A fake home folder holding `~/.terraform.d/credentials.tfrc.json` with the given contents. */
 function homeWith(credentials?: string | object): string {
-  const home = tempDir({ projectRoot: false });
+  const home = tempDir();
   if (credentials !== undefined) writeFiles(home, { '.terraform.d/credentials.tfrc.json': credentials });
   return home;
 }

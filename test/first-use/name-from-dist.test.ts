@@ -11,7 +11,8 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { publishAll } from '../manage/helpers.js';
-import { RELEASE, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { RELEASE, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const CHATTER = 'provider name example (from ./dist)';

@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
-import { SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { SIGNER_KEY, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 

@@ -15,7 +15,8 @@ import { Capture } from '../helpers/cli.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { publishAll } from '../manage/helpers.js';
-import { RELEASE, SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { RELEASE, SIGNER_KEY, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 

@@ -6,7 +6,8 @@
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { ensureBuilt, spawnOnTerminal } from '../helpers/spawn-cli.js';
-import { RELEASE, SIGNER_KEY, tempRoot } from '../publish/helpers.js';
+import { RELEASE, SIGNER_KEY } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 beforeAll(ensureBuilt, 120_000);
 

@@ -6,7 +6,8 @@ import { fixedConfirm, type Confirm } from '../../src/ui/prompt.js';
 import { Capture } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
-import { ALL_PLATFORMS, cli, publishAll, requests, tempRoot, zipName, eventually } from './helpers.js';
+import { ALL_PLATFORMS, cli, publishAll, requests, zipName, eventually } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const start = emulatorPerTest();
 

@@ -10,15 +10,8 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
 import type { CliResult } from '../helpers/result.js';
-import {
-  FAST,
-  FULL_PUBLISH,
-  expectComplete,
-  expectNoSecrets,
-  tempRoot,
-  writeRequests,
-  writes,
-} from './helpers.js';
+import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 const emulator = emulatorPerTest();

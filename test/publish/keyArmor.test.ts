@@ -12,7 +12,8 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { JSONAPI, emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
-import { FAST, RELEASE, tempRoot } from './helpers.js';
+import { FAST, RELEASE } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const keyFile = (name: string): string => path.join(REPO_ROOT, 'fixtures', 'keys', `${name}.pub.asc`);

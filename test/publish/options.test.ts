@@ -16,10 +16,10 @@ import {
   publish,
   publishArgs,
   storedPlatforms,
-  tempRoot,
   writeRequests,
   writes,
 } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const KEY = keyIdOf('signer');

@@ -13,10 +13,10 @@ import {
   publish,
   publishArgs,
   storedPlatforms,
-  tempRoot,
   writeRequests,
   writes,
 } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 import { runCli } from '../helpers/cli.js';
 
 const emulator = emulatorPerTest();

@@ -14,7 +14,8 @@ import { formatBytes } from '../../src/release/report.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import type { CliResult } from '../helpers/result.js';
-import { ANSI, FAST, expectNoSecrets, tempRoot } from './helpers.js';
+import { ANSI, FAST, expectNoSecrets } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 const SIGNER = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');

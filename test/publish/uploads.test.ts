@@ -17,7 +17,8 @@ import {
   onRequestStart,
   publishFixture,
 } from '../helpers/emulator/index.js';
-import { RELEASE, expectNoSecrets, tempRoot } from './helpers.js';
+import { RELEASE, expectNoSecrets } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const fixture = loadRelease();

@@ -4,8 +4,8 @@
  */
 import { runCli as runShared } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
+import { tempRoot } from '../helpers/tmp.js';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
@@ -32,13 +32,6 @@ export const PLATFORMS = [
 /** `terraform-provider-example_1.2.3_<platform>.zip`. */
 export function zipName(platform: string): string {
   return `${R}_${platform}.zip`;
-}
-
-/** A fresh folder marked as a project root (so no configuration file above it is found). */
-export function tempRoot(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'provider-verify-')));
-  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/test\n');
-  return dir;
 }
 
 /** Copies the fixture release to `<root>/dist` and returns that folder. */

@@ -10,7 +10,8 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli as runShared } from '../helpers/cli.js';
 import { writeRequests } from '../publish/helpers.js';
 import { emulatorArgs, emulatorWithKeys } from '../verify/helpers.js';
-import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli, tempRoot } from './helpers.js';
+import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const HUGE = 1500 * 1024 * 1024;
 

@@ -17,6 +17,7 @@ import { runCli } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
 import { publishFixture } from '../helpers/emulator/index.js';
 import { PLATFORMS, publishArgs } from '../publish/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {
   emulatorSecrets,
   emulatorStateFile,
@@ -26,13 +27,11 @@ import {
   expectPublishedExactly,
   forgetLinks,
   recordLinks,
-  removeAll,
   REPLAYING,
   report,
   seeded,
   seedsFor,
   tail,
-  tempDir,
   type Random,
 } from './helpers.js';
 
@@ -332,7 +331,8 @@ export async function runScenario(seed: number): Promise<{ firstExit: number; fi
   } finally {
     await e.close();
     forgetLinks(e.url);
-    removeAll(dataDir, work);
+    // The scenarios run concurrently: each frees its folders as it ends rather than when the file does.
+    removeTempDirs(dataDir, work);
   }
 }
 

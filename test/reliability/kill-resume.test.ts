@@ -20,6 +20,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import { PLATFORMS, RELEASE, publishArgs } from '../publish/helpers.js';
 import { FIXTURES, MANIFEST, SIG, SUMS, makeZip, signDetached, zipName } from '../release/helpers.js';
+import { removeTempDirs, tempDir, tempRoot } from '../helpers/tmp.js';
 import {
   REPLAYING,
   report,
@@ -30,11 +31,9 @@ import {
   expectNoTokenOnLinks,
   expectPublishedExactly,
   recordLinks,
-  removeAll,
   seeded,
   seedsFor,
   tail,
-  tempDir,
   type Random,
 } from './helpers.js';
 
@@ -161,7 +160,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  removeAll(bigRelease);
   if (SEEDS.length > 1 && !REPLAYING) {
     report(
       `kill and resume: ${SEEDS.length} seeds, ${outcomes.killed} kills, ${outcomes.finishedFirst} runs finished before their kill; ` +
@@ -278,8 +276,7 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
         plan.faults.length ? `uploads held ${plan.faults[0]!.delayMs}ms, ` : ''
       }flags +${plan.flagDelayMs}ms; killed ${plan.kills.map(describeTrigger).join(', then ')}]`;
       const dataDir = tempDir('kill-data');
-      const home = tempDir('kill-home');
-      fs.writeFileSync(path.join(home, 'go.mod'), 'module example.com/test\n');
+      const home = tempRoot('kill-home');
       const e = await startEmulator({
         dataDir,
         faults: plan.faults,
@@ -332,7 +329,8 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
         expectNoSecretInFiles(dataDir, secrets, `${where}: emulator data`, emulatorStateFile);
       } finally {
         await e.close();
-        removeAll(dataDir, home);
+        // The seeds run concurrently: each frees its folders as it ends rather than when the file does.
+        removeTempDirs(dataDir, home);
       }
     },
     60_000,

@@ -21,7 +21,8 @@ import {
   type MalformedRequest,
 } from '../helpers/raw-http.js';
 import { doc, fakeIntegrators, type IntegratorTools } from '../runtask-send/integrators.js';
-import { SOAK, removeAll, report, seeded, tempDir, type Random } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+import { SOAK, report, seeded, type Random } from './helpers.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 const KEY = 'malformed-suite-hmac-key-3c9e';
@@ -38,14 +39,13 @@ beforeAll(() => {
     readFileSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')).length,
     'npm run build first',
   ).toBeGreaterThan(0);
-  dir = tempDir('malformed-requests');
+  dir = tempDir();
 });
 afterEach(() => {
   // A test that failed half-way must not leave its server running.
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 afterAll(() => {
-  removeAll(dir);
   report(`malformed requests: ${figures.join('; ')}`);
 });
 

@@ -3,9 +3,7 @@
  * in-process (as the runtask tests do) with its platform host set to that port, `runtask send` run through the
  * CLI or through its core with shortened retry pauses and linger (test-only integrators are in integrators.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor } from '../../src/errors.js';
@@ -17,6 +15,7 @@ import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture, runCli } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 /** The HMAC key the tests use. */
 export const KEY = 'send-test-hmac-key-7a21';
@@ -62,7 +61,7 @@ export async function startServe(
   platformPort: number,
   options: { key?: string; env?: Record<string, string> } = {},
 ): Promise<ServeHandle> {
-  const dir = mkdtempSync(join(tmpdir(), 'provider-send-serve-'));
+  const dir = tempDir('serve');
   const controller = new AbortController();
   const output = new Output({ stdout: new Capture(), stderr: new Capture(), env: {} });
   const events: LogEvent[] = [];
@@ -98,7 +97,8 @@ export async function startServe(
     async stop() {
       controller.abort('SIGTERM');
       const code = await done;
-      rmSync(dir, { recursive: true, force: true });
+      // Many tests that start one run concurrently: each frees its folder as it stops.
+      removeTempDirs(dir);
       return code;
     },
   };

@@ -3,17 +3,16 @@
  * and the verification request pass, with and without an HMAC key; the timeline reads well, `--json` prints one
  * report, and the handler got the plan JSON the platform served through its 307.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { KEY, freePort, normalise, sendCli, startServe } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const STAGES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
 
@@ -25,7 +24,7 @@ describe.concurrent('send → serve, every stage', () => {
     ]),
   )('$stage (HMAC key: $key) passes with a readable timeline', async ({ stage, key }) => {
     const port = await freePort();
-    const out = mkdtempSync(join(dir, 'out-'));
+    const out = tempDir('out', { parent: dir });
     const serve = await startServe(port, { ...(key ? { key: KEY } : {}), env: { SEND_TEST_OUT: out } });
     try {
       const env: Record<string, string> = key ? { RUNTASK_HMAC_KEY: KEY } : {};
@@ -153,7 +152,7 @@ describe('send → serve, results and reports', () => {
 
   it('serves --plan-json as given, and the handler gets exactly those bytes', async () => {
     const port = await freePort();
-    const out = mkdtempSync(join(dir, 'out-'));
+    const out = tempDir('out', { parent: dir });
     const planFile = join(dir, 'plan.json');
     const plan = {
       format_version: '1.2',

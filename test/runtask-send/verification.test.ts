@@ -8,15 +8,15 @@
  * verification request are judged by one rule: the same answers give the same verdict.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 const WRONG_KEY = 'not-the-key-the-integrator-holds-91c4';
@@ -92,7 +92,7 @@ const servers: Array<Server | ReturnType<typeof createHttpServer>> = [];
 beforeAll(async () => {
   if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')))
     execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-verification-'));
+  dir = tempDir();
   // The real integrator, as a user starts it.
   serve = start(['runtask', 'serve', '--port', '0', '--exec', HANDLER, '--state-dir', join(dir, 'state')], {
     RUNTASK_HMAC_KEY: KEY,
@@ -124,7 +124,6 @@ afterAll(async () => {
   if (serve) expect(await serve.exit).toBe(0);
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
 });
 
 type Report = {
