@@ -35,7 +35,9 @@ afterAll(() => {
 
 /** A fresh empty folder `<parent>/provider-<test file>[-<label>]-XXXXXX` (real path), removed as the header says. */
 export function tempDir(label?: string, options: TempDirOptions = {}): string {
-  const file = path.basename(expect.getState().testPath ?? 'test').replace(/\.test\.[cm]?[jt]s$/, '');
+  const file = path
+    .basename(expect.getState().testPath ?? 'test')
+    .replace(/(\.test|\.fixture)?\.[cm]?[jt]s$/, '');
   const name = ['provider', file, label].filter((part) => part !== undefined).join('-');
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(options.parent ?? os.tmpdir(), `${name}-`)));
   const test = TestRunner.getCurrentTest();
