@@ -11,6 +11,7 @@ import {
 import { parseHostname } from '../../src/config/hostname.js';
 import { UsageError } from '../../src/errors.js';
 import { tempDir } from '../helpers/tmp.js';
+import { normalise } from '../helpers/normalise.js';
 import { usageErrorOf, writeFiles } from './helpers.js';
 
 const APP = parseHostname('app.terraform.io', 'test');
@@ -61,9 +62,9 @@ describe('resolveToken precedence', () => {
 
   it('warns that a --token flag is visible, suggests the variable, and never repeats the token', () => {
     const result = resolve({ flagToken: 'sekrit.atlasv1.abc', homeDir: homeWith() });
-    expect(result.warning).toContain('process list');
-    expect(result.warning).toContain('TF_TOKEN_app_terraform_io');
-    expect(result.warning).toContain('terraform login app.terraform.io');
+    expect(normalise(result.warning ?? '')).toMatchInlineSnapshot(
+      `"--token is visible to other users in the process list and may be kept in your shell history; set TF_TOKEN_app_terraform_io in the environment or run \`terraform login app.terraform.io\` instead."`,
+    );
     expect(result.warning).not.toContain('sekrit');
   });
 

@@ -108,15 +108,6 @@ export function coreWorld(
   return { client, output, address: { organization: org, namespace: org, name: 'example' }, stdout, stderr };
 }
 
-/** Replaces the host:port of an emulator URL and the ids that change per run, for stable comparisons. */
-export function normalize(text: string, emulator: Emulator): string {
-  return text
-    .replaceAll(new URL(emulator.url).host, 'HOST')
-    .replace(/provver-[A-Za-z0-9]{16}/g, 'provver-ID')
-    .replace(/provpltfrm-[A-Za-z0-9]{16}/g, 'provpltfrm-ID')
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/g, 'TIME');
-}
-
 /**
  * Waits for an assertion on the request log: the emulator records a request when the response closes, which
  * can come a moment after the client has read the answer (both run in this process).

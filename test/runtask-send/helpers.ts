@@ -14,6 +14,7 @@ import type { SendTuning } from '../../src/runtask/send/post.js';
 import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture, runCli } from '../helpers/cli.js';
+import { normalise } from '../helpers/normalise.js';
 import type { InProcessResult } from '../helpers/result.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
@@ -160,12 +161,12 @@ export async function sendFast(
   return { exitCode, stdout: stdout.text, stderr: stderr.text, report };
 }
 
-/** Replaces times, ports and ids in a timeline so that it can be compared. */
-export function normalise(text: string): string {
-  return text
+/**
+ * A `runtask send` timeline made comparable: the shared normaliser (ports, ids, durations), then each line's
+ * elapsed time (`+T`) and the request's size (`N bytes`, which follows from the run's ports and ids).
+ */
+export function normaliseTimeline(text: string): string {
+  return normalise(text)
     .replace(/ *\+\d+\.\d{3}s/g, '+T')
-    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
-    .replace(/\b(taskrs|run|ws|plan|cv)-[A-Za-z0-9]{16}\b/g, '$1-ID')
-    .replace(/after \d+ms/g, 'after Nms')
     .replace(/\d+ bytes/g, 'N bytes');
 }

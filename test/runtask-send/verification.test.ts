@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
-import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
+import { HANDLER, KEY, freePort, normaliseTimeline, sendFast } from './helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
@@ -148,11 +148,11 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     const text = await verify(url);
     expect(text.exitCode).toBe(4);
     const message = 'no answer from the integrator to the verification request (1 attempt: ECONNREFUSED)';
-    expect(normalise(text.stdout)).toBe(
+    expect(normaliseTimeline(text.stdout)).toBe(
       [
-        '+T  platform   listening on http://127.0.0.1:PORT; sending the verification request',
-        '+T  request    POST http://127.0.0.1:PORT/: N bytes, signed',
-        '+T  answer     no answer after Nms: ECONNREFUSED',
+        '+T  platform   listening on http://127.0.0.1:<port>; sending the verification request',
+        '+T  request    POST http://127.0.0.1:<port>/: N bytes, signed',
+        '+T  answer     no answer after <duration>: ECONNREFUSED',
         SENT_ONCE,
         '+T  result     refused',
         `NOT ACCEPTED  ${message}; result refused`,
@@ -184,8 +184,8 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     const before = resets;
     const text = await verify(resetUrl);
     expect(text.exitCode).toBe(4);
-    const lines = normalise(text.stdout).split('\n');
-    expect(lines[2]).toBe('+T  answer     no answer after Nms: ECONNRESET');
+    const lines = normaliseTimeline(text.stdout).split('\n');
+    expect(lines[2]).toBe('+T  answer     no answer after <duration>: ECONNRESET');
     expect(lines.slice(3)).toEqual([
       SENT_ONCE,
       '+T  result     refused',
@@ -212,8 +212,8 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.exitCode).toBe(4);
     expect(text.stdout).not.toMatch(/retry|VIOLATION/);
     const message = 'the integrator never answered 200 to the verification request (1 attempt: 500)';
-    expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
-      '+T  answer     500 after Nms: "database is down"',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(2)).toEqual([
+      '+T  answer     500 after <duration>: "database is down"',
       SENT_ONCE,
       '+T  result     refused',
       `NOT ACCEPTED  ${message}; result refused`,
@@ -240,8 +240,8 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     const text = await verify(serveUrl, [], WRONG_KEY);
     expect(text.exitCode).toBe(4);
     const message = 'the integrator refused the verification request (1 attempt: 401)';
-    expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
-      '+T  answer     401 after Nms: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(2)).toEqual([
+      '+T  answer     401 after <duration>: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"',
       SENT_ONCE,
       '+T  result     refused',
       `NOT ACCEPTED  ${message}; result refused`,
@@ -270,9 +270,9 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     const text = await verify(serveUrl);
     expect(text.exitCode).toBe(0);
     expect(text.stderr).toBe('');
-    expect(normalise(text.stdout).split('\n').slice(1)).toEqual([
-      `+T  request    POST ${normalise(serveUrl)}: N bytes, signed`,
-      '+T  answer     200 after Nms',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(1)).toEqual([
+      `+T  request    POST ${normaliseTimeline(serveUrl)}: N bytes, signed`,
+      '+T  answer     200 after <duration>',
       '+T  result     verified',
       'PASS  the integrator answered the verification request with 200 and did not call back',
       '',
