@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs build script without type declarations
-import { expectedReadme, expectedReliabilityDoc, rewrite } from '../scripts/readme-figures.mjs';
+import * as figures from '../scripts/readme-figures.mjs';
+
+/** What this test calls of the script, typed (the script is plain JavaScript). */
+const { expectedReadme, expectedReliabilityDoc, rewrite } = figures as {
+  /** README.md with every marked region rendered from the committed results. */
+  expectedReadme: () => string;
+  /** docs/reliability.md likewise. */
+  expectedReliabilityDoc: () => string;
+  /** `readme` with each marked region replaced by the text of the same name in `regions`. */
+  rewrite: (readme: string, regions: Record<string, string>) => string;
+};
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
@@ -31,7 +41,10 @@ describe("the README's figures come from runs, through scripts/readme-figures.mj
     expect(edited).not.toBe(readme);
     expect(edited).not.toBe(expectedReadme());
     expect(
-      rewrite(edited, Object.fromEntries(regions.map((m) => [m[1], m[2]!.replace(/^\n|\n$/g, '')]))),
+      rewrite(
+        edited,
+        Object.fromEntries(regions.map((m): [string, string] => [m[1]!, m[2]!.replace(/^\n|\n$/g, '')])),
+      ),
     ).toBe(readme);
   });
 

@@ -132,7 +132,7 @@ describe('loadConfigFile: --config', () => {
 });
 
 describe('loadConfigFile: validation', () => {
-  async function load(content: object | string, name = '.providerrc.json') {
+  function load(content: object | string, name = '.providerrc.json') {
     const dir = tempRoot();
     writeFiles(dir, { [name]: content });
     return { file: path.join(dir, name), result: loadConfigFile({ cwd: dir }) };
@@ -150,16 +150,16 @@ describe('loadConfigFile: validation', () => {
       key: 'keys/public.asc',
       color: false,
     };
-    const { result } = await load(config);
+    const { result } = load(config);
     expect((await result).config).toEqual(config);
   });
 
   it('accepts a number of seconds as waitTimeout', async () => {
-    expect((await (await load({ waitTimeout: 90 })).result).config).toEqual({ waitTimeout: 90 });
+    expect((await load({ waitTimeout: 90 }).result).config).toEqual({ waitTimeout: 90 });
   });
 
   it('warns about unknown keys and ignores them', async () => {
-    const { file, result } = await load({ name: 'x', foo: 1, wait_timeout: '5m', Organization: 'a' });
+    const { file, result } = load({ name: 'x', foo: 1, wait_timeout: '5m', Organization: 'a' });
     expect(await result).toEqual({
       config: { name: 'x' },
       filepath: file,
@@ -172,7 +172,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it.each(['token', 'Token', 'TOKEN', 'apiToken', 'tfe_token'])('refuses a %s key', async (key) => {
-    const { file, result } = await load({ organization: 'acme', [key]: 'LEAKED-VALUE', foo: 1 });
+    const { file, result } = load({ organization: 'acme', [key]: 'LEAKED-VALUE', foo: 1 });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`${file} contains "${key}": a token in a configuration file is refused`);
     expect(error.hint).toContain('TF_TOKEN_<host>');
@@ -182,7 +182,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('refuses a token key in YAML too', async () => {
-    const { result } = await load('token: abc\n', '.providerrc.yaml');
+    const { result } = load('token: abc\n', '.providerrc.yaml');
     expect((await asyncUsageErrorOf(() => result)).message).toContain(
       'a token in a configuration file is refused',
     );
@@ -205,7 +205,7 @@ describe('loadConfigFile: validation', () => {
     ['name', null, 'a non-empty string', 'null'],
     ['key', { path: 'x' }, 'a path string', '{"path":"x"}'],
   ])('refuses %s = %j, naming the file, key and expected type', async (key, value, expected, shown) => {
-    const { file, result } = await load({ [key]: value });
+    const { file, result } = load({ [key]: value });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(file);
     expect(error.message).toContain(`"${key}" must be ${expected}`);
@@ -213,7 +213,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('reports every wrong key at once', async () => {
-    const { result } = await load({ concurrency: 'many', color: 'blue' });
+    const { result } = load({ concurrency: 'many', color: 'blue' });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain('"concurrency" must be');
     expect(error.message).toContain('"color" must be');
@@ -225,20 +225,20 @@ describe('loadConfigFile: validation', () => {
     ['.providerrc.yaml', 'just a string\n', 'a string'],
     ['.providerrc', '42\n', 'a number'],
   ])('refuses %s holding %j', async (name, content, kind) => {
-    const { file, result } = await load(content, name);
+    const { file, result } = load(content, name);
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`${file} must hold an object of settings, not ${kind}`);
   });
 
   it('refuses malformed JSON without echoing the contents', async () => {
-    const { file, result } = await load('{\n  "organization": "acme",\n  "name": SECRET-ISH\n}');
+    const { file, result } = load('{\n  "organization": "acme",\n  "name": SECRET-ISH\n}');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(`Cannot read configuration file ${file}: it is not valid JSON`);
     expect(error.message).not.toContain('SECRET');
   });
 
   it('refuses malformed YAML with the line and column but no code frame', async () => {
-    const { file, result } = await load('a: 1\n  b: SECRET: x\n', '.providerrc.yaml');
+    const { file, result } = load('a: 1\n  b: SECRET: x\n', '.providerrc.yaml');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(`Cannot read configuration file ${file}: it is not valid YAML`);
     expect(error.message).toMatch(/\(2:\d+\)/);
@@ -246,7 +246,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('reports a JavaScript config that throws', async () => {
-    const { file, result } = await load('throw new Error("broken config");', 'provider.config.mjs');
+    const { file, result } = load('throw new Error("broken config");', 'provider.config.mjs');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`Cannot read configuration file ${file}: broken config`);
   });

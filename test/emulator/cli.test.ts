@@ -47,13 +47,13 @@ function runCli(args: string[]): Run {
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
   const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const newline = out.indexOf('\n');
       if (newline >= 0) resolve(out.slice(0, newline));
@@ -64,7 +64,7 @@ function runCli(args: string[]): Run {
   });
   // Runs that are expected to fail never print a line: that rejection is theirs to ignore.
   firstLine.catch(() => undefined);
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.on('data', (chunk: string) => {
     err += chunk;
   });
   return { child, stdout: () => out, stderr: () => err, firstLine, exit };

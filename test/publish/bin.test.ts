@@ -40,8 +40,8 @@ function provider(
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       expectNoSecrets(stdout + stderr, e, 'the output of bin/provider.js');

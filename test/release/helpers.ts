@@ -59,7 +59,8 @@ export async function signDetached(
 ): Promise<Uint8Array> {
   const signingKeys = await openpgp.readPrivateKey({ armoredKey: armoredSecretKey });
   const message = await openpgp.createMessage({ binary: data });
-  return openpgp.sign({ message, signingKeys, detached: true, format: 'binary', ...(date ? { date } : {}) });
+  // openpgp's return type is conditional on its web stream types, which resolve to any without the DOM library.
+  return (await openpgp.sign({ message, signingKeys, detached: true, format: 'binary', date })) as Uint8Array;
 }
 
 /** Re-signs the release's SHA256SUMS with a fixture key (default `signer`). */

@@ -91,6 +91,7 @@ let recording = false;
 export function recordLinks(): void {
   if (recording) return;
   recording = true;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied below with the spied call's own `this`
   const original = LinkSigner.prototype.sign;
   vi.spyOn(LinkSigner.prototype, 'sign').mockImplementation(function (
     this: LinkSigner,

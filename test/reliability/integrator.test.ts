@@ -352,16 +352,16 @@ describe.sequential('runtask serve under abuse', () => {
 
   it('reports every crashed, killed or babbling handler, and retries callbacks the platform fails', async () => {
     const behaviours = [
-      ...Array(3).fill('killed'),
-      ...Array(2).fill('term'),
-      ...Array(2).fill('segv'),
-      ...Array(3).fill('fail'),
-      ...Array(3).fill('garbage'),
-      ...Array(3).fill('brokenjson'),
-      ...Array(2).fill('huge'),
-      ...Array(3).fill('stderr'),
-      ...Array(2).fill('orphan'),
-    ] as string[];
+      ...Array<string>(3).fill('killed'),
+      ...Array<string>(2).fill('term'),
+      ...Array<string>(2).fill('segv'),
+      ...Array<string>(3).fill('fail'),
+      ...Array<string>(3).fill('garbage'),
+      ...Array<string>(3).fill('brokenjson'),
+      ...Array<string>(2).fill('huge'),
+      ...Array<string>(3).fill('stderr'),
+      ...Array<string>(2).fill('orphan'),
+    ];
     const requests = behaviours.map((b) => job(b));
     // The platform fails some callbacks for a while: 503, then a reset, then it takes them.
     for (const request of requests.filter((_, i) => i % 4 === 0)) {

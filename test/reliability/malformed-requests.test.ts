@@ -65,7 +65,7 @@ function provider(args: string[]): Spawned {
   let out = '';
   let err = '';
   const waiters: { pattern: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     for (const w of [...waiters]) {
       const match = w.pattern.exec(out);
@@ -74,7 +74,7 @@ function provider(args: string[]): Spawned {
       w.resolve(match);
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,

@@ -43,12 +43,12 @@ function start(args: string[], env: Record<string, string> = {}): Spawned {
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (err += chunk));
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (err += chunk));
   const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
     });

@@ -17,6 +17,7 @@ import {
 import { requestFor } from './helpers.js';
 import { TestPlatform } from './platform.js';
 import { tempDir } from '../helpers/tmp.js';
+import { aStringContaining } from '../helpers/matchers.js';
 
 let platform: TestPlatform;
 let elsewhere: TestPlatform;
@@ -151,7 +152,7 @@ describe('sending', () => {
     expect(result.exitCode).toBe(4);
     expect(JSON.parse(result.stdout)).toMatchObject({
       ok: false,
-      error: { code: 'api', message: expect.stringContaining(detail) },
+      error: { code: 'api', message: aStringContaining(detail) },
     });
     expect(platform.callbacks(request.task_result_id)).toHaveLength(1);
   });

@@ -48,7 +48,7 @@ export function requestFor(
     run_id: `run-test${process.pid}x${n}`,
     task_result_callback_url: `${platform.url}/api/v2/task-results/${taskResultId}/callback`,
     ...overrides,
-  } as Record<string, unknown> & { task_result_id: string; run_id: string };
+  };
 }
 
 /** The platform's POST: raw bytes as given, headers as the platform sends them. */

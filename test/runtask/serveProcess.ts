@@ -124,9 +124,9 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
         );
       }),
     ]);
-  child.stderr!.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   let partial = '';
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.on('data', (chunk: string) => {
     err += chunk;
     partial += chunk;
     let newline: number;
@@ -148,9 +148,9 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
       }
     }
   });
-  child.stdout!.setEncoding('utf8');
+  child.stdout.setEncoding('utf8');
   const firstLine = new Promise<string>((resolve) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const newline = out.indexOf('\n');
       if (newline >= 0) resolve(out.slice(0, newline));
