@@ -18,7 +18,7 @@ import {
   parsePlatformName,
   platformName,
 } from '../src/terraform.js';
-import { REPO_ROOT } from './helpers/emulator-api.js';
+import { REPO_ROOT } from './helpers/paths.js';
 
 /** Every `.ts` file under `dir`. */
 function sources(dir: string): string[] {

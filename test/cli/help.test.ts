@@ -1,8 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -11,6 +9,7 @@ import { buildProgram } from '../../src/cli/main.js';
 import { COMMAND_GROUPS, EXIT_CODES, commandPath, exampleLine, examplesOf } from '../../src/cli/help.js';
 import { ExitCode } from '../../src/errors.js';
 import { Capture, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/provider.js', import.meta.url));
@@ -121,7 +120,7 @@ describe('every command teaches by example', () => {
       ...runnable.filter((e) => e.args[0] === 'delete'),
     ];
     expect(ordered.length).toBeGreaterThanOrEqual(20);
-    const data = mkdtempSync(join(tmpdir(), 'help-examples-'));
+    const data = tempDir('examples');
     const emulator = spawn(process.execPath, [bin, 'emulate', '--port', '0', '--json', '--data-dir', data], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -149,7 +148,6 @@ describe('every command teaches by example', () => {
     } finally {
       emulator.kill('SIGTERM');
       await once(emulator, 'exit');
-      rmSync(data, { recursive: true, force: true });
     }
     // About 25 processes one after another, each a second or two on a busy 2-core machine.
   }, 300_000);

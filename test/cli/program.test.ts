@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -49,7 +49,7 @@ describe('the program', () => {
 
   it('the shim prints dist/help.txt for `--help` alone without loading the program', () => {
     // A copy of the shim beside a help text of our own and no program at all: only the fast path can answer.
-    const root = mkdtempSync(join(tmpdir(), 'shim-'));
+    const root = tempDir('shim');
     mkdirSync(join(root, 'bin'));
     mkdirSync(join(root, 'dist'));
     copyFileSync(
@@ -58,15 +58,11 @@ describe('the program', () => {
     );
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
     writeFileSync(join(root, 'dist', 'help.txt'), 'the built help\n');
-    try {
-      const run = (flag: string): string =>
-        execFileSync(process.execPath, [join(root, 'bin', 'provider.js'), flag], { encoding: 'utf8' });
-      expect(run('--help')).toBe('the built help\n');
-      expect(run('-h')).toBe('the built help\n');
-      expect(run('--version')).toBe('9.9.9\n');
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    const run = (flag: string): string =>
+      execFileSync(process.execPath, [join(root, 'bin', 'provider.js'), flag], { encoding: 'utf8' });
+    expect(run('--help')).toBe('the built help\n');
+    expect(run('-h')).toBe('the built help\n');
+    expect(run('--version')).toBe('9.9.9\n');
   });
 
   it('prints a command help', async () => {

@@ -8,10 +8,13 @@ import * as path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import type * as Http from '../../src/registry/http.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { REPO_ROOT, addGpgKey, clients, emulatorPerTest, publishFixture } from '../helpers/emulator-api.js';
+import { runCli } from '../helpers/cli.js';
+import { addGpgKey, clients, emulatorPerTest, publishFixture } from '../helpers/emulator/index.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import type { CliResult } from '../helpers/result.js';
+import { tempRoot } from '../helpers/tmp.js';
 import { ensureBuilt } from '../helpers/spawn-cli.js';
-import { FAST, RELEASE, SIGNER_KEY, tempRoot } from '../publish/helpers.js';
+import { FAST, RELEASE, SIGNER_KEY } from '../publish/helpers.js';
 
 const built = vi.hoisted(() => ({ clients: 0 }));
 

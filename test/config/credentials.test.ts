@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, describe, it, expect } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import {
   credentialsFilePath,
   encodeTokenVariable,
@@ -10,16 +10,16 @@ import {
 } from '../../src/config/credentials.js';
 import { parseHostname } from '../../src/config/hostname.js';
 import { UsageError } from '../../src/errors.js';
-import { removeTempDirs, tempDir, usageErrorOf, writeFiles } from './helpers.js';
-
-afterAll(removeTempDirs);
+import { tempDir } from '../helpers/tmp.js';
+import { normalise } from '../helpers/normalise.js';
+import { usageErrorOf, writeFiles } from './helpers.js';
 
 const APP = parseHostname('app.terraform.io', 'test');
 const TFE_PORT = parseHostname('tfe.example.com:8443', 'test');
 
 /** A fake home folder holding `~/.terraform.d/credentials.tfrc.json` with the given contents. */
 function homeWith(credentials?: string | object): string {
-  const home = tempDir({ projectRoot: false });
+  const home = tempDir();
   if (credentials !== undefined) writeFiles(home, { '.terraform.d/credentials.tfrc.json': credentials });
   return home;
 }
@@ -62,9 +62,9 @@ describe('resolveToken precedence', () => {
 
   it('warns that a --token flag is visible, suggests the variable, and never repeats the token', () => {
     const result = resolve({ flagToken: 'sekrit.atlasv1.abc', homeDir: homeWith() });
-    expect(result.warning).toContain('process list');
-    expect(result.warning).toContain('TF_TOKEN_app_terraform_io');
-    expect(result.warning).toContain('terraform login app.terraform.io');
+    expect(normalise(result.warning ?? '')).toMatchInlineSnapshot(
+      `"--token is visible to other users in the process list and may be kept in your shell history; set TF_TOKEN_app_terraform_io in the environment or run \`terraform login app.terraform.io\` instead."`,
+    );
     expect(result.warning).not.toContain('sekrit');
   });
 

@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, describe, it, expect } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { loadConfigFile, SEARCH_PLACES } from '../../src/config/load.js';
-import { asyncUsageErrorOf, removeTempDirs, tempDir, writeFiles } from './helpers.js';
-
-afterAll(removeTempDirs);
+import { tempRoot } from '../helpers/tmp.js';
+import { asyncUsageErrorOf, writeFiles } from './helpers.js';
 
 const SETTINGS = { organization: 'acme', concurrency: 8 };
 
@@ -19,7 +18,7 @@ describe('loadConfigFile: discovery', () => {
     ['provider.config.js', `module.exports = ${JSON.stringify(SETTINGS)};`],
     ['provider.config.mjs', `export default ${JSON.stringify(SETTINGS)};`],
   ])('finds %s (%#)', async (name, content) => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { [name]: content });
     const loaded = await loadConfigFile({ cwd: dir });
     expect(loaded).toEqual({ config: SETTINGS, filepath: path.join(dir, name), warnings: [] });
@@ -38,19 +37,19 @@ describe('loadConfigFile: discovery', () => {
   });
 
   it('takes the first search place when several files exist', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { 'package.json': { provider: { name: 'pkg' } }, '.providerrc.json': { name: 'rc' } });
     expect((await loadConfigFile({ cwd: dir })).config).toEqual({ name: 'pkg' });
   });
 
   it('skips a package.json without a "provider" key and an empty .providerrc', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { 'package.json': { name: 'x' }, '.providerrc': '', '.providerrc.yml': 'name: found\n' });
     expect(await loadConfigFile({ cwd: dir })).toMatchObject({ config: { name: 'found' } });
   });
 
   it('searches parent folders up to the project root', async () => {
-    const root = tempDir();
+    const root = tempRoot();
     writeFiles(root, { '.providerrc.json': { name: 'up' } });
     const cwd = path.join(root, 'a', 'b');
     fs.mkdirSync(cwd, { recursive: true });
@@ -62,7 +61,7 @@ describe('loadConfigFile: discovery', () => {
   });
 
   it.each(['go.mod', 'package.json', '.git'])('does not look above a folder holding %s', async (marker) => {
-    const outer = tempDir();
+    const outer = tempRoot();
     writeFiles(outer, { '.providerrc.json': { name: 'outside' } });
     const project = path.join(outer, 'project');
     if (marker === '.git') fs.mkdirSync(path.join(project, '.git'), { recursive: true });
@@ -73,7 +72,7 @@ describe('loadConfigFile: discovery', () => {
   });
 
   it('returns an empty configuration when there is no file', async () => {
-    expect(await loadConfigFile({ cwd: tempDir() })).toEqual({ config: {}, warnings: [] });
+    expect(await loadConfigFile({ cwd: tempRoot() })).toEqual({ config: {}, warnings: [] });
   });
 });
 
@@ -86,7 +85,7 @@ describe('loadConfigFile: --config', () => {
     ['custom.cjs', `module.exports = ${JSON.stringify(SETTINGS)};`],
     ['other/package.json', { provider: SETTINGS }],
   ])('loads %s relative to cwd, ignoring discovered files', async (name, content) => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { [name]: content, '.providerrc.json': { organization: 'discovered' } });
     expect(await loadConfigFile({ cwd: dir, explicitPath: name })).toEqual({
       config: SETTINGS,
@@ -96,35 +95,35 @@ describe('loadConfigFile: --config', () => {
   });
 
   it('loads an absolute path', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { 'x.json': { name: 'abs' } });
-    const loaded = await loadConfigFile({ cwd: tempDir(), explicitPath: path.join(dir, 'x.json') });
+    const loaded = await loadConfigFile({ cwd: tempRoot(), explicitPath: path.join(dir, 'x.json') });
     expect(loaded.config).toEqual({ name: 'abs' });
   });
 
   it('treats an explicit package.json without a "provider" key as empty', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { 'package.json': { name: 'x' } });
     const loaded = await loadConfigFile({ cwd: dir, explicitPath: 'package.json' });
     expect(loaded).toEqual({ config: {}, filepath: path.join(dir, 'package.json'), warnings: [] });
   });
 
   it('refuses a missing file, naming it', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     const error = await asyncUsageErrorOf(() => loadConfigFile({ cwd: dir, explicitPath: 'nope.json' }));
     expect(error.message).toBe(`Configuration file not found: ${path.join(dir, 'nope.json')}`);
     expect(error.hint).toContain('--config');
   });
 
   it('refuses a folder', async () => {
-    const dir = tempDir();
+    const dir = tempRoot();
     fs.mkdirSync(path.join(dir, 'conf.json'));
     const error = await asyncUsageErrorOf(() => loadConfigFile({ cwd: dir, explicitPath: 'conf.json' }));
     expect(error.message).toContain('is a folder');
   });
 
   it.each(['provider.toml', 'provider.config.ts'])('refuses the unsupported format %s', async (name) => {
-    const dir = tempDir();
+    const dir = tempRoot();
     writeFiles(dir, { [name]: '' });
     const error = await asyncUsageErrorOf(() => loadConfigFile({ cwd: dir, explicitPath: name }));
     expect(error.message).toContain('not supported');
@@ -133,8 +132,8 @@ describe('loadConfigFile: --config', () => {
 });
 
 describe('loadConfigFile: validation', () => {
-  async function load(content: object | string, name = '.providerrc.json') {
-    const dir = tempDir();
+  function load(content: object | string, name = '.providerrc.json') {
+    const dir = tempRoot();
     writeFiles(dir, { [name]: content });
     return { file: path.join(dir, name), result: loadConfigFile({ cwd: dir }) };
   }
@@ -151,16 +150,16 @@ describe('loadConfigFile: validation', () => {
       key: 'keys/public.asc',
       color: false,
     };
-    const { result } = await load(config);
+    const { result } = load(config);
     expect((await result).config).toEqual(config);
   });
 
   it('accepts a number of seconds as waitTimeout', async () => {
-    expect((await (await load({ waitTimeout: 90 })).result).config).toEqual({ waitTimeout: 90 });
+    expect((await load({ waitTimeout: 90 }).result).config).toEqual({ waitTimeout: 90 });
   });
 
   it('warns about unknown keys and ignores them', async () => {
-    const { file, result } = await load({ name: 'x', foo: 1, wait_timeout: '5m', Organization: 'a' });
+    const { file, result } = load({ name: 'x', foo: 1, wait_timeout: '5m', Organization: 'a' });
     expect(await result).toEqual({
       config: { name: 'x' },
       filepath: file,
@@ -173,7 +172,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it.each(['token', 'Token', 'TOKEN', 'apiToken', 'tfe_token'])('refuses a %s key', async (key) => {
-    const { file, result } = await load({ organization: 'acme', [key]: 'LEAKED-VALUE', foo: 1 });
+    const { file, result } = load({ organization: 'acme', [key]: 'LEAKED-VALUE', foo: 1 });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`${file} contains "${key}": a token in a configuration file is refused`);
     expect(error.hint).toContain('TF_TOKEN_<host>');
@@ -183,7 +182,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('refuses a token key in YAML too', async () => {
-    const { result } = await load('token: abc\n', '.providerrc.yaml');
+    const { result } = load('token: abc\n', '.providerrc.yaml');
     expect((await asyncUsageErrorOf(() => result)).message).toContain(
       'a token in a configuration file is refused',
     );
@@ -206,7 +205,7 @@ describe('loadConfigFile: validation', () => {
     ['name', null, 'a non-empty string', 'null'],
     ['key', { path: 'x' }, 'a path string', '{"path":"x"}'],
   ])('refuses %s = %j, naming the file, key and expected type', async (key, value, expected, shown) => {
-    const { file, result } = await load({ [key]: value });
+    const { file, result } = load({ [key]: value });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(file);
     expect(error.message).toContain(`"${key}" must be ${expected}`);
@@ -214,7 +213,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('reports every wrong key at once', async () => {
-    const { result } = await load({ concurrency: 'many', color: 'blue' });
+    const { result } = load({ concurrency: 'many', color: 'blue' });
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain('"concurrency" must be');
     expect(error.message).toContain('"color" must be');
@@ -226,20 +225,20 @@ describe('loadConfigFile: validation', () => {
     ['.providerrc.yaml', 'just a string\n', 'a string'],
     ['.providerrc', '42\n', 'a number'],
   ])('refuses %s holding %j', async (name, content, kind) => {
-    const { file, result } = await load(content, name);
+    const { file, result } = load(content, name);
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`${file} must hold an object of settings, not ${kind}`);
   });
 
   it('refuses malformed JSON without echoing the contents', async () => {
-    const { file, result } = await load('{\n  "organization": "acme",\n  "name": SECRET-ISH\n}');
+    const { file, result } = load('{\n  "organization": "acme",\n  "name": SECRET-ISH\n}');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(`Cannot read configuration file ${file}: it is not valid JSON`);
     expect(error.message).not.toContain('SECRET');
   });
 
   it('refuses malformed YAML with the line and column but no code frame', async () => {
-    const { file, result } = await load('a: 1\n  b: SECRET: x\n', '.providerrc.yaml');
+    const { file, result } = load('a: 1\n  b: SECRET: x\n', '.providerrc.yaml');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toContain(`Cannot read configuration file ${file}: it is not valid YAML`);
     expect(error.message).toMatch(/\(2:\d+\)/);
@@ -247,7 +246,7 @@ describe('loadConfigFile: validation', () => {
   });
 
   it('reports a JavaScript config that throws', async () => {
-    const { file, result } = await load('throw new Error("broken config");', 'provider.config.mjs');
+    const { file, result } = load('throw new Error("broken config");', 'provider.config.mjs');
     const error = await asyncUsageErrorOf(() => result);
     expect(error.message).toBe(`Cannot read configuration file ${file}: broken config`);
   });

@@ -1,14 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, describe, it, expect } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { resolveSettings, type SettingsFlags } from '../../src/config/resolve.js';
-import { asyncUsageErrorOf, removeTempDirs, tempDir, writeFiles } from './helpers.js';
-
-afterAll(removeTempDirs);
+import { tempRoot } from '../helpers/tmp.js';
+import { asyncUsageErrorOf, writeFiles } from './helpers.js';
 
 /** A project folder with an optional .providerrc.json. */
 function project(config?: object): string {
-  const dir = tempDir();
+  const dir = tempRoot();
   if (config !== undefined) writeFiles(dir, { '.providerrc.json': config });
   return dir;
 }
@@ -242,7 +241,7 @@ describe('resolveSettings config-file-only keys', () => {
   });
 
   it('keeps an absolute key path', async () => {
-    const absolute = path.join(tempDir(), 'public.asc');
+    const absolute = path.join(tempRoot(), 'public.asc');
     expect((await resolve({}, {}, { key: absolute })).keyFile).toBe(absolute);
   });
 

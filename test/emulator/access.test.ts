@@ -19,7 +19,7 @@ import {
   publicKey,
   publishFixture,
   versionPayload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr } from '../helpers/json.js';
 
 const release = loadRelease();

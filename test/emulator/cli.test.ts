@@ -4,12 +4,13 @@
  * exits 2 naming the file; `--data-dir` and `--request-log` work from the command line.
  */
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, call, expectStatus, providerPaths, providerPayload } from '../helpers/emulator-api.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { call, expectStatus, providerPaths, providerPayload } from '../helpers/emulator/index.js';
 import { arr, isObject, str } from '../helpers/json.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 let dir: string;
@@ -19,17 +20,13 @@ beforeAll(() => {
   if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
     execSync('npm run build', { cwd: REPO_ROOT, stdio: 'inherit' });
   }
-  dir = mkdtempSync(join(tmpdir(), 'provider-emulate-cli-'));
+  dir = tempDir();
 }, 120_000);
 
 afterEach(() => {
   // A test that failed half-way must not leave its emulator running.
   for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** A running CLI process with its output collected. */
@@ -50,13 +47,13 @@ function runCli(args: string[]): Run {
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
   const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const newline = out.indexOf('\n');
       if (newline >= 0) resolve(out.slice(0, newline));
@@ -67,7 +64,7 @@ function runCli(args: string[]): Run {
   });
   // Runs that are expected to fail never print a line: that rejection is theirs to ignore.
   firstLine.catch(() => undefined);
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.on('data', (chunk: string) => {
     err += chunk;
   });
   return { child, stdout: () => out, stderr: () => err, firstLine, exit };

@@ -20,7 +20,7 @@ import {
   publicKey,
   publishFixture,
   type Reply,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, isObject, str } from '../helpers/json.js';
 
 const start = emulatorPerTest();

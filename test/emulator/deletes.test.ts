@@ -18,7 +18,7 @@ import {
   providerPaths,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, str } from '../helpers/json.js';
 
 const start = emulatorPerTest();

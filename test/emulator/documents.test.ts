@@ -41,7 +41,7 @@ import {
   publishFixture,
   upload,
   type Reply,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, obj, replaceAt, str } from '../helpers/json.js';
 import { shapeMismatches, type ShapeVars } from '../helpers/shape.js';
 

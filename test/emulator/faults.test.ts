@@ -17,7 +17,7 @@ import {
   providerPaths,
   versionPayload,
   type Api,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, str } from '../helpers/json.js';
 
 const start = emulatorPerTest();

@@ -3,22 +3,18 @@
  * percent-escape in the path or the query, a Host that is not a host. Each gets a 400 error document, the
  * handlers never see it (no "unexpected error"), the request log records it, and the emulator keeps serving.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, emulatorPerTest, expectStatus } from '../helpers/emulator-api.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, emulatorPerTest, expectStatus } from '../helpers/emulator/index.js';
 import { MALFORMED_REQUESTS, acceptable, preview, rawExchange } from '../helpers/raw-http.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const start = emulatorPerTest();
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-emulator-malformed-'));
+  dir = tempDir();
 });
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
 const request = (target: string, method = 'GET', headers = 'Host: 127.0.0.1\r\n'): string =>
   `${method} ${target} HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`;
 

@@ -17,7 +17,7 @@ import {
   loadRelease,
   providerPaths,
   type Reply,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, isObject, num, obj, str, type JsonObject } from '../helpers/json.js';
 
 const release = loadRelease();

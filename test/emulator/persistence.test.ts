@@ -2,9 +2,6 @@
  * State survives a restart with the same data folder (PRODUCT.md §6): the same tokens, the same documents, the
  * same bytes downloadable, and links issued before the restart still valid.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import {
@@ -20,8 +17,9 @@ import {
   publicKey,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, at, str } from '../helpers/json.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const release = loadRelease();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -29,12 +27,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function tempDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'provider-emulator-persist-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function startOn(dataDir: string, now: () => number): Promise<Emulator> {
   const emulator = await startEmulator({ dataDir, now });
@@ -70,7 +62,7 @@ async function readEverything(emulator: Emulator): Promise<string> {
 describe('restart with the same dataDir', () => {
   it('keeps tokens, documents and bytes; links issued before the restart still work', async () => {
     const clock = manualClock();
-    const dataDir = tempDataDir();
+    const dataDir = tempDir('data');
     const first = await startOn(dataDir, clock.now);
     const published = await publishFixture(first, {
       platforms: ['linux_amd64', 'darwin_arm64'],
@@ -112,7 +104,7 @@ describe('restart with the same dataDir', () => {
 
   it('keeps going: ids continue (GPG key ids never repeat) and writes after the restart persist too', async () => {
     const clock = manualClock();
-    const dataDir = tempDataDir();
+    const dataDir = tempDir('data');
     const first = await startOn(dataDir, clock.now);
     await publishFixture(first);
     const firstKeyId = str(
@@ -143,8 +135,8 @@ describe('restart with the same dataDir', () => {
   });
 
   it('a fresh dataDir gets fresh tokens', async () => {
-    const a = await startOn(tempDataDir(), Date.now);
-    const b = await startOn(tempDataDir(), Date.now);
+    const a = await startOn(tempDir('data'), Date.now);
+    const b = await startOn(tempDir('data'), Date.now);
     expect(a.ownerToken).not.toBe(b.ownerToken);
     expect(a.memberToken).not.toBe(b.memberToken);
     expect(new Set([a.ownerToken, a.memberToken, a.outsiderToken]).size).toBe(3);

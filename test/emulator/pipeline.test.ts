@@ -15,7 +15,7 @@ import {
   type Exchange,
   type Step,
 } from '../../src/emulator/exchange.js';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { listen, type Listening } from '../../src/net/listen.js';
 
 let listening: Listening | undefined;

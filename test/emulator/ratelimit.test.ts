@@ -12,7 +12,7 @@ import {
   manualClock,
   providerPaths,
   type Api,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { shapeMismatches } from '../helpers/shape.js';
 
 const start = emulatorPerTest();

@@ -3,10 +3,9 @@
  * header was present, content type, content length and bytes; in memory and in the JSONL file alike; never a
  * token (not even an unknown one), never an archivist link or its secret.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import {
@@ -21,8 +20,9 @@ import {
   providerPaths,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { isObject, str } from '../helpers/json.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const release = loadRelease();
 const BOGUS_TOKEN = 'zzzzzzzzzzzzzz.atlasv1.bogus-token-that-must-not-be-logged-0123456789';
@@ -45,7 +45,7 @@ function collectLinks(document: unknown): void {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-emulator-log-'));
+  dir = tempDir();
   logPath = join(dir, 'requests.jsonl');
   emulator = await startEmulator({ requestLogPath: logPath });
   const { owner, member, outsider } = clients(emulator);
@@ -95,10 +95,6 @@ beforeAll(async () => {
     .split('\n')
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as unknown);
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the request log', () => {
@@ -206,7 +202,7 @@ describe('the request log', () => {
 // answer's `close` handler, an uncaught exception that took the whole emulator down.
 describe('a request log file that cannot be written', () => {
   it('does not stop the emulator: answers go on, records stay in memory, onError is told', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'provider-requestlog-gone-'));
+    const folder = tempDir('gone');
     const errors: unknown[] = [];
     const e = await startEmulator({
       requestLogPath: join(folder, 'requests.jsonl'),

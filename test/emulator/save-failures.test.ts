@@ -27,9 +27,9 @@ import {
   publishFixture,
   upload,
   versionPayload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { rawExchange } from '../helpers/raw-http.js';
-import { removeAll, tempDir } from '../reliability/helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** Data folders whose state file cannot be written at the moment. */
 const full = new Set<string>();
@@ -59,13 +59,12 @@ async function startOn(dataDir: string): Promise<Emulator> {
 }
 
 beforeEach(async () => {
-  dir = tempDir('save-failures');
+  dir = tempDir();
   emulator = await startOn(dir);
 });
 afterEach(async () => {
   full.clear();
   await emulator.close();
-  removeAll(dir);
 });
 
 /** What the emulator holds, in memory and on disk. */

@@ -21,7 +21,7 @@ import {
   providerPaths,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 
 const start = emulatorPerTest();
 const MiB = 1024 * 1024;

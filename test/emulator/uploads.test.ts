@@ -20,7 +20,7 @@ import {
   providerPaths,
   publishFixture,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { obj, str } from '../helpers/json.js';
 
 const start = emulatorPerTest();

@@ -24,7 +24,7 @@ import {
   publishFixture,
   secretKey,
   versionPayload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { arr, type JsonObject } from '../helpers/json.js';
 
 const release = loadRelease();

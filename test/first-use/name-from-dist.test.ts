@@ -8,10 +8,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { publishAll } from '../manage/helpers.js';
-import { RELEASE, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { RELEASE, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const CHATTER = 'provider name example (from ./dist)';
@@ -38,21 +39,21 @@ describe('the provider name from ./dist', () => {
     const { args, env } = against(e);
 
     const versions = await spawnCli(['versions', 'list', ...args], cwd, env);
-    expect(versions.code, versions.stderr).toBe(0);
+    expect(versions.exitCode, versions.stderr).toBe(0);
     expect(versions.stderr).toContain(CHATTER);
     expect(versions.stdout).toContain('1.2.3');
 
     const platforms = await spawnCli(['platforms', 'list', '1.2.3', ...args], cwd, env);
-    expect(platforms.code, platforms.stderr).toBe(0);
+    expect(platforms.exitCode, platforms.stderr).toBe(0);
     expect(platforms.stderr).toContain(CHATTER);
     expect(platforms.stdout).toContain('linux_amd64');
 
     const check = await spawnCli(['check', '1.2.3', ...args], cwd, env);
-    expect(check.code, check.stderr).toBe(0);
+    expect(check.exitCode, check.stderr).toBe(0);
     expect(check.stderr).toContain(CHATTER);
 
     const deleted = await spawnCli(['delete', '1.2.3', '--yes', ...args], cwd, env);
-    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(deleted.stderr).toContain(CHATTER);
     expect(e.store.data.versions).toEqual([]);
     const all = [versions, platforms, check, deleted].map((r) => r.stdout + r.stderr).join('');
@@ -64,7 +65,7 @@ describe('the provider name from ./dist', () => {
     await publishAll(e);
     const { args, env } = against(e);
     const result = await spawnCli(['versions', 'list', ...args, '--json'], projectWithDist(), env);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.exitCode, result.stderr).toBe(0);
     expect(() => JSON.parse(result.stdout) as unknown).not.toThrow();
     expect(result.stdout).not.toContain('from ./dist');
     expect(result.stderr).toContain(CHATTER);
@@ -75,7 +76,7 @@ describe('the provider name from ./dist', () => {
     await publishAll(e);
     const { args, env } = against(e);
     const result = await spawnOnTerminal(['versions', 'show', '1.2.3', ...args], projectWithDist(), env);
-    expect(result.code, result.stdout).toBe(0);
+    expect(result.exitCode, result.stdout).toBe(0);
     expect(result.stdout).toContain(CHATTER);
   });
 
@@ -84,7 +85,7 @@ describe('the provider name from ./dist', () => {
     await publishAll(e);
     const { args, env } = against(e);
     const result = await spawnCli(['versions', 'list', ...args, '--name', 'other'], projectWithDist(), env);
-    expect(result.code).toBe(4);
+    expect(result.exitCode).toBe(4);
     expect(result.stderr).toContain('example-org/other');
     expect(result.stderr).not.toContain('from ./dist');
   });
@@ -101,7 +102,7 @@ describe('the provider name from ./dist', () => {
     fs.mkdirSync(path.join(empty, 'dist'));
     for (const cwd of [several, empty, tempRoot()]) {
       const result = await spawnCli(['versions', 'list', ...args], cwd, env);
-      expect(result.code, cwd).toBe(2);
+      expect(result.exitCode, cwd).toBe(2);
       expect(result.stderr).toContain('error: No provider name given');
       expect(result.stderr).not.toContain('from ./dist');
     }

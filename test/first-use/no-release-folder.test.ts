@@ -7,9 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
-import { SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { SIGNER_KEY, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 
@@ -20,7 +21,7 @@ describe('no ./dist: the folder is reported first', () => {
     it(`${command} with nothing else given says there is no release folder; the hint names ${command}`, async () => {
       const cwd = tempRoot();
       const result = await spawnCli([command], cwd);
-      expect(result.code, result.stderr).toBe(2);
+      expect(result.exitCode, result.stderr).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(
         `error: No release folder here: ${path.join(cwd, 'dist')} does not exist`,
@@ -37,7 +38,7 @@ describe('no ./dist: the folder is reported first', () => {
     const cwd = tempRoot();
     const args = ['publish', '--hostname', e.url, '--organization', e.organization, '--key', SIGNER_KEY];
     const result = await spawnCli(args, cwd, { TFE_TOKEN: e.ownerToken });
-    expect(result.code, result.stderr).toBe(2);
+    expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stderr).toContain(`No release folder here: ${path.join(cwd, 'dist')} does not exist`);
     expect(result.stderr).toContain('provider publish <folder>');
     expect(result.stderr).not.toContain('provider verify');
@@ -48,7 +49,7 @@ describe('no ./dist: the folder is reported first', () => {
   it('a folder given on the command line is the one named; --json carries it in details.dir', async () => {
     const cwd = tempRoot();
     const result = await spawnCli(['publish', 'build/out', '--json'], cwd);
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     const doc = JSON.parse(result.stdout) as { ok: boolean; error: Record<string, unknown> };
     expect(doc.ok).toBe(false);
     expect(doc.error.code).toBe('usage');
@@ -61,7 +62,7 @@ describe('no ./dist: the folder is reported first', () => {
     const cwd = tempRoot();
     fs.writeFileSync(path.join(cwd, 'dist'), 'not a folder\n');
     const result = await spawnCli(['verify'], cwd);
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`No release folder here: ${path.join(cwd, 'dist')} is not a folder`);
     expect(result.stderr).toContain('provider verify <folder>');
   });
@@ -69,7 +70,7 @@ describe('no ./dist: the folder is reported first', () => {
   it('on a terminal, publish shows the same message and a hint naming publish', async () => {
     const cwd = tempRoot();
     const result = await spawnOnTerminal(['publish'], cwd);
-    expect(result.code, result.stdout).toBe(2);
+    expect(result.exitCode, result.stdout).toBe(2);
     expect(result.stdout).toMatch(/error:\S* No release folder here: \S+\/dist does not exist/);
     expect(result.stdout).toMatch(/hint:\S* .*provider publish <folder>/);
     expect(result.stdout).not.toContain('provider verify');

@@ -12,10 +12,11 @@ import { createDownloader, DownloadError } from '../../src/registry/downloads.js
 import { uploadFile } from '../../src/registry/uploads.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { ensureBuilt, spawnCli, spawnOnTerminal } from '../helpers/spawn-cli.js';
 import { publishAll } from '../manage/helpers.js';
-import { RELEASE, SIGNER_KEY, expectNoSecrets, tempRoot } from '../publish/helpers.js';
+import { RELEASE, SIGNER_KEY, expectNoSecrets } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 
@@ -27,7 +28,7 @@ describe('the built CLI given a plain-HTTP server as host:port', () => {
     const hostPort = new URL(e.url).host;
     const args = ['versions', 'list', '--hostname', hostPort, '--organization', e.organization];
     const result = await spawnCli([...args, '--name', 'example'], tempRoot(), { TFE_TOKEN: e.ownerToken });
-    expect(result.code, result.stderr).toBe(4);
+    expect(result.exitCode, result.stderr).toBe(4);
     expect(result.stderr).toContain(`on https://${hostPort} failed: the server did not answer TLS (EPROTO)`);
     expect(result.stderr).toContain(`give it as http://${hostPort}`);
     expect(result.stderr).not.toMatch(/check the network/i);
@@ -42,7 +43,7 @@ describe('the built CLI given a plain-HTTP server as host:port', () => {
     const result = await spawnOnTerminal([...args, '--organization', e.organization], tempRoot(), {
       TFE_TOKEN: e.ownerToken,
     });
-    expect(result.code, result.stdout.slice(-2000)).toBe(4);
+    expect(result.exitCode, result.stdout.slice(-2000)).toBe(4);
     expect(result.stdout).toContain('the server did not answer TLS (EPROTO)');
     expect(result.stdout).toContain(`give it as http://${hostPort}`);
     expect(e.store.data.providers).toEqual([]);
@@ -56,7 +57,7 @@ describe('the built CLI given a plain-HTTP server as host:port', () => {
     const result = await spawnCli([...args, '--name', 'example', '--json'], tempRoot(), {
       TFE_TOKEN: e.ownerToken,
     });
-    expect(result.code).toBe(4);
+    expect(result.exitCode).toBe(4);
     const doc = JSON.parse(result.stdout) as { error: { message: string; hint: string; details: unknown } };
     expect(doc.error.message).toContain('the server did not answer TLS (EPROTO)');
     expect(doc.error.hint).toContain(`http://${hostPort}`);
@@ -68,7 +69,7 @@ describe('the built CLI given a plain-HTTP server as host:port', () => {
     await publishAll(e);
     const args = ['versions', 'list', '--hostname', e.url, '--organization', e.organization];
     const result = await spawnCli([...args, '--name', 'example'], tempRoot(), { TFE_TOKEN: e.ownerToken });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('1.2.3');
   });
 });

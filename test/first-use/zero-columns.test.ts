@@ -6,7 +6,8 @@
 import * as net from 'node:net';
 import { beforeAll, expect, it } from 'vitest';
 import { ensureBuilt, spawnOnTerminal } from '../helpers/spawn-cli.js';
-import { RELEASE, SIGNER_KEY, tempRoot } from '../publish/helpers.js';
+import { RELEASE, SIGNER_KEY } from '../publish/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 beforeAll(ensureBuilt, 120_000);
 
@@ -25,7 +26,7 @@ it('publish failing under its spinner ends with exit 4 and its error', async () 
   const result = await spawnOnTerminal([...args, '--organization', 'example-org'], tempRoot(), {
     TFE_TOKEN: 'not-a-real-token-1234',
   });
-  expect(result.code, result.stdout.slice(-500)).toBe(4);
+  expect(result.exitCode, result.stdout.slice(-500)).toBe(4);
   expect(result.stdout).toContain(`on http://127.0.0.1:${port} failed: ECONNREFUSED`);
   // What ora erased is the spinner's own line or two, not hundreds of rows.
   expect(result.stdout.split('\u001b[1A').length).toBeLessThan(20);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { run } from '../../src/cli/main.js';
 import type { RunContext } from '../../src/commands/context.js';
 import type { Output, TextStream } from '../../src/ui/output.js';
+import type { InProcessResult } from './result.js';
 
 /** A text stream that remembers what was written. */
 export class Capture implements TextStream {
@@ -26,13 +27,6 @@ export class LineCapture extends Capture {
   }
 }
 
-/** What a run produced. */
-export interface CliResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Options of `runCli`. */
 export interface RunCliOptions {
   env?: Record<string, string | undefined>;
@@ -45,7 +39,7 @@ export interface RunCliOptions {
 }
 
 /** Runs `provider <argv>` in-process. The environment is empty unless given: tests never see the real one. */
-export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<CliResult> {
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<InProcessResult> {
   const stdout = new Capture(options.tty);
   const stderr = new Capture(options.tty);
   const exitCode = await run({

@@ -6,18 +6,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from './emulator-api.js';
+import { REPO_ROOT } from './paths.js';
+import type { CliResult } from './result.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 /** More terminal output than any of these runs prints (1 MiB). */
 const MAX_SCREEN = 1 << 20;
-
-/** What a spawned run produced. On a terminal, stdout holds everything the terminal showed. */
-export interface Spawned {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Builds dist/ when it is missing (bin/provider.js runs it). */
 export function ensureBuilt(): void {
@@ -38,7 +32,7 @@ function freshEnv(home: string, extra: Record<string, string>): Record<string, s
 }
 
 /** `node bin/provider.js <args>` in `cwd` with pipes, in CI mode (CI=true, no colour) unless `env` says otherwise. */
-export function spawnCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Spawned> {
+export function spawnCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     env: freshEnv(cwd, { CI: 'true', NO_COLOR: '1', ...env }),
@@ -48,18 +42,21 @@ export function spawnCli(args: string[], cwd: string, env: Record<string, string
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, stdout, stderr })),
+  );
 }
 
 /**
  * The same on a pseudo-terminal (`script -qfec`, whose terminal reports 0 columns as some CI terminals do):
- * stdout and stderr arrive together as the user sees them, line ends as `\n`; the exit code is the command's.
+ * stdout and stderr arrive together as the user sees them (all in `stdout`), line ends as `\n`; the exit code
+ * is the command's.
  */
 export function spawnOnTerminal(
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
-): Promise<Spawned> {
+): Promise<CliResult> {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qfec', quoted, '/dev/null'], {
     cwd,
@@ -75,6 +72,8 @@ export function spawnOnTerminal(
   child.stdout.on('data', take);
   child.stderr.on('data', take);
   return new Promise((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout: shown.replace(/\r\n/g, '\n'), stderr: '' })),
+    child.on('close', (exitCode, signal) =>
+      resolve({ exitCode, signal, stdout: shown.replace(/\r\n/g, '\n'), stderr: '' }),
+    ),
   );
 }

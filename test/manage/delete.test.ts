@@ -3,9 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { fixedConfirm, type Confirm } from '../../src/ui/prompt.js';
-import { Capture, type CliResult } from '../helpers/cli.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
-import { ALL_PLATFORMS, cli, publishAll, requests, tempRoot, zipName, eventually } from './helpers.js';
+import { Capture } from '../helpers/cli.js';
+import { normalise } from '../helpers/normalise.js';
+import type { CliResult } from '../helpers/result.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { ALL_PLATFORMS, cli, publishAll, requests, zipName, eventually } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const start = emulatorPerTest();
 
@@ -49,11 +52,19 @@ describe('provider delete', () => {
     const emulator = await published();
     const result = await cli(emulator, ['delete', '1.2.3']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('Will delete from ');
-    expect(result.stderr).toContain('  version 1.2.3 (key id ');
-    expect(result.stderr).toContain(`    platform linux_amd64    ${zipName('linux_amd64')}`);
-    expect(result.stderr).toContain('without confirmation: there is no terminal to ask on');
-    expect(result.stderr).toContain('hint: Pass --yes to delete without asking');
+    expect(normalise(result.stderr)).toMatchInlineSnapshot(`
+      "Will delete from 127.0.0.1:<port>/example-org/example:
+        version 1.2.3 (key id 47D8C49E6154CCB3, files 2/2 + 5/5)
+        and with it 5 platforms and their files:
+          platform darwin_amd64   terraform-provider-example_1.2.3_darwin_amd64.zip
+          platform darwin_arm64   terraform-provider-example_1.2.3_darwin_arm64.zip
+          platform linux_amd64    terraform-provider-example_1.2.3_linux_amd64.zip
+          platform linux_arm64    terraform-provider-example_1.2.3_linux_arm64.zip
+          platform windows_amd64  terraform-provider-example_1.2.3_windows_amd64.zip
+      error: Refusing to delete version 1.2.3 of 127.0.0.1:<port>/example-org/example with its 5 platforms without confirmation: there is no terminal to ask on
+        hint: Pass --yes to delete without asking (CI and scripts), or --dry-run to only see what would be deleted.
+      "
+    `);
     expect(deletes(emulator)).toEqual([]);
     expect(platformsLeft(emulator)).toEqual(ALL_PLATFORMS);
   });
@@ -72,17 +83,15 @@ describe('provider delete', () => {
 
   it('says each deletion once, as it happens: on stdout, with the success glyph; the plan alone on stderr', async () => {
     const emulator = await published();
-    const normalise = (text: string): string =>
-      text.replaceAll(new URL(emulator.url).host, '<host>').replace(/key id [0-9A-F]{16}/, 'key id <key>');
     const version = await cli(emulator, ['delete', '1.2.3', '--yes']);
     expect(version.exitCode).toBe(0);
     expect(normalise(version.stdout)).toMatchInlineSnapshot(`
-      "✓ Deleted version 1.2.3 of <host>/example-org/example and its 5 platforms
+      "✓ Deleted version 1.2.3 of 127.0.0.1:<port>/example-org/example and its 5 platforms
       "
     `);
     expect(normalise(version.stderr)).toMatchInlineSnapshot(`
-      "Will delete from <host>/example-org/example:
-        version 1.2.3 (key id <key>, files 2/2 + 5/5)
+      "Will delete from 127.0.0.1:<port>/example-org/example:
+        version 1.2.3 (key id 47D8C49E6154CCB3, files 2/2 + 5/5)
         and with it 5 platforms and their files:
           platform darwin_amd64   terraform-provider-example_1.2.3_darwin_amd64.zip
           platform darwin_arm64   terraform-provider-example_1.2.3_darwin_arm64.zip
@@ -95,7 +104,6 @@ describe('provider delete', () => {
 
   it('on a terminal, after yes: one line per platform deleted or not there, each once, on stdout', async () => {
     const emulator = await published();
-    const normalise = (text: string): string => text.replaceAll(new URL(emulator.url).host, '<host>');
     const result = await onTerminal(
       emulator,
       ['delete', '1.2.3', '--platform', 'linux_amd64,darwin_arm64,plan9_amd64', '--ignore-missing'],
@@ -103,13 +111,13 @@ describe('provider delete', () => {
     );
     expect(result.exitCode, result.stderr).toBe(0);
     expect(normalise(result.stdout)).toMatchInlineSnapshot(`
-      "✓ Deleted platform linux_amd64 of <host>/example-org/example 1.2.3
-      ✓ Deleted platform darwin_arm64 of <host>/example-org/example 1.2.3
-      Not there (ignored): platform plan9_amd64 of <host>/example-org/example 1.2.3
+      "✓ Deleted platform linux_amd64 of 127.0.0.1:<port>/example-org/example 1.2.3
+      ✓ Deleted platform darwin_arm64 of 127.0.0.1:<port>/example-org/example 1.2.3
+      Not there (ignored): platform plan9_amd64 of 127.0.0.1:<port>/example-org/example 1.2.3
       "
     `);
     expect(normalise(result.stderr)).toMatchInlineSnapshot(`
-      "Will delete from <host>/example-org/example 1.2.3:
+      "Will delete from 127.0.0.1:<port>/example-org/example 1.2.3:
         platform linux_amd64   terraform-provider-example_1.2.3_linux_amd64.zip
         platform darwin_arm64  terraform-provider-example_1.2.3_darwin_arm64.zip
         (platform plan9_amd64 is not there: skipped)

@@ -2,8 +2,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addGpgKey, clients, emulatorPerTest, keyIdOf, secretKey } from '../helpers/emulator-api.js';
-import { cli, fixture, requests, tempRoot, eventually } from './helpers.js';
+import { addGpgKey, clients, emulatorPerTest, keyIdOf, secretKey } from '../helpers/emulator/index.js';
+import { cli, fixture, requests, eventually } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const start = emulatorPerTest();
 const KEYS = '/api/registry/private/v2/gpg-keys';

@@ -3,8 +3,6 @@
  * through its HTTP API, the CLI pointed at it, ways to alter the emulator's stored data, and a core-level
  * client.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { vi } from 'vitest';
 import { parseHostname } from '../../src/config/index.js';
@@ -13,8 +11,11 @@ import type { StoredPlatform, StoredVersion } from '../../src/emulator/state.js'
 import { createRegistryClient, type RegistryClient } from '../../src/registry/http.js';
 import type { ProviderAddress } from '../../src/registry/paths.js';
 import { Output } from '../../src/ui/output.js';
-import { Capture, runCli, type CliResult } from '../helpers/cli.js';
-import { publishFixture, REPO_ROOT } from '../helpers/emulator-api.js';
+import { Capture, runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { publishFixture } from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 /** The fixture release's platforms. */
 export const ALL_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
@@ -22,13 +23,6 @@ export const ALL_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'li
 /** `terraform-provider-example_1.2.3_<platform>.zip`. */
 export function zipName(platform: string, version = '1.2.3'): string {
   return `terraform-provider-example_${version}_${platform}.zip`;
-}
-
-/** A fresh folder marked as a project root, so no configuration file above it is found. */
-export function tempRoot(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'provider-manage-')));
-  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/test\n');
-  return dir;
 }
 
 /** Publishes the whole fixture release (every file uploaded), or the parts named. */
@@ -112,15 +106,6 @@ export function coreWorld(
   });
   const org = emulator.organization;
   return { client, output, address: { organization: org, namespace: org, name: 'example' }, stdout, stderr };
-}
-
-/** Replaces the host:port of an emulator URL and the ids that change per run, for stable comparisons. */
-export function normalize(text: string, emulator: Emulator): string {
-  return text
-    .replaceAll(new URL(emulator.url).host, 'HOST')
-    .replace(/provver-[A-Za-z0-9]{16}/g, 'provver-ID')
-    .replace(/provpltfrm-[A-Za-z0-9]{16}/g, 'provpltfrm-ID')
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3})?Z/g, 'TIME');
 }
 
 /**

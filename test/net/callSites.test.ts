@@ -10,7 +10,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseHostname } from '../../src/config/index.js';
@@ -22,6 +21,7 @@ import { sendCallback } from '../../src/runtask/callback/client.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
 import { fetchPlanJson } from '../../src/runtask/callback/planJson.js';
 import { captureOutput } from '../release/helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** One scripted answer: a status with headers and body. After the script: 200 with `last`. */
 interface Scripted {
@@ -144,7 +144,7 @@ describe('the integrator', () => {
 
   it("honours Retry-After on the plan JSON: the server's 0 s replaces a 10-minute backoff", async () => {
     const server = await scripted([{ status: 503, headers: { 'retry-after': '0' } }], '{"plan":1}');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'plan-')), 'plan.json');
+    const file = path.join(tempDir(), 'plan.json');
     const url = `${server.url}/api/v2/plans/plan-1/json-output`;
     const bytes = await fetchPlanJson({
       url,

@@ -4,7 +4,6 @@
  * alike; the URL is the address bound; closing ends idle keep-alive connections at once, lets a request in flight
  * finish (and refuses new connections meanwhile), cuts it at the bound, and may be called twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import {
   createServer,
   request,
@@ -14,13 +13,13 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode, UsageError, exitCodeFor } from '../../src/errors.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { listen, listenError, type Listening } from '../../src/net/listen.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** Longer than any test may take: a close that waits this long has not ended what it should have. */
 const FOREVER = 10 * 60_000;
@@ -118,8 +117,7 @@ describe('listen', () => {
 
   it('the emulator on a port in use: the same usage error, naming the emulator (it was an internal error)', async () => {
     const port = await occupiedPort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'provider-listen-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir();
     const error = await startEmulator({ port, dataDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toBe(`the emulator cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
@@ -127,8 +125,7 @@ describe('listen', () => {
 
   it('`provider emulate` and `provider runtask serve` on a port in use exit 2 with that message', async () => {
     const port = await occupiedPort();
-    const dir = mkdtempSync(join(tmpdir(), 'provider-listen-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir();
     const emulate = await runCli(['emulate', '--port', String(port), '--data-dir', join(dir, 'data')]);
     expect(emulate.exitCode).toBe(2);
     expect(emulate.stderr).toContain(`the emulator cannot listen on 127.0.0.1:${port}: EADDRINUSE`);

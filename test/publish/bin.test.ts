@@ -7,32 +7,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { REPO_ROOT, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
-import {
-  FAST,
-  FULL_PUBLISH,
-  expectComplete,
-  expectNoSecrets,
-  tempRoot,
-  writeRequests,
-  writes,
-} from './helpers.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
+import type { CliResult } from '../helpers/result.js';
+import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 const emulator = emulatorPerTest();
-
-interface Spawned {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** Spawns `node bin/provider.js publish fixtures/release --key … --hostname … --organization …` plus `extra`. */
 function provider(
   e: Emulator,
   extra: string[] = [],
-): { child: ReturnType<typeof spawn>; done: Promise<Spawned> } {
+): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
   const home = tempRoot();
   const args = [
     'publish',
@@ -52,12 +40,12 @@ function provider(
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const done = new Promise<Spawned>((resolve) =>
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       expectNoSecrets(stdout + stderr, e, 'the output of bin/provider.js');
-      resolve({ code, signal, stdout, stderr });
+      resolve({ exitCode: code, signal, stdout, stderr });
     }),
   );
   return { child, done };
@@ -76,7 +64,7 @@ describe('provider publish (built bin)', () => {
   it('publishes the fixture release and prints the summary', async () => {
     const e = await emulator();
     const result = await provider(e).done;
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain(`key        ${keyIdOf('signer')}: registered`);
     expect(result.stdout).toMatch(
       /linux_amd64 +terraform-provider-example_1\.2\.3_linux_amd64\.zip +2\.2 KiB +bd7aeba4436e +created, uploaded/,
@@ -91,10 +79,10 @@ describe('provider publish (built bin)', () => {
 
   it('prints exactly one JSON document with --json, and writes nothing the second time', async () => {
     const e = await emulator();
-    expect((await provider(e).done).code).toBe(0);
+    expect((await provider(e).done).exitCode).toBe(0);
     e.requestLog.clear();
     const result = await provider(e, ['--json']).done;
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({
@@ -111,12 +99,12 @@ describe('provider publish (built bin)', () => {
     await vi.waitFor(() => expect(e.faults.fired[0]).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
     child.kill('SIGINT');
     const result = await done;
-    expect(result.code).toBe(130);
+    expect(result.exitCode).toBe(130);
     expect(result.stderr).toContain('error: Interrupted');
     expect(result.stderr).toContain('Run the same command again to finish');
     e.faults.clear();
     const again = await provider(e).done;
-    expect(again.code, again.stderr).toBe(0);
+    expect(again.exitCode, again.stderr).toBe(0);
     expectComplete(e);
     expect(e.store.data.platforms).toHaveLength(5);
   });

@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { emulatorPerTest, loadRelease, onRequestStart } from '../helpers/emulator-api.js';
+import { emulatorPerTest, loadRelease, onRequestStart } from '../helpers/emulator/index.js';
 import { copyRelease } from '../release/helpers.js';
 import { PLATFORMS, expectComplete, jsonOf, publish, servedToConsumers, writes } from './helpers.js';
+import { aStringMatching } from '../helpers/matchers.js';
 
 const emulator = emulatorPerTest();
 const fixture = loadRelease();
@@ -101,7 +102,7 @@ describe('provider publish when a release file changes after verification', () =
       error: {
         code: 'verification',
         message: `${ZIP} changed since it was verified: it now has 0 bytes, not ${fixture.zip('linux', 'amd64').bytes.length}`,
-        hint: expect.stringMatching(/run the same command again/),
+        hint: aStringMatching(/run the same command again/),
         details: { file: ZIP },
       },
     });

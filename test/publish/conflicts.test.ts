@@ -6,8 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
-  REPO_ROOT,
   addGpgKey,
   clients,
   createPlatform,
@@ -20,9 +20,10 @@ import {
   loadRelease,
   secretKey,
   upload,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { signDetached } from '../release/helpers.js';
 import { jsonOf, publish, writeRequests, writes } from './helpers.js';
+import { aStringContaining } from '../helpers/matchers.js';
 
 const emulator = emulatorPerTest();
 const fixture = loadRelease();
@@ -146,7 +147,7 @@ describe('provider publish conflicts (exit 5, nothing written)', () => {
     expect(doc.error.code).toBe('conflict');
     expect(doc.error.hint).toContain('provider delete 1.2.3');
     expect(doc.error.details.conflicts).toEqual([
-      { subject: 'version 1.2.3', message: expect.stringContaining('declares protocols 5.0, 6.0') },
+      { subject: 'version 1.2.3', message: aStringContaining('declares protocols 5.0, 6.0') },
     ]);
     expect(writeRequests(e)).toEqual([]);
   });

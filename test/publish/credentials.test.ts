@@ -6,9 +6,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
-import { FAST, expectComplete, expectNoSecrets, publish, publishArgs, tempRoot } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { FAST, expectComplete, expectNoSecrets, publish, publishArgs } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const WRONG = 'wrong.atlasv1.token-that-the-emulator-refuses';

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { globToRegExp, type FaultRule } from '../../src/emulator/faults.js';
-import { emulatorPerTest } from '../helpers/emulator-api.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { FULL_PUBLISH, expectComplete, expectNoSecrets, publish, writes } from './helpers.js';
 
 const emulator = emulatorPerTest();

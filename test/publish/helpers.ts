@@ -2,13 +2,14 @@
  * Helpers for the publish suites: the CLI pointed at an in-process emulator with fast retry/poll timing,
  * the writes an emulator recorded (named by what they wrote), and checks that no secret reached any output.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { REPO_ROOT, call, download } from '../helpers/emulator-api.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { call, download } from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 /** The fixture release, read in place (publish never writes into it). */
 export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
@@ -27,13 +28,6 @@ export const FAST: Record<string, string> = {
   PROVIDER_HTTP_TIMEOUT: '2s',
   NO_COLOR: '1',
 };
-
-/** A fresh folder marked as a project root, so no configuration file above it is found. */
-export function tempRoot(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'provider-publish-')));
-  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/test\n');
-  return dir;
-}
 
 /** `publish <release> --key <signer> --hostname <emulator> --organization <org>` plus `extra`. */
 export function publishArgs(emulator: Emulator, extra: string[] = [], release = RELEASE): string[] {

@@ -3,7 +3,7 @@
  * completes; the waiter polls until the registry flips its flags, times out with exit 6, or is skipped.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { emulatorPerTest, manualClock } from '../helpers/emulator-api.js';
+import { emulatorPerTest, manualClock } from '../helpers/emulator/index.js';
 import { expectComplete, jsonOf, publish, writes } from './helpers.js';
 
 const emulator = emulatorPerTest();

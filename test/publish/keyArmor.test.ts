@@ -10,8 +10,10 @@ import * as openpgp from 'openpgp';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { JSONAPI, REPO_ROOT, emulatorPerTest, keyIdOf } from '../helpers/emulator-api.js';
-import { FAST, RELEASE, tempRoot } from './helpers.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { JSONAPI, emulatorPerTest, keyIdOf } from '../helpers/emulator/index.js';
+import { FAST, RELEASE } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const keyFile = (name: string): string => path.join(REPO_ROOT, 'fixtures', 'keys', `${name}.pub.asc`);

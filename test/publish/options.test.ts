@@ -6,14 +6,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import {
-  REPO_ROOT,
-  addGpgKey,
-  clients,
-  emulatorPerTest,
-  keyIdOf,
-  publishFixture,
-} from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { normalise } from '../helpers/normalise.js';
+import { addGpgKey, clients, emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator/index.js';
 import {
   FAST,
   FULL_PUBLISH,
@@ -22,10 +17,10 @@ import {
   publish,
   publishArgs,
   storedPlatforms,
-  tempRoot,
   writeRequests,
   writes,
 } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const KEY = keyIdOf('signer');
@@ -82,14 +77,24 @@ describe('provider publish options', () => {
     const result = await publish(e, ['--dry-run']);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(writeRequests(e)).toEqual([]);
-    const stdout = result.stdout.replaceAll(new URL(e.url).host, '<host>').replaceAll(KEY, '<KEY>');
-    expect(stdout).toContain('Plan for example 1.2.3 (dry run: nothing was written)');
-    expect(stdout).toContain('provider   example-org/example on <host>: already there');
-    expect(stdout).toContain('checksums  terraform-provider-example_1.2.3_SHA256SUMS: already there');
-    expect(stdout).toContain('signature  terraform-provider-example_1.2.3_SHA256SUMS.sig: upload');
-    expect(stdout).toMatch(/linux_amd64 .* already there\n/);
-    expect(stdout).toMatch(/darwin_amd64 .* create, upload\n/);
-    expect(stdout).toContain('example 1.2.3: 5 items to write (5 platforms)');
+    expect(normalise(result.stdout)).toMatchInlineSnapshot(`
+      "Plan for example 1.2.3 (dry run: nothing was written)
+      provider   example-org/example on 127.0.0.1:<port>: already there
+      key        47D8C49E6154CCB3: already there
+      version    1.2.3 (key 47D8C49E6154CCB3, protocols 6.0): already there
+      checksums  terraform-provider-example_1.2.3_SHA256SUMS: already there
+      signature  terraform-provider-example_1.2.3_SHA256SUMS.sig: upload
+
+      PLATFORM       FILE                                                   SIZE  SHA256        PLAN
+      darwin_amd64   terraform-provider-example_1.2.3_darwin_amd64.zip   2.2 KiB  6546e445d34f  create, upload
+      darwin_arm64   terraform-provider-example_1.2.3_darwin_arm64.zip   2.2 KiB  f76b591723b0  create, upload
+      linux_amd64    terraform-provider-example_1.2.3_linux_amd64.zip    2.2 KiB  bd7aeba4436e  already there
+      linux_arm64    terraform-provider-example_1.2.3_linux_arm64.zip    2.2 KiB  26693bd82fa2  create, upload
+      windows_amd64  terraform-provider-example_1.2.3_windows_amd64.zip  2.2 KiB  24c86909e1e1  create, upload
+
+      example 1.2.3: 5 items to write (5 platforms)
+      "
+    `);
 
     const json = jsonOf(await publish(e, ['--dry-run', '--json']));
     expect(writeRequests(e)).toEqual([]);

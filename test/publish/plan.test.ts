@@ -4,6 +4,7 @@ import { isNoop, planPublish } from '../../src/publish/plan.js';
 import type { PlanOptions, RemoteState } from '../../src/publish/types.js';
 import type { PlatformResource, VersionResource } from '../../src/registry/types.js';
 import type { VerifiedRelease } from '../../src/release/types.js';
+import { aStringMatching, anObjectContaining } from '../helpers/matchers.js';
 
 const KEY = 'AAAABBBBCCCCDDDD';
 const SUMS = new TextEncoder().encode('sums\n');
@@ -220,9 +221,7 @@ describe('planPublish', () => {
     ],
   ])('reports a conflict for %s', (_name, state, subject, message) => {
     const p = plan(remote(state));
-    expect(p.conflicts).toEqual([
-      expect.objectContaining({ subject, message: expect.stringMatching(message) }),
-    ]);
+    expect(p.conflicts).toEqual([anObjectContaining({ subject, message: aStringMatching(message) })]);
   });
 
   it('names the platform of a platform-only conflict, so deleting that platform is enough', () => {

@@ -5,8 +5,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator-api.js';
-import { ANSI, publish, tempRoot } from './helpers.js';
+import { emulatorPerTest, keyIdOf, publishFixture } from '../helpers/emulator/index.js';
+import { ANSI, publish } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, emulatorPerTest, keyIdOf, loadRelease } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { emulatorPerTest, keyIdOf, loadRelease } from '../helpers/emulator/index.js';
 import {
   ANSI,
   FULL_PUBLISH,
@@ -12,10 +13,10 @@ import {
   publish,
   publishArgs,
   storedPlatforms,
-  tempRoot,
   writeRequests,
   writes,
 } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 import { runCli } from '../helpers/cli.js';
 
 const emulator = emulatorPerTest();

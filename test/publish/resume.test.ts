@@ -1,6 +1,6 @@
 /** Resuming: from every partial state, `provider publish` does exactly the missing work and nothing else. */
 import { describe, expect, it } from 'vitest';
-import { clients, createProvider, emulatorPerTest, publishFixture } from '../helpers/emulator-api.js';
+import { clients, createProvider, emulatorPerTest, publishFixture } from '../helpers/emulator/index.js';
 import { PLATFORMS, expectComplete, jsonOf, publish, writes } from './helpers.js';
 
 const emulator = emulatorPerTest();

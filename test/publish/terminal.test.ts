@@ -11,8 +11,11 @@ import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { formatBytes } from '../../src/terraform.js';
-import { REPO_ROOT, emulatorPerTest } from '../helpers/emulator-api.js';
-import { ANSI, FAST, expectNoSecrets, tempRoot } from './helpers.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
+import type { CliResult } from '../helpers/result.js';
+import { ANSI, FAST, expectNoSecrets } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 const SIGNER = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
@@ -69,10 +72,7 @@ function replay(raw: string): { screen: string[]; frames: string[][] } {
 }
 
 /** Runs `provider publish <generated release>` against the emulator, on a pseudo-terminal or in CI. */
-function publishBin(
-  e: Emulator,
-  how: 'terminal' | 'ci',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function publishBin(e: Emulator, how: 'terminal' | 'ci'): Promise<CliResult> {
   const args = ['publish', release, '--key', SIGNER, '--hostname', e.url, '--organization', e.organization];
   const env = { PATH: process.env.PATH ?? '', HOME: tempRoot(), TFE_TOKEN: e.ownerToken, ...FAST };
   delete (env as Record<string, string | undefined>).NO_COLOR;
@@ -97,7 +97,7 @@ function publishBin(
   return new Promise((resolve) =>
     child.on('close', (code) => {
       expectNoSecrets(stdout + stderr, e, `the output of publish (${how})`);
-      resolve({ code, stdout, stderr });
+      resolve({ exitCode: code, stdout, stderr });
     }),
   );
 }
@@ -132,7 +132,7 @@ describe('provider publish, as seen on a terminal and in CI', () => {
   it('on a pseudo-terminal: an overall line (total bytes, rate, time left) under the per-file lines, one glyph set', async () => {
     const e = await emulator({ bandwidth: BANDWIDTH });
     const result = await publishBin(e, 'terminal');
-    expect(result.code, result.stdout).toBe(0);
+    expect(result.exitCode, result.stdout).toBe(0);
     const raw = result.stdout; // script merges the terminal's stdout and stderr
     expect(raw).toMatch(ANSI); // a live display, redrawn in place
     expect(raw).not.toMatch(FOREIGN_MARKS);
@@ -175,7 +175,7 @@ describe('provider publish, as seen on a terminal and in CI', () => {
   it('in CI (CI=true, stderr a pipe): one plain line per finished file and a total line, no redraws', async () => {
     const e = await emulator({ bandwidth: BANDWIDTH });
     const result = await publishBin(e, 'ci');
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(ANSI);
     expect(result.stderr).not.toMatch(/\r/);
     expect(result.stderr + result.stdout).not.toMatch(FOREIGN_MARKS);

@@ -16,8 +16,9 @@ import {
   loggedRequest,
   onRequestStart,
   publishFixture,
-} from '../helpers/emulator-api.js';
-import { RELEASE, expectNoSecrets, tempRoot } from './helpers.js';
+} from '../helpers/emulator/index.js';
+import { RELEASE, expectNoSecrets } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();
 const fixture = loadRelease();
@@ -315,7 +316,7 @@ describe('createOrAdopt', () => {
     const result = await createOrAdopt({
       label: 'version 1.2.3',
       create: async () => {
-        throw answers.shift();
+        throw answers.shift() ?? new Error('no answer left');
       },
       read: async () => (++reads === 1 ? undefined : 'found'),
       retry,

@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
-  REPO_ROOT,
   clients,
   createProvider,
   emulatorPerTest,
@@ -19,10 +20,11 @@ import {
   providerPaths,
   publishFixture,
   addGpgKey,
-} from '../helpers/emulator-api.js';
+} from '../helpers/emulator/index.js';
 import { isObject } from '../helpers/json.js';
 import { jsonAnswer, startShapeProxy, type ReplacedAnswer, type ShapeProxy } from '../helpers/shape-proxy.js';
-import { eventually, publishAll, tempRoot } from '../manage/helpers.js';
+import { eventually, publishAll } from '../manage/helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 import { FAST, RELEASE, SIGNER_KEY, expectNoSecrets, writeRequests } from '../publish/helpers.js';
 
 const start = emulatorPerTest();
@@ -431,7 +433,7 @@ describe('answers of the wrong shape', () => {
     const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
     const request = `GET ${providerPaths(emulator.organization, 'example').version('1.2.3')}`;
     expectUnexpectedAnswer(
-      { exitCode: exitCode ?? -1, stdout, stderr },
+      { exitCode, stdout, stderr },
       emulator,
       request,
       'data: expected an object, got null',

@@ -10,7 +10,7 @@ import {
   hashFiles,
   readVerified,
 } from '../../src/release/hashing.js';
-import { tempRoot } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 function files(count: number, size: number): { paths: string[]; expected: Map<string, string> } {
   const root = tempRoot();

@@ -3,8 +3,9 @@
  * zip writer, detached signatures made with the test-only keys, and an in-process CLI runner.
  */
 import { runCli as runShared } from '../helpers/cli.js';
+import type { InProcessResult } from '../helpers/result.js';
+import { tempRoot } from '../helpers/tmp.js';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
@@ -33,13 +34,6 @@ export function zipName(platform: string): string {
   return `${R}_${platform}.zip`;
 }
 
-/** A fresh folder marked as a project root (so no configuration file above it is found). */
-export function tempRoot(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'provider-verify-')));
-  fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/test\n');
-  return dir;
-}
-
 /** Copies the fixture release to `<root>/dist` and returns that folder. */
 export function copyRelease(root: string = tempRoot()): string {
   const dist = path.join(root, 'dist');
@@ -65,7 +59,8 @@ export async function signDetached(
 ): Promise<Uint8Array> {
   const signingKeys = await openpgp.readPrivateKey({ armoredKey: armoredSecretKey });
   const message = await openpgp.createMessage({ binary: data });
-  return openpgp.sign({ message, signingKeys, detached: true, format: 'binary', ...(date ? { date } : {}) });
+  // openpgp's return type is conditional on its web stream types, which resolve to any without the DOM library.
+  return (await openpgp.sign({ message, signingKeys, detached: true, format: 'binary', date })) as Uint8Array;
 }
 
 /** Re-signs the release's SHA256SUMS with a fixture key (default `signer`). */
@@ -160,24 +155,16 @@ export function makeZip(members: ZipMember[]): Buffer {
   return Buffer.concat([...locals, cd, end]);
 }
 
-/** What one in-process CLI run printed and returned. */
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI in-process (the shared helper), with colour off and the release folder as home. */
 export async function runCli(
   argv: string[],
   options: { cwd: string; env?: Record<string, string> },
-): Promise<CliResult> {
-  const result = await runShared(argv, {
+): Promise<InProcessResult> {
+  return runShared(argv, {
     cwd: options.cwd,
     homeDir: options.cwd,
     env: { NO_COLOR: '1', ...options.env },
   });
-  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** An output sink writing into strings, for calling the core directly. */

@@ -5,7 +5,8 @@ import { UsageError, VerificationError } from '../../src/errors.js';
 import { parseReleaseFileName } from '../../src/release/filenames.js';
 import { readLayout } from '../../src/release/layout.js';
 import { normalizeVersion, parseVersionFlag } from '../../src/release/version.js';
-import { MANIFEST, SIG, SUMS, copyRelease, tempRoot, zipName } from './helpers.js';
+import { MANIFEST, SIG, SUMS, copyRelease, zipName } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 describe('parseReleaseFileName', () => {
   it.each([

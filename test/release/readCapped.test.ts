@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readCapped } from '../../src/release/smallFile.js';
-import { tempRoot } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 describe('readCapped', () => {
   it('reads a file up to its cap', async () => {

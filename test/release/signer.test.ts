@@ -18,8 +18,10 @@ function source(keys: (string | CandidateKey)[], origin: CandidateKey['origin'] 
     origin,
     label: 'the test keys',
     missingKeyHint: 'use the right key',
-    load: async () =>
-      keys.map((k) => (typeof k === 'string' ? { armored: k, origin, label: 'test key' } : k)),
+    load: () =>
+      Promise.resolve(
+        keys.map((k) => (typeof k === 'string' ? { armored: k, origin, label: 'test key' } : k)),
+      ),
   };
 }
 

@@ -10,7 +10,8 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli as runShared } from '../helpers/cli.js';
 import { writeRequests } from '../publish/helpers.js';
 import { emulatorArgs, emulatorWithKeys } from '../verify/helpers.js';
-import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli, tempRoot } from './helpers.js';
+import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const HUGE = 1500 * 1024 * 1024;
 
@@ -32,7 +33,7 @@ describe('release files above their cap', () => {
     const result = await runCli(['verify', dist, '--offline', '--key', publicKeyPath('signer')], {
       cwd: path.dirname(dist),
     });
-    expect(result.code).toBe(3);
+    expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain(`${file} is 1.5 GiB`);
     expect(result.stderr).toContain(`at most ${cap}`);
     expect(result.stderr).toContain('hint:');
@@ -44,7 +45,7 @@ describe('release files above their cap', () => {
     const result = await runCli(['verify', dist, '--offline', '--json', '--key', publicKeyPath('signer')], {
       cwd: path.dirname(dist),
     });
-    expect(result.code).toBe(3);
+    expect(result.exitCode).toBe(3);
     const doc = JSON.parse(result.stdout) as { error: { details: Record<string, unknown> } };
     expect(doc.error.details).toEqual({ file: SUMS, bytes: HUGE, limit: 1024 * 1024 });
   });
@@ -64,7 +65,7 @@ describe('release files above their cap', () => {
         cwd: path.dirname(dist),
         env,
       });
-      expect(result.code).toBe(3);
+      expect(result.exitCode).toBe(3);
       expect(result.stderr).toContain(`${SUMS} is 1.5 GiB`);
       expect(writeRequests(emulator)).toEqual([]);
     });
@@ -77,7 +78,7 @@ describe('key files above their cap', () => {
     const key = path.join(path.dirname(dist), 'huge.asc');
     sparse(key);
     const result = await runCli(['verify', dist, '--offline', '--key', key], { cwd: path.dirname(dist) });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`${key} is 1.5 GiB`);
     expect(result.stderr).toContain('at most 1 MiB');
   });

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import * as yauzl from 'yauzl';
 import { VerificationError } from '../../src/errors.js';
 import { MAX_ZIP_ENTRIES, checkZip } from '../../src/release/zipCheck.js';
-import { FIXTURES, R, makeZip, tempRoot, zipName, type ZipMember } from './helpers.js';
+import { FIXTURES, R, makeZip, zipName, type ZipMember } from './helpers.js';
+import { tempRoot } from '../helpers/tmp.js';
 
 const EXE = 'terraform-provider-example_v1.2.3';
 

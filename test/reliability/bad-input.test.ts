@@ -8,10 +8,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
 import { copyRelease, publicKeyPath, R } from '../release/helpers.js';
 import { emulatorWithKeys } from '../verify/helpers.js';
 import { badInputCorpus, type BadCase } from './badInputCorpus.js';
+import { tempDir, tempRoot } from '../helpers/tmp.js';
 import {
   REPLAYING,
   report,
@@ -20,8 +22,6 @@ import {
   emulatorStateFile,
   expectNoSecretIn,
   expectNoSecretInFiles,
-  removeAll,
-  tempDir,
 } from './helpers.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -40,7 +40,7 @@ let work: string;
 const cpu: { name: string; ms: number }[] = [];
 
 beforeAll(async () => {
-  work = tempDir('bad-input');
+  work = tempDir();
   emulator = await emulatorWithKeys(['signer'], { dataDir: path.join(work, 'emulator') });
   // Warm-up: the first run loads the lazily imported command code; it is not a case and is not measured.
   await runOne(
@@ -52,11 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await emulator.close();
-  try {
-    expectNoSecretInFiles(work, emulatorSecrets(emulator), 'files left by the corpus', emulatorStateFile);
-  } finally {
-    removeAll(work);
-  }
+  expectNoSecretInFiles(work, emulatorSecrets(emulator), 'files left by the corpus', emulatorStateFile);
   if (!REPLAYING && cpu.length > 1) {
     const sorted = [...cpu].sort((a, b) => b.ms - a.ms);
     const total = cpu.reduce((sum, c) => sum + c.ms, 0);
@@ -70,10 +66,10 @@ afterAll(async () => {
 });
 
 async function runOne(c: BadCase, json: boolean): Promise<CliResult & { cpuMs: number }> {
-  const root = fs.mkdtempSync(path.join(work, 'case-'));
-  fs.writeFileSync(path.join(root, 'go.mod'), 'module example.com/test\n');
+  // Under `work` and kept to the end: afterAll scans every file the corpus left for secrets.
+  const root = tempRoot('case', { parent: work, until: 'file' });
   const dist = copyRelease(root);
-  const outside = fs.mkdtempSync(path.join(work, 'outside-'));
+  const outside = tempDir('outside', { parent: work, until: 'file' });
   await c.build?.(dist, outside);
   const dir = c.dir?.(dist, outside) ?? dist;
   const args = (c.args ?? []).map((a) => (a === 'CONFIG' ? path.join(outside, 'config.json') : a));

@@ -19,16 +19,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { publishArgs } from '../publish/helpers.js';
-import {
-  REPLAYING,
-  expectPublishedExactly,
-  removeAll,
-  report,
-  seeded,
-  seedsFor,
-  tail,
-  tempDir,
-} from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+import { REPLAYING, expectPublishedExactly, report, seeded, seedsFor, tail } from './helpers.js';
 
 /** Injected mode: the bytes still free under `root` (undefined when the disk is real). */
 const budget: { root?: string; left: number } = { left: 0 };
@@ -91,8 +83,8 @@ const outcomes = { exits: new Map<number, number>(), failedWrites: 0 };
 
 afterAll(() => {
   // Lazy: the worker may still hold a handle on the folder for a moment after the last emulator closed.
+  // tempDir removes the folder after this hook, once it is unmounted.
   if (disk.mounted) execFileSync('umount', ['-l', disk.dir]);
-  removeAll(disk.dir);
   if (!REPLAYING) {
     report(
       `data folder full (${MODE}): ${SEEDS.length} seeds, first publish exits ${[...outcomes.exits]
@@ -168,7 +160,7 @@ describe(`emulator data folder full (${MODE})`, () => {
     const r = seeded(seed);
     const free = r.int(0, 96) * 1024 + r.int(0, 1023);
     const where = `seed ${seed} [${free} bytes free, ${MODE}]`;
-    const dataDir = fs.mkdtempSync(path.join(disk.dir, 'data-'));
+    const dataDir = tempDir('data', { parent: disk.dir });
     const work = tempDir('full-disk-work');
     const errors: unknown[] = [];
     let e = await startEmulator({ dataDir, onError: (error) => errors.push(error) });
@@ -199,7 +191,6 @@ describe(`emulator data folder full (${MODE})`, () => {
     } finally {
       unfill();
       await e.close();
-      removeAll(dataDir, work);
     }
   });
 });

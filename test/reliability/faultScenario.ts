@@ -13,9 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../src/emulator/faults.js';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { publishFixture } from '../helpers/emulator-api.js';
+import { runCli } from '../helpers/cli.js';
+import type { InProcessResult } from '../helpers/result.js';
+import { publishFixture } from '../helpers/emulator/index.js';
 import { PLATFORMS, publishArgs } from '../publish/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {
   emulatorSecrets,
   emulatorStateFile,
@@ -25,13 +27,11 @@ import {
   expectPublishedExactly,
   forgetLinks,
   recordLinks,
-  removeAll,
   REPLAYING,
   report,
   seeded,
   seedsFor,
   tail,
-  tempDir,
   type Random,
 } from './helpers.js';
 
@@ -219,7 +219,7 @@ function outlivedLinks(s: Scenario, records: readonly RequestRecord[]): boolean 
 }
 
 interface Run {
-  result: CliResult;
+  result: InProcessResult;
   summary: string;
 }
 
@@ -331,7 +331,8 @@ export async function runScenario(seed: number): Promise<{ firstExit: number; fi
   } finally {
     await e.close();
     forgetLinks(e.url);
-    removeAll(dataDir, work);
+    // The scenarios run concurrently: each frees its folders as it ends rather than when the file does.
+    removeTempDirs(dataDir, work);
   }
 }
 

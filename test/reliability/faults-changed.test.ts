@@ -16,10 +16,12 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
-import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator-api.js';
+import { runCli } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/result.js';
+import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator/index.js';
 import { PLATFORMS, publishArgs, servedToConsumers } from '../publish/helpers.js';
 import { copyRelease } from '../release/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {
   REPLAYING,
   emulatorSecrets,
@@ -30,12 +32,10 @@ import {
   expectPublishedExactly,
   forgetLinks,
   recordLinks,
-  removeAll,
   report,
   seeded,
   seedsFor,
   tail,
-  tempDir,
   type Random,
 } from './helpers.js';
 
@@ -305,7 +305,8 @@ async function runScenario(seed: number): Promise<void> {
   } finally {
     await e.close();
     forgetLinks(e.url);
-    removeAll(work, dataDir);
+    // The scenarios run concurrently: each frees its folders as it ends rather than when the file does.
+    removeTempDirs(work, dataDir);
   }
 }
 

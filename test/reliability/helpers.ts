@@ -10,7 +10,6 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { expect, vi } from 'vitest';
 import { LinkSigner } from '../../src/emulator/links.js';
@@ -92,6 +91,7 @@ let recording = false;
 export function recordLinks(): void {
   if (recording) return;
   recording = true;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied below with the spied call's own `this`
   const original = LinkSigner.prototype.sign;
   vi.spyOn(LinkSigner.prototype, 'sign').mockImplementation(function (
     this: LinkSigner,
@@ -311,16 +311,6 @@ export async function expectPublishedExactly(
 
 // ---------------------------------------------------------------------------------------------------------
 // Small things
-
-/** A fresh temporary folder (realpath), removed by the caller. */
-export function tempDir(prefix: string): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `provider-reliability-${prefix}-`)));
-}
-
-/** Removes folders, ignoring what is already gone. */
-export function removeAll(...dirs: string[]): void {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-}
 
 /** The last lines of a text, for failure messages. */
 export function tail(text: string, lines = 12): string {

@@ -30,16 +30,8 @@ import {
   type HealthBody,
   type ServeProcess,
 } from '../runtask/serveProcess.js';
-import {
-  SOAK,
-  expectNoSecretIn,
-  expectNoSecretInFiles,
-  removeAll,
-  report,
-  seeded,
-  tempDir,
-  type Random,
-} from './helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { SOAK, expectNoSecretIn, expectNoSecretInFiles, report, seeded, type Random } from './helpers.js';
 
 const HANDLER = fileURLToPath(new URL('./state-handler.sh', import.meta.url));
 const HOOK = fileURLToPath(new URL('./enospc-hook.mjs', import.meta.url));
@@ -53,9 +45,7 @@ const SEED = 910_001;
 const FULL_DISK: 'tmpfs' | 'injected ENOSPC' = (() => {
   if (process.env.PROVIDER_FULL_DISK === 'injected') return 'injected ENOSPC';
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'injected ENOSPC';
-  const probe = fs.mkdtempSync(
-    path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'provider-tmpfs-probe-'),
-  );
+  const probe = tempDir('tmpfs-probe');
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { stdio: 'ignore' });
     execFileSync('umount', [probe], { stdio: 'ignore' });
@@ -63,7 +53,7 @@ const FULL_DISK: 'tmpfs' | 'injected ENOSPC' = (() => {
   } catch {
     return 'injected ENOSPC'; // EPERM in a container, no mount(8), …
   } finally {
-    fs.rmdirSync(probe);
+    removeTempDirs(probe);
   }
 })();
 
@@ -74,7 +64,7 @@ const mounts: string[] = [];
 
 beforeAll(async () => {
   ensureBuilt();
-  root = tempDir('integrator-state');
+  root = tempDir();
   platform = await TestPlatform.start();
 }, 120_000);
 afterEach(async () => {
@@ -93,7 +83,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await platform.close();
-  removeAll(root);
 });
 
 /** One scenario's integrator, its requests and what became of them. */

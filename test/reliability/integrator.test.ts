@@ -18,16 +18,8 @@ import { Capture, LineCapture } from '../helpers/cli.js';
 import { PRE_PLAN_REQUEST, POST_PLAN_REQUEST, VERIFICATION_REQUEST } from '../runtask/documented-payloads.js';
 import { bytesOf, requestFor } from '../runtask/helpers.js';
 import { TestPlatform, statusOf, type Recorded } from '../runtask/platform.js';
-import {
-  SOAK,
-  expectNoSecretIn,
-  expectNoSecretInFiles,
-  filesUnder,
-  removeAll,
-  report,
-  seeded,
-  tempDir,
-} from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+import { SOAK, expectNoSecretIn, expectNoSecretInFiles, filesUnder, report, seeded } from './helpers.js';
 
 const HANDLER = fileURLToPath(new URL('./abuse-handler.sh', import.meta.url));
 const KEY = `abuse-hmac-${randomBytes(16).toString('hex')}`;
@@ -158,7 +150,7 @@ function finals(taskResultId: string): Recorded[] {
 }
 
 beforeAll(async () => {
-  root = tempDir('integrator');
+  root = tempDir();
   stateDir = path.join(root, 'state');
   // Handlers get their working folders under the temp folder: this one, so that the scan below finds them.
   process.env.TMPDIR = path.join(root, 'tmp');
@@ -203,7 +195,6 @@ afterAll(async () => {
   await platform.close();
   process.env.TMPDIR = savedTmp;
   if (savedTmp === undefined) delete process.env.TMPDIR;
-  removeAll(root);
 });
 
 describe.sequential('runtask serve under abuse', () => {
@@ -361,16 +352,16 @@ describe.sequential('runtask serve under abuse', () => {
 
   it('reports every crashed, killed or babbling handler, and retries callbacks the platform fails', async () => {
     const behaviours = [
-      ...Array(3).fill('killed'),
-      ...Array(2).fill('term'),
-      ...Array(2).fill('segv'),
-      ...Array(3).fill('fail'),
-      ...Array(3).fill('garbage'),
-      ...Array(3).fill('brokenjson'),
-      ...Array(2).fill('huge'),
-      ...Array(3).fill('stderr'),
-      ...Array(2).fill('orphan'),
-    ] as string[];
+      ...Array<string>(3).fill('killed'),
+      ...Array<string>(2).fill('term'),
+      ...Array<string>(2).fill('segv'),
+      ...Array<string>(3).fill('fail'),
+      ...Array<string>(3).fill('garbage'),
+      ...Array<string>(3).fill('brokenjson'),
+      ...Array<string>(2).fill('huge'),
+      ...Array<string>(3).fill('stderr'),
+      ...Array<string>(2).fill('orphan'),
+    ];
     const requests = behaviours.map((b) => job(b));
     // The platform fails some callbacks for a while: 503, then a reset, then it takes them.
     for (const request of requests.filter((_, i) => i % 4 === 0)) {

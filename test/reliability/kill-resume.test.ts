@@ -16,9 +16,11 @@ import type { FaultRule } from '../../src/emulator/faults.js';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import type { CliResult } from '../helpers/result.js';
 import { PLATFORMS, RELEASE, publishArgs } from '../publish/helpers.js';
 import { FIXTURES, MANIFEST, SIG, SUMS, makeZip, signDetached, zipName } from '../release/helpers.js';
+import { removeTempDirs, tempDir, tempRoot } from '../helpers/tmp.js';
 import {
   REPLAYING,
   report,
@@ -29,11 +31,9 @@ import {
   expectNoTokenOnLinks,
   expectPublishedExactly,
   recordLinks,
-  removeAll,
   seeded,
   seedsFor,
   tail,
-  tempDir,
   type Random,
 } from './helpers.js';
 
@@ -160,7 +160,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  removeAll(bigRelease);
   if (SEEDS.length > 1 && !REPLAYING) {
     report(
       `kill and resume: ${SEEDS.length} seeds, ${outcomes.killed} kills, ${outcomes.finishedFirst} runs finished before their kill; ` +
@@ -195,20 +194,13 @@ function instrument(e: Emulator): {
   return { inFlight: () => started - ended, onStart, onEnd };
 }
 
-interface Spawned {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 async function killedRun(
   e: Emulator,
   hooks: ReturnType<typeof instrument>,
   plan: Plan,
   kill: Trigger,
   home: string,
-): Promise<Spawned> {
+): Promise<CliResult> {
   const releaseDir = plan.big ? bigRelease : RELEASE;
   const child = spawn(
     process.execPath,
@@ -257,8 +249,8 @@ async function killedRun(
   hooks.onEnd.add(end);
   if (kill.kind === 'timer') timer = setTimeout(die, kill.ms);
   try {
-    return await new Promise<Spawned>((resolve) =>
-      child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+    return await new Promise<CliResult>((resolve) =>
+      child.on('close', (code, signal) => resolve({ exitCode: code, signal, stdout, stderr })),
     );
   } finally {
     if (timer) clearTimeout(timer);
@@ -284,8 +276,7 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
         plan.faults.length ? `uploads held ${plan.faults[0]!.delayMs}ms, ` : ''
       }flags +${plan.flagDelayMs}ms; killed ${plan.kills.map(describeTrigger).join(', then ')}]`;
       const dataDir = tempDir('kill-data');
-      const home = tempDir('kill-home');
-      fs.writeFileSync(path.join(home, 'go.mod'), 'module example.com/test\n');
+      const home = tempRoot('kill-home');
       const e = await startEmulator({
         dataDir,
         faults: plan.faults,
@@ -304,7 +295,7 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
             outcomes.states.add(stateOf(e));
           } else {
             outcomes.finishedFirst++;
-            expect(run.code, `${where}: a run that was not killed\n${tail(run.stderr)}`).toBe(0);
+            expect(run.exitCode, `${where}: a run that was not killed\n${tail(run.stderr)}`).toBe(0);
           }
           await settle(e, hooks, plan);
         }
@@ -338,7 +329,8 @@ describe.concurrent('provider publish killed (SIGKILL) and run again', () => {
         expectNoSecretInFiles(dataDir, secrets, `${where}: emulator data`, emulatorStateFile);
       } finally {
         await e.close();
-        removeAll(dataDir, home);
+        // The seeds run concurrently: each frees its folders as it ends rather than when the file does.
+        removeTempDirs(dataDir, home);
       }
     },
     60_000,

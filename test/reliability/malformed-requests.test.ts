@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import {
   MALFORMED_REQUESTS,
   STACK_TRACE,
@@ -21,7 +21,8 @@ import {
   type MalformedRequest,
 } from '../helpers/raw-http.js';
 import { doc, fakeIntegrators, type IntegratorTools } from '../runtask-send/integrators.js';
-import { SOAK, removeAll, report, seeded, tempDir, type Random } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+import { SOAK, report, seeded, type Random } from './helpers.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 const KEY = 'malformed-suite-hmac-key-3c9e';
@@ -38,14 +39,13 @@ beforeAll(() => {
     readFileSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')).length,
     'npm run build first',
   ).toBeGreaterThan(0);
-  dir = tempDir('malformed-requests');
+  dir = tempDir();
 });
 afterEach(() => {
   // A test that failed half-way must not leave its server running.
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 afterAll(() => {
-  removeAll(dir);
   report(`malformed requests: ${figures.join('; ')}`);
 });
 
@@ -65,7 +65,7 @@ function provider(args: string[]): Spawned {
   let out = '';
   let err = '';
   const waiters: { pattern: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     for (const w of [...waiters]) {
       const match = w.pattern.exec(out);
@@ -74,7 +74,7 @@ function provider(args: string[]): Spawned {
       w.resolve(match);
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
     child,

@@ -2,23 +2,22 @@
  * `provider runtask send` as a command: every flag checked before anything listens or is sent (exit 2, saying
  * what to do), `--json` printing one document even then, and the help listing the command's options.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { sendFast } from './helpers.js';
 import { startFakeIntegrator } from './integrators.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-cli-'));
+  dir = tempDir();
   writeFileSync(join(dir, 'not-json.json'), '{"format_version": ');
   writeFileSync(join(dir, 'plan.json'), '{"format_version":"1.2"}');
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const URL = 'http://127.0.0.1:9/';
 

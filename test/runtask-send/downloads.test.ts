@@ -4,20 +4,19 @@
  * (runtask serve deliberately never hands it to its handlers: their token-less download gets 401).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startRunTaskPlatform } from '../../src/emulator/runtask/platform.js';
 import { defaultConfigurationVersion, defaultPlanJson, tarGz } from '../../src/runtask/send/defaults.js';
 import { freePort, sendCli, sendFast, startServe } from './helpers.js';
 import { doc, startFakeIntegrator } from './integrators.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-downloads-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Fetched {
   status: number;
@@ -124,7 +123,7 @@ describe('an integrator with the access token', () => {
 describe('through runtask serve', () => {
   it('the handler gets the plan JSON from serve, but no token: its own configuration download gets 401', async () => {
     const port = await freePort();
-    const out = mkdtempSync(join(dir, 'out-'));
+    const out = tempDir('out', { parent: dir });
     const serve = await startServe(port, { env: { SEND_TEST_OUT: out, SEND_TEST_PROBE_CV: '1' } });
     try {
       const result = await sendCli(serve.url, port, ['--stage', 'post_plan']);

@@ -3,9 +3,7 @@
  * in-process (as the runtask tests do) with its platform host set to that port, `runtask send` run through the
  * CLI or through its core with shortened retry pauses and linger (test-only integrators are in integrators.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exitCodeFor } from '../../src/errors.js';
@@ -15,7 +13,10 @@ import type { SendFlags } from '../../src/runtask/send/options.js';
 import type { SendTuning } from '../../src/runtask/send/post.js';
 import { runSend } from '../../src/commands/runtask/send.js';
 import { Output } from '../../src/ui/output.js';
-import { Capture, coreContext, runCli, type CliResult } from '../helpers/cli.js';
+import { Capture, coreContext, runCli } from '../helpers/cli.js';
+import { normalise } from '../helpers/normalise.js';
+import type { InProcessResult } from '../helpers/result.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 /** The HMAC key the tests use. */
 export const KEY = 'send-test-hmac-key-7a21';
@@ -61,7 +62,7 @@ export async function startServe(
   platformPort: number,
   options: { key?: string; env?: Record<string, string> } = {},
 ): Promise<ServeHandle> {
-  const dir = mkdtempSync(join(tmpdir(), 'provider-send-serve-'));
+  const dir = tempDir('serve');
   const controller = new AbortController();
   const output = new Output({ stdout: new Capture(), stderr: new Capture(), env: {} });
   const events: LogEvent[] = [];
@@ -103,7 +104,8 @@ export async function startServe(
     async stop() {
       controller.abort('SIGTERM');
       const code = await done;
-      rmSync(dir, { recursive: true, force: true });
+      // Many tests that start one run concurrently: each frees its folder as it stops.
+      removeTempDirs(dir);
       return code;
     },
   };
@@ -115,7 +117,7 @@ export function sendCli(
   port: number,
   args: string[] = [],
   env: Record<string, string> = {},
-): Promise<CliResult> {
+): Promise<InProcessResult> {
   return runCli(['runtask', 'send', url, '--port', String(port), ...args], { env });
 }
 
@@ -138,7 +140,7 @@ export async function sendFast(
   url: string,
   overrides: Partial<SendFlags> = {},
   options: { json?: boolean; env?: Record<string, string>; tuning?: Partial<SendTuning> } = {},
-): Promise<CliResult & { report: Record<string, unknown> | undefined }> {
+): Promise<InProcessResult & { report: Record<string, unknown> | undefined }> {
   const stdout = new Capture();
   const stderr = new Capture();
   const output = new Output({ stdout, stderr, env: {}, json: options.json });
@@ -158,12 +160,12 @@ export async function sendFast(
   return { exitCode, stdout: stdout.text, stderr: stderr.text, report };
 }
 
-/** Replaces times, ports and ids in a timeline so that it can be compared. */
-export function normalise(text: string): string {
-  return text
+/**
+ * A `runtask send` timeline made comparable: the shared normaliser (ports, ids, durations), then each line's
+ * elapsed time (`+T`) and the request's size (`N bytes`, which follows from the run's ports and ids).
+ */
+export function normaliseTimeline(text: string): string {
+  return normalise(text)
     .replace(/ *\+\d+\.\d{3}s/g, '+T')
-    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
-    .replace(/\b(taskrs|run|ws|plan|cv)-[A-Za-z0-9]{16}\b/g, '$1-ID')
-    .replace(/after \d+ms/g, 'after Nms')
     .replace(/\d+ bytes/g, 'N bytes');
 }

@@ -3,17 +3,16 @@
  * and the verification request pass, with and without an HMAC key; the timeline reads well, `--json` prints one
  * report, and the handler got the plan JSON the platform served through its 307.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY, freePort, normalise, sendCli, startServe } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KEY, freePort, normaliseTimeline, sendCli, startServe } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-'));
+  dir = tempDir();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const STAGES = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] as const;
 
@@ -25,24 +24,24 @@ describe.concurrent('send → serve, every stage', () => {
     ]),
   )('$stage (HMAC key: $key) passes with a readable timeline', async ({ stage, key }) => {
     const port = await freePort();
-    const out = mkdtempSync(join(dir, 'out-'));
+    const out = tempDir('out', { parent: dir });
     const serve = await startServe(port, { ...(key ? { key: KEY } : {}), env: { SEND_TEST_OUT: out } });
     try {
       const env: Record<string, string> = key ? { RUNTASK_HMAC_KEY: KEY } : {};
       const result = await sendCli(serve.url, port, ['--stage', stage, '--expect', 'passed'], env);
       expect(result.stderr).toBe('');
       expect(result.exitCode).toBe(0);
-      const lines = normalise(result.stdout).split('\n');
+      const lines = normaliseTimeline(result.stdout).split('\n');
       expect(lines[0]).toMatch(
         new RegExp(
-          `^\\+T  platform +listening on http://127\\.0\\.0\\.1:PORT; task result taskrs-ID \\(${stage}, mandatory, outcomes offered\\)$`,
+          `^\\+T  platform +listening on http://127\\.0\\.0\\.1:<port>; task result taskrs-<id> \\(${stage}, mandatory, outcomes offered\\)$`,
         ),
       );
       expect(lines[1]).toBe(
-        `+T  request    POST ${normalise(serve.url)}: N bytes, ${key ? 'signed' : 'unsigned (empty X-TFC-Task-Signature)'}`,
+        `+T  request    POST ${normaliseTimeline(serve.url)}: N bytes, ${key ? 'signed' : 'unsigned (empty X-TFC-Task-Signature)'}`,
       );
       // The first callback may be printed before the answer: serve calls back right after answering.
-      expect(lines.slice(2, 4)).toContain('+T  answer     200 after Nms');
+      expect(lines.slice(2, 4)).toContain('+T  answer     200 after <duration>');
       expect(result.stdout).toMatch(/callback {3}PATCH → 200 {2}running {2}"Running the check\."/);
       expect(result.stdout).toMatch(
         new RegExp(`callback   PATCH → 200  passed  "checked the ${stage} request: passed"  \\(1 outcome\\)`),
@@ -74,11 +73,11 @@ describe.concurrent('send → serve, every stage', () => {
         const env: Record<string, string> = key ? { RUNTASK_HMAC_KEY: KEY } : {};
         const result = await sendCli(serve.url, port, ['--verification'], env);
         expect(result.exitCode).toBe(0);
-        expect(normalise(result.stdout)).toBe(
+        expect(normaliseTimeline(result.stdout)).toBe(
           [
-            '+T  platform   listening on http://127.0.0.1:PORT; sending the verification request',
-            `+T  request    POST ${normalise(serve.url)}: N bytes, ${key ? 'signed' : 'unsigned (empty X-TFC-Task-Signature)'}`,
-            '+T  answer     200 after Nms',
+            '+T  platform   listening on http://127.0.0.1:<port>; sending the verification request',
+            `+T  request    POST ${normaliseTimeline(serve.url)}: N bytes, ${key ? 'signed' : 'unsigned (empty X-TFC-Task-Signature)'}`,
+            '+T  answer     200 after <duration>',
             '+T  result     verified',
             'PASS  the integrator answered the verification request with 200 and did not call back',
             '',
@@ -153,7 +152,7 @@ describe('send → serve, results and reports', () => {
 
   it('serves --plan-json as given, and the handler gets exactly those bytes', async () => {
     const port = await freePort();
-    const out = mkdtempSync(join(dir, 'out-'));
+    const out = tempDir('out', { parent: dir });
     const planFile = join(dir, 'plan.json');
     const plan = {
       format_version: '1.2',

@@ -8,14 +8,15 @@
  * verification request are judged by one rule: the same answers give the same verdict.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
-import { HANDLER, KEY, freePort, normalise, sendFast } from './helpers.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import type { CliResult } from '../helpers/result.js';
+import { HANDLER, KEY, freePort, normaliseTimeline, sendFast } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
 const WRONG_KEY = 'not-the-key-the-integrator-holds-91c4';
@@ -42,12 +43,12 @@ function start(args: string[], env: Record<string, string> = {}): Spawned {
   children.push(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => (err += chunk));
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (err += chunk));
   const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
     });
@@ -58,14 +59,10 @@ function start(args: string[], env: Record<string, string> = {}): Spawned {
 }
 
 /** Runs `provider runtask send <url> --verification [args]` to its end. */
-async function verify(
-  url: string,
-  args: string[] = [],
-  key: string = KEY,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function verify(url: string, args: string[] = [], key: string = KEY): Promise<CliResult> {
   const run = start(['runtask', 'send', url, '--verification', ...args], { RUNTASK_HMAC_KEY: key });
-  const code = await run.exit;
-  const result = { code, stdout: run.stdout(), stderr: run.stderr() };
+  const exitCode = await run.exit;
+  const result: CliResult = { exitCode, stdout: run.stdout(), stderr: run.stderr() };
   // Neither key ever shows, whatever the outcome.
   for (const secret of [KEY, WRONG_KEY]) expect(result.stdout + result.stderr).not.toContain(secret);
   return result;
@@ -95,7 +92,7 @@ const servers: Array<Server | ReturnType<typeof createHttpServer>> = [];
 beforeAll(async () => {
   if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')))
     execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
-  dir = mkdtempSync(join(tmpdir(), 'provider-send-verification-'));
+  dir = tempDir();
   // The real integrator, as a user starts it.
   serve = start(['runtask', 'serve', '--port', '0', '--exec', HANDLER, '--state-dir', join(dir, 'state')], {
     RUNTASK_HMAC_KEY: KEY,
@@ -127,7 +124,6 @@ afterAll(async () => {
   if (serve) expect(await serve.exit).toBe(0);
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
 });
 
 type Report = {
@@ -150,13 +146,13 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a closed port: not accepted, exit 4, never "PASS"', async () => {
     const url = await closedPort();
     const text = await verify(url);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     const message = 'no answer from the integrator to the verification request (1 attempt: ECONNREFUSED)';
-    expect(normalise(text.stdout)).toBe(
+    expect(normaliseTimeline(text.stdout)).toBe(
       [
-        '+T  platform   listening on http://127.0.0.1:PORT; sending the verification request',
-        '+T  request    POST http://127.0.0.1:PORT/: N bytes, signed',
-        '+T  answer     no answer after Nms: ECONNREFUSED',
+        '+T  platform   listening on http://127.0.0.1:<port>; sending the verification request',
+        '+T  request    POST http://127.0.0.1:<port>/: N bytes, signed',
+        '+T  answer     no answer after <duration>: ECONNREFUSED',
         SENT_ONCE,
         '+T  result     refused',
         `NOT ACCEPTED  ${message}; result refused`,
@@ -168,7 +164,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     );
 
     const json = await verify(url, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(json.stdout.trim().split('\n')).toHaveLength(1);
     const report = JSON.parse(json.stdout) as Report;
     expect(report).toMatchObject({
@@ -187,9 +183,9 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a server that resets the connection: not accepted, exit 4, sent once', async () => {
     const before = resets;
     const text = await verify(resetUrl);
-    expect(text.code).toBe(4);
-    const lines = normalise(text.stdout).split('\n');
-    expect(lines[2]).toBe('+T  answer     no answer after Nms: ECONNRESET');
+    expect(text.exitCode).toBe(4);
+    const lines = normaliseTimeline(text.stdout).split('\n');
+    expect(lines[2]).toBe('+T  answer     no answer after <duration>: ECONNRESET');
     expect(lines.slice(3)).toEqual([
       SENT_ONCE,
       '+T  result     refused',
@@ -199,7 +195,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).toMatch(/^error: no answer from the integrator to the verification request/);
 
     const json = await verify(resetUrl, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
       exitCode: 4,
@@ -213,11 +209,11 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
   it('a server that answers 500: not accepted, exit 4, sent once and no retry announced', async () => {
     const before = errors;
     const text = await verify(errorUrl);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     expect(text.stdout).not.toMatch(/retry|VIOLATION/);
     const message = 'the integrator never answered 200 to the verification request (1 attempt: 500)';
-    expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
-      '+T  answer     500 after Nms: "database is down"',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(2)).toEqual([
+      '+T  answer     500 after <duration>: "database is down"',
       SENT_ONCE,
       '+T  result     refused',
       `NOT ACCEPTED  ${message}; result refused`,
@@ -227,7 +223,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).not.toContain('broke the run task contract');
 
     const json = await verify(errorUrl, ['--json']);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: false,
       result: 'refused',
@@ -242,10 +238,10 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
 
   it('runtask serve holding another HMAC key (401): refused, not a broken contract, with the HMAC hint', async () => {
     const text = await verify(serveUrl, [], WRONG_KEY);
-    expect(text.code).toBe(4);
+    expect(text.exitCode).toBe(4);
     const message = 'the integrator refused the verification request (1 attempt: 401)';
-    expect(normalise(text.stdout).split('\n').slice(2)).toEqual([
-      '+T  answer     401 after Nms: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(2)).toEqual([
+      '+T  answer     401 after <duration>: "unauthorized: the X-TFC-Task-Signature header is missing or does not match the body"',
       SENT_ONCE,
       '+T  result     refused',
       `NOT ACCEPTED  ${message}; result refused`,
@@ -256,7 +252,7 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
     expect(text.stderr).not.toContain('contract');
 
     const json = await verify(serveUrl, ['--json'], WRONG_KEY);
-    expect(json.code).toBe(4);
+    expect(json.exitCode).toBe(4);
     const report = JSON.parse(json.stdout) as Report;
     expect(report).toMatchObject({
       ok: false,
@@ -272,18 +268,18 @@ describe.concurrent('runtask send --verification (spawned) against', () => {
 
   it('runtask serve holding the same key (200): verified, exit 0', async () => {
     const text = await verify(serveUrl);
-    expect(text.code).toBe(0);
+    expect(text.exitCode).toBe(0);
     expect(text.stderr).toBe('');
-    expect(normalise(text.stdout).split('\n').slice(1)).toEqual([
-      `+T  request    POST ${normalise(serveUrl)}: N bytes, signed`,
-      '+T  answer     200 after Nms',
+    expect(normaliseTimeline(text.stdout).split('\n').slice(1)).toEqual([
+      `+T  request    POST ${normaliseTimeline(serveUrl)}: N bytes, signed`,
+      '+T  answer     200 after <duration>',
       '+T  result     verified',
       'PASS  the integrator answered the verification request with 200 and did not call back',
       '',
     ]);
 
     const json = await verify(serveUrl, ['--json']);
-    expect(json.code).toBe(0);
+    expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: true,
       result: 'verified',

@@ -4,8 +4,7 @@
  * key), and the documented fields of each stage in the documented order.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -16,6 +15,7 @@ import {
 } from '../runtask/documented-payloads.js';
 import { KEY, sendFast } from './helpers.js';
 import { doc, startFakeIntegrator, type FakeIntegrator, type Received } from './integrators.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** The signature as the documented command computes it, by the real openssl binary. */
 function openssl(body: Buffer | string, key: string): string {
@@ -113,7 +113,7 @@ describe('options on the wire', () => {
   });
 
   it('--hmac-key-file signs with the file key (one trailing newline dropped)', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'provider-send-key-')), 'key');
+    const file = join(tempDir('key'), 'key');
     writeFileSync(file, 'file key with spaces\n');
     const received = await capture({ hmacKeyFile: file });
     expect(received.headers['x-tfc-task-signature']).toBe(openssl(received.body, 'file key with spaces'));

@@ -4,8 +4,7 @@
  * detail on 401/422, transient failures retried; outcomes dropped with a warning when the platform did not
  * offer them; the token never sent outside `--platform-host`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -17,6 +16,8 @@ import {
 } from './documented-payloads.js';
 import { requestFor } from './helpers.js';
 import { TestPlatform } from './platform.js';
+import { tempDir } from '../helpers/tmp.js';
+import { aStringContaining } from '../helpers/matchers.js';
 
 let platform: TestPlatform;
 let elsewhere: TestPlatform;
@@ -25,12 +26,11 @@ let dir: string;
 beforeAll(async () => {
   platform = await TestPlatform.start();
   elsewhere = await TestPlatform.start();
-  dir = mkdtempSync(join(tmpdir(), 'provider-runtask-callback-'));
+  dir = tempDir();
 });
 afterAll(async () => {
   await platform.close();
   await elsewhere.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 let files = 0;
@@ -174,7 +174,7 @@ describe('sending', () => {
     expect(result.exitCode).toBe(4);
     expect(JSON.parse(result.stdout)).toMatchObject({
       ok: false,
-      error: { code: 'api', message: expect.stringContaining(detail) },
+      error: { code: 'api', message: aStringContaining(detail) },
     });
     expect(platform.callbacks(request.task_result_id)).toHaveLength(1);
   });

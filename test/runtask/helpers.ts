@@ -4,9 +4,7 @@
  * platform signs (lowercase hex HMAC-SHA512 of the raw bytes).
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EventLog, type LogEvent } from '../../src/runtask/server/log.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
@@ -15,6 +13,7 @@ import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 import { DOCUMENTED_ORIGIN } from './documented-payloads.js';
 import type { TestPlatform } from './platform.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** The HMAC key the tests configure. */
 export const KEY = 'test-hmac-key-5d1f0c';
@@ -49,7 +48,7 @@ export function requestFor(
     run_id: `run-test${process.pid}x${n}`,
     task_result_callback_url: `${platform.url}/api/v2/task-results/${taskResultId}/callback`,
     ...overrides,
-  } as Record<string, unknown> & { task_result_id: string; run_id: string };
+  };
 }
 
 /** The platform's POST: raw bytes as given, headers as the platform sends them. */
@@ -87,6 +86,7 @@ export interface TestIntegrator {
   waitForEvent(name: string, match?: (e: LogEvent) => boolean): Promise<LogEvent>;
   /** Job folders left in the work root (should be none once jobs finish). */
   leftovers(): string[];
+  /** Stops the integrator; its folders (from tempDir) go when the test ends. */
   cleanup(): Promise<void>;
 }
 
@@ -95,8 +95,8 @@ export async function startTestIntegrator(
   platform: TestPlatform,
   overrides: Partial<IntegratorOptions> = {},
 ): Promise<TestIntegrator> {
-  const stateDir = overrides.stateDir ?? mkdtempSync(join(tmpdir(), 'provider-runtask-state-'));
-  const workRoot = mkdtempSync(join(tmpdir(), 'provider-runtask-work-'));
+  const stateDir = overrides.stateDir ?? tempDir('state');
+  const workRoot = tempDir('work');
   const stderr = new Capture();
   const output = new Output({ stdout: new Capture(), stderr, env: {} });
   output.addSecret(KEY);
@@ -156,8 +156,6 @@ export async function startTestIntegrator(
     leftovers: () => readdirSync(workRoot),
     async cleanup() {
       await integrator.destroy();
-      rmSync(stateDir, { recursive: true, force: true });
-      rmSync(workRoot, { recursive: true, force: true });
     },
   };
 }

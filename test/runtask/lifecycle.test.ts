@@ -4,8 +4,7 @@
  * 0. A restart with the same `--state-dir` delivers a final result the previous process had not delivered, and
  * reports `failed` for a check that was cut short (it does not run the handler again).
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
@@ -23,6 +22,7 @@ import {
   type TestIntegrator,
 } from './helpers.js';
 import { TestPlatform, statusOf } from './platform.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let platform: TestPlatform;
 let dir: string;
@@ -30,11 +30,10 @@ const started: TestIntegrator[] = [];
 
 beforeAll(async () => {
   platform = await TestPlatform.start();
-  dir = mkdtempSync(join(tmpdir(), 'provider-runtask-lifecycle-'));
+  dir = tempDir();
 });
 afterAll(async () => {
   await platform.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
   for (const t of started.splice(0)) await t.cleanup();

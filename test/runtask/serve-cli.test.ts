@@ -3,22 +3,18 @@
  * the start-up line (plain or `--json`) with the chosen port, the one-time warning without an HMAC key, and
  * readable log lines on a TTY.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { anchorExec } from '../../src/runtask/server/options.js';
 import { HANDLER_COMMAND } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'provider-runtask-serve-cli-'));
+  dir = tempDir();
 });
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
 /** Runs serve with an already-fired signal: it starts, prints, and stops at once. */
 function serve(args: string[], env: Record<string, string> = {}, tty = false): ReturnType<typeof runCli> {
   const stopped = new AbortController();

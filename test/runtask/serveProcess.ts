@@ -6,7 +6,8 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/emulator-api.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import type { CliResult } from '../helpers/result.js';
 import type { TestPlatform } from './platform.js';
 
 const BIN = join(REPO_ROOT, 'bin', 'provider.js');
@@ -123,9 +124,9 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
         );
       }),
     ]);
-  child.stderr!.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   let partial = '';
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.on('data', (chunk: string) => {
     err += chunk;
     partial += chunk;
     let newline: number;
@@ -147,9 +148,9 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
       }
     }
   });
-  child.stdout!.setEncoding('utf8');
+  child.stdout.setEncoding('utf8');
   const firstLine = new Promise<string>((resolve) => {
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const newline = out.indexOf('\n');
       if (newline >= 0) resolve(out.slice(0, newline));
@@ -181,9 +182,7 @@ export async function spawnServe(options: SpawnServeOptions): Promise<ServeProce
 }
 
 /** Spawns the integrator expecting it to refuse to start: resolves with its exit code and output. */
-export async function spawnServeExpectingExit(
-  options: SpawnServeOptions,
-): Promise<Exit & { stdout: string; stderr: string }> {
+export async function spawnServeExpectingExit(options: SpawnServeOptions): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     CI: 'true',
@@ -205,7 +204,7 @@ export async function spawnServeExpectingExit(
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   clearTimeout(timer);
-  return { ...how, stdout, stderr };
+  return { exitCode: how.code, signal: how.signal, stdout, stderr };
 }
 
 /**

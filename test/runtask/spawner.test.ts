@@ -3,12 +3,10 @@
  * report their pid and their outcome exactly once, and a helper that dies ends every handler it was following;
  * paced tasks run in order, one per turn of the event loop.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pacer } from '../../src/runtask/server/pace.js';
 import { Spawner, type SpawnOutcome, type SpawnRequest } from '../../src/runtask/server/spawner.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const spawners: Spawner[] = [];
 afterEach(() => {
@@ -57,13 +55,12 @@ describe('Spawner', () => {
   it('runs handlers side by side (the helper does not wait for one before starting the next)', async () => {
     const spawner = new Spawner();
     spawners.push(spawner);
-    const dir = mkdtempSync(join(tmpdir(), 'spawner-'));
+    const dir = tempDir();
     // Each handler checks in, then waits for all four: run one after another, the first would give up (exit 1).
     const command = (n: number): string =>
       `touch "${dir}/${n}"; i=0; while [ "$(ls "${dir}" | wc -l)" -lt 4 ]; do ` +
       `sleep 0.05; i=$((i+1)); [ $i -gt 200 ] && exit 1; done; exit 0`;
     const outcomes = await Promise.all([1, 2, 3, 4].map((n) => run(spawner, command(n))));
-    rmSync(dir, { recursive: true, force: true });
     expect(outcomes.map((o) => o.outcome.exitCode)).toEqual([0, 0, 0, 0]);
   });
 

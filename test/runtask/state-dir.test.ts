@@ -7,8 +7,7 @@
  * records of the wrong shape are set aside (named in the log) instead of ending the start with exit 1; a lock
  * held by a live other process still refuses the start.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTARTED_MESSAGE } from '../../src/runtask/server/jobs.js';
@@ -22,6 +21,7 @@ import {
   spawnServeExpectingExit,
   type ServeProcess,
 } from './serveProcess.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let platform: TestPlatform;
 let dir: string;
@@ -30,7 +30,7 @@ const running: ServeProcess[] = [];
 beforeAll(async () => {
   ensureBuilt();
   platform = await TestPlatform.start();
-  dir = mkdtempSync(join(tmpdir(), 'provider-runtask-state-dir-'));
+  dir = tempDir();
 }, 120_000);
 afterEach(async () => {
   for (const p of running.splice(0)) {
@@ -40,7 +40,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await platform.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function serve(stateDir: string): Promise<ServeProcess> {
@@ -280,7 +279,7 @@ describe('runtask serve starting on a torn state dir', () => {
       key: KEY,
       cwd: dir,
     });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/in use by another running integrator \(pid \d+\)/);
     expect(JSON.parse(readFileSync(join(stateDir, 'integrator.lock'), 'utf8'))).toEqual({ pid: process.pid });
   });

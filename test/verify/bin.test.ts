@@ -4,18 +4,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../helpers/result.js';
 import { FIXTURES, SIG, copyRelease, keyId, publicKeyPath } from '../release/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'provider.js');
 
-function provider(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+function provider(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: options.cwd ?? ROOT, NO_COLOR: '1', ...options.env },
     encoding: 'utf8',
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return { exitCode: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe('provider verify (built bin)', () => {
@@ -30,7 +31,7 @@ describe('provider verify (built bin)', () => {
 
   it('prints provider, version, protocols, key id, signer and one row per platform', () => {
     const result = provider(['verify', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc']);
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout.replaceAll(keyId('signer'), '<KEYID>')).toBe(
       [
         'provider   example',
@@ -62,7 +63,7 @@ describe('provider verify (built bin)', () => {
       'fixtures/keys/signer.pub.asc',
       '--json',
     ]);
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     const sums = fs.readFileSync(
       path.join(FIXTURES, 'release', 'terraform-provider-example_1.2.3_SHA256SUMS'),
@@ -99,7 +100,7 @@ describe('provider verify (built bin)', () => {
     const result = provider(['verify', '--key', publicKeyPath('signer'), '--json'], {
       cwd: path.dirname(dist),
     });
-    expect(result.code).toBe(3);
+    expect(result.exitCode).toBe(3);
     const doc = JSON.parse(result.stdout) as {
       ok: boolean;
       error: { code: string; message: string; hint: string };
@@ -111,11 +112,11 @@ describe('provider verify (built bin)', () => {
 
   it('exits 2 for --offline without a key and 0 with PROVIDER_GPG_KEY', () => {
     const offline = provider(['verify', 'fixtures/release', '--offline', '--organization', 'acme']);
-    expect(offline.code).toBe(2);
+    expect(offline.exitCode).toBe(2);
     expect(offline.stderr).toContain('--offline needs a public key');
     const env = { PROVIDER_GPG_KEY: fs.readFileSync(publicKeyPath('signer'), 'utf8') };
     const withEnv = provider(['verify', 'fixtures/release', '--offline', '-q'], { env });
-    expect(withEnv.code).toBe(0);
+    expect(withEnv.exitCode).toBe(0);
     expect(withEnv.stdout).toContain('from PROVIDER_GPG_KEY');
     expect(withEnv.stderr).toBe('');
   });

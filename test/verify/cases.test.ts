@@ -477,7 +477,7 @@ describe('provider verify on broken releases', () => {
     if (c.args?.includes('--offline') || c.args?.includes('--key') || c.env?.PROVIDER_GPG_KEY) {
       expect(emulator.requestLog.records).toEqual([]);
     }
-    expect({ code: result.code, ok: doc.ok }).toEqual({ code: c.code, ok: c.code === 0 });
+    expect({ code: result.exitCode, ok: doc.ok }).toEqual({ code: c.code, ok: c.code === 0 });
     if (c.code === 0) {
       c.ok?.(doc as unknown as SuccessDoc);
       return;
@@ -497,7 +497,7 @@ describe('provider verify on broken releases', () => {
     const before = fs.readFileSync(path.join(dist, SIG));
     const { args, env } = emulatorArgs(emulator);
     const result = await runCli(['verify', '--dearmor-signature', ...args], { cwd: path.dirname(dist), env });
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('converted from ASCII armor in memory');
     expect(fs.readFileSync(path.join(dist, SIG))).toEqual(before);
   });
@@ -508,7 +508,7 @@ describe('provider verify on broken releases', () => {
     const result = await runCli(['verify', '--version', '1.2.3', '--key', publicKeyPath('signer')], {
       cwd: path.dirname(dist),
     });
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('example 1.2.3 verified');
   });
 
@@ -516,7 +516,7 @@ describe('provider verify on broken releases', () => {
     const dist = copyRelease();
     await resign(dist, 'other');
     const result = await runCli(['verify', '--protocols', 'x', '--offline'], { cwd: path.dirname(dist) });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--protocols');
   });
 });

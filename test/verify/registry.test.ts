@@ -31,7 +31,7 @@ describe('verify with the registry keys', () => {
     expect(result.stderr).toBe(
       `Verifying example 1.2.3 in ${root}/dist\nChecking the signature against the keys registered for ${emulator.organization} on ${new URL(emulator.url).host}\n`,
     );
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(
       `key id     ${keyId('signer')} (RSA 3072; from registry key ${keyId('signer')}`,
     );
@@ -56,7 +56,7 @@ describe('verify with the registry keys', () => {
         env: { [`TF_TOKEN_${host}`]: emulator.memberToken },
       },
     );
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     const doc = JSON.parse(result.stdout) as { provider: unknown; keyId: string };
     expect(doc.provider).toEqual({ name: 'example', namespace: emulator.organization });
     expect(doc.keyId).toBe(keyId('signer'));
@@ -66,7 +66,7 @@ describe('verify with the registry keys', () => {
     emulator.requestLog.clear();
     const { args, env } = emulatorArgs(emulator);
     const result = await runCli(['verify', '--offline', ...args], { cwd: root, env });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('error: --offline needs a public key to check the signature with');
     expect(result.stderr).toContain('--key <armored-public-key-file> or set PROVIDER_GPG_KEY');
     expect(emulator.requestLog.records).toEqual([]);
@@ -77,7 +77,7 @@ describe('verify with the registry keys', () => {
       cwd: root,
       env: { TFE_TOKEN: emulator.ownerToken },
     });
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('no namespace to look up the keys registered on');
     expect(result.stderr).toContain('--organization');
   });
@@ -88,7 +88,7 @@ describe('verify with the registry keys', () => {
       ['verify', '--hostname', emulator.url, '--organization', emulator.organization],
       { cwd: root },
     );
-    expect(result.code).toBe(2);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('No API token was found');
     expect(result.stderr).toContain('terraform login');
     expect(emulator.requestLog.records).toEqual([]);
@@ -102,7 +102,7 @@ describe('verify with the registry keys', () => {
         env: { TFE_TOKEN: 'not-a-token' },
       },
     );
-    expect(result.code).toBe(4);
+    expect(result.exitCode).toBe(4);
     expect(result.stderr).toContain('GET /api/registry/private/v2/gpg-keys was refused: 401');
     expect(result.stderr).toContain(`terraform login ${new URL(emulator.url).host}`);
     expect(result.stderr).not.toContain('not-a-token');
@@ -114,7 +114,7 @@ describe('verify with the registry keys', () => {
       cwd: root,
       env,
     });
-    expect(result.code).toBe(4);
+    expect(result.exitCode).toBe(4);
     const doc = JSON.parse(result.stdout) as { error: { message: string; details: { status: number } } };
     expect(doc.error.message).toContain('no authorized namespaces specified in request');
     expect(doc.error.details.status).toBe(403);
@@ -123,7 +123,7 @@ describe('verify with the registry keys', () => {
   it('fails verification when no key is registered', async () => {
     const { args, env } = emulatorArgs(empty);
     const result = await runCli(['verify', ...args], { cwd: root, env });
-    expect(result.code).toBe(3);
+    expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain(
       'Found no public key to check terraform-provider-example_1.2.3_SHA256SUMS.sig with',
     );
@@ -133,7 +133,7 @@ describe('verify with the registry keys', () => {
   it('traces the lookup with --verbose and never prints the token', async () => {
     const { args, env } = emulatorArgs(emulator);
     const result = await runCli(['verify', '--verbose', ...args], { cwd: root, env });
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(
       /→ GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\/private\/v2\/gpg-keys\?filter/,
     );
@@ -154,7 +154,7 @@ describe('verify with the registry keys', () => {
       ],
       { cwd: root },
     );
-    expect(result.code).toBe(0);
+    expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain('warning: --token is visible');
     expect(result.stderr + result.stdout).not.toContain(emulator.ownerToken);
   });
