@@ -17,7 +17,7 @@ import {
   onRequestStart,
   publishFixture,
 } from '../helpers/emulator/index.js';
-import { RELEASE, expectNoSecrets } from './helpers.js';
+import { RELEASE, expectNoSecrets } from '../commands/publish/helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
 
 const emulator = emulatorPerTest();

@@ -23,9 +23,9 @@ import {
 } from '../helpers/emulator/index.js';
 import { isObject } from '../helpers/json.js';
 import { jsonAnswer, startShapeProxy, type ReplacedAnswer, type ShapeProxy } from '../helpers/shape-proxy.js';
-import { eventually, publishAll } from '../manage/helpers.js';
+import { eventually, publishAll } from '../commands/helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { FAST, RELEASE, SIGNER_KEY, expectNoSecrets, writeRequests } from '../publish/helpers.js';
+import { FAST, RELEASE, SIGNER_KEY, expectNoSecrets, writeRequests } from '../commands/publish/helpers.js';
 
 const start = emulatorPerTest();
 const proxies: ShapeProxy[] = [];

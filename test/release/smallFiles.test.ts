@@ -8,8 +8,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli as runShared } from '../helpers/cli.js';
-import { writeRequests } from '../publish/helpers.js';
-import { emulatorArgs, emulatorWithKeys } from '../verify/helpers.js';
+import { writeRequests } from '../commands/publish/helpers.js';
+import { emulatorArgs, emulatorWithKeys } from '../commands/verify/helpers.js';
 import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli } from './helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
 

@@ -11,7 +11,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { copyRelease, publicKeyPath, R } from '../release/helpers.js';
-import { emulatorWithKeys } from '../verify/helpers.js';
+import { emulatorWithKeys } from '../commands/verify/helpers.js';
 import { badInputCorpus, type BadCase } from './badInputCorpus.js';
 import { tempDir, tempRoot } from '../helpers/tmp.js';
 import {

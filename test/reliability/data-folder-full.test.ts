@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { publishArgs } from '../publish/helpers.js';
+import { publishArgs } from '../commands/publish/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 import { REPLAYING, expectPublishedExactly, report, seeded, seedsFor, tail } from './helpers.js';
 

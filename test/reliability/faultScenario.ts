@@ -16,7 +16,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
 import { publishFixture } from '../helpers/emulator/index.js';
-import { PLATFORMS, publishArgs } from '../publish/helpers.js';
+import { PLATFORMS, publishArgs } from '../commands/publish/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {
   emulatorSecrets,

@@ -19,7 +19,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator/index.js';
-import { PLATFORMS, publishArgs, servedToConsumers } from '../publish/helpers.js';
+import { PLATFORMS, publishArgs, servedToConsumers } from '../commands/publish/helpers.js';
 import { copyRelease } from '../release/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {

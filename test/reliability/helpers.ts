@@ -15,7 +15,7 @@ import { expect, vi } from 'vitest';
 import { LinkSigner } from '../../src/emulator/links.js';
 import type { RequestRecord } from '../../src/emulator/requestLog.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { PLATFORMS, RELEASE } from '../publish/helpers.js';
+import { PLATFORMS, RELEASE } from '../commands/publish/helpers.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Seeds and counts

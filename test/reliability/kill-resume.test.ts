@@ -18,7 +18,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
-import { PLATFORMS, RELEASE, publishArgs } from '../publish/helpers.js';
+import { PLATFORMS, RELEASE, publishArgs } from '../commands/publish/helpers.js';
 import { FIXTURES, MANIFEST, SIG, SUMS, makeZip, signDetached, zipName } from '../release/helpers.js';
 import { removeTempDirs, tempDir, tempRoot } from '../helpers/tmp.js';
 import {

@@ -20,7 +20,7 @@ import {
   rawExchange,
   type MalformedRequest,
 } from '../helpers/raw-http.js';
-import { doc, fakeIntegrators, type IntegratorTools } from '../runtask-send/integrators.js';
+import { doc, fakeIntegrators, type IntegratorTools } from '../runtask/send/integrators.js';
 import { tempDir } from '../helpers/tmp.js';
 import { SOAK, report, seeded, type Random } from './helpers.js';
 

@@ -1,0 +1,111 @@
+/**
+ * End to end: the built `bin/provider.js publish`, spawned as a user runs it, against an emulator in this
+ * process (so the child is spawned asynchronously: a synchronous spawn would starve the emulator).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Emulator } from '../../../src/emulator/server.js';
+import { REPO_ROOT } from '../../helpers/paths.js';
+import { emulatorPerTest, keyIdOf } from '../../helpers/emulator/index.js';
+import type { CliResult } from '../../helpers/result.js';
+import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
+import { tempRoot } from '../../helpers/tmp.js';
+
+const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
+const emulator = emulatorPerTest();
+
+/** Spawns `node bin/provider.js publish fixtures/release --key … --hostname … --organization …` plus `extra`. */
+function provider(
+  e: Emulator,
+  extra: string[] = [],
+): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
+  const home = tempRoot();
+  const args = [
+    'publish',
+    'fixtures/release',
+    '--key',
+    'fixtures/keys/signer.pub.asc',
+    '--hostname',
+    e.url,
+    '--organization',
+    e.organization,
+    ...extra,
+  ];
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: home, TFE_TOKEN: e.ownerToken, ...FAST },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('close', (code, signal) => {
+      expectNoSecrets(stdout + stderr, e, 'the output of bin/provider.js');
+      resolve({ exitCode: code, signal, stdout, stderr });
+    }),
+  );
+  return { child, done };
+}
+
+describe('provider publish (built bin)', () => {
+  beforeAll(() => {
+    if (
+      !fs.existsSync(path.join(REPO_ROOT, 'dist/cli/main.js')) ||
+      !fs.existsSync(path.join(REPO_ROOT, 'dist/commands/publish.js'))
+    ) {
+      spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
+    }
+  }, 120_000);
+
+  it('publishes the fixture release and prints the summary', async () => {
+    const e = await emulator();
+    const result = await provider(e).done;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`key        ${keyIdOf('signer')}: registered`);
+    expect(result.stdout).toMatch(
+      /linux_amd64 +terraform-provider-example_1\.2\.3_linux_amd64\.zip +2\.2 KiB +bd7aeba4436e +created, uploaded/,
+    );
+    expect(result.stdout).toMatch(
+      /✓ example 1\.2\.3 published: 5 platforms \(5 created, 5 uploaded\) in .*; consumer check passed/,
+    );
+    expect(writes(e)).toEqual(FULL_PUBLISH);
+    expectComplete(e);
+    expectNoSecrets(result.stdout + result.stderr, e, 'output');
+  });
+
+  it('prints exactly one JSON document with --json, and writes nothing the second time', async () => {
+    const e = await emulator();
+    expect((await provider(e).done).exitCode).toBe(0);
+    e.requestLog.clear();
+    const result = await provider(e, ['--json']).done;
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      ok: true,
+      dryRun: false,
+      version: { version: '1.2.3', created: false },
+    });
+    expect(writeRequests(e)).toEqual([]);
+  });
+
+  it('exits 130 on SIGINT during uploads, and the next run completes', async () => {
+    const e = await emulator({ faults: [{ method: 'PUT', path: '/_archivist/**', delayMs: 5000 }] });
+    const { child, done } = provider(e);
+    await vi.waitFor(() => expect(e.faults.fired[0]).toBeGreaterThan(0), { timeout: 10_000, interval: 10 });
+    child.kill('SIGINT');
+    const result = await done;
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toContain('error: Interrupted');
+    expect(result.stderr).toContain('Run the same command again to finish');
+    e.faults.clear();
+    const again = await provider(e).done;
+    expect(again.exitCode, again.stderr).toBe(0);
+    expectComplete(e);
+    expect(e.store.data.platforms).toHaveLength(5);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Stopping and starting again. SIGTERM (the CLI's signal): new requests get 503, running checks get `--grace`,
+ * then every unfinished job (running or queued) is reported failed ("integrator stopped") and the command exits
+ * 0. A restart with the same `--state-dir` delivers a final result the previous process had not delivered, and
+ * reports `failed` for a check that was cut short (it does not run the handler again).
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../../src/cli/main.js';
+import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
+import type { JobRecord } from '../../../src/runtask/server/journal.js';
+import { Capture, LineCapture } from '../../helpers/cli.js';
+import { POST_PLAN_REQUEST } from '../documented-payloads.js';
+import {
+  HANDLER_COMMAND,
+  KEY,
+  bytesOf,
+  post,
+  requestFor,
+  startTestIntegrator,
+  type TestIntegrator,
+} from '../helpers.js';
+import { TestPlatform, statusOf } from '../platform.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+let platform: TestPlatform;
+let dir: string;
+const started: TestIntegrator[] = [];
+
+beforeAll(async () => {
+  platform = await TestPlatform.start();
+  dir = tempDir();
+});
+afterAll(async () => {
+  await platform.close();
+});
+afterEach(async () => {
+  for (const t of started.splice(0)) await t.cleanup();
+});
+
+function journalFiles(stateDir: string): string[] {
+  return readdirSync(stateDir).filter((f) => f.startsWith('job-'));
+}
+
+describe('SIGTERM', () => {
+  it('refuses new requests, waits --grace, reports unfinished jobs as failed, exits 0', async () => {
+    const stateDir = join(dir, 'sigterm');
+    const stdout = new LineCapture();
+    const stderr = new Capture();
+    const controller = new AbortController();
+    const exit = run({
+      argv: [
+        'runtask',
+        'serve',
+        '--json',
+        '--port',
+        '0',
+        '--exec',
+        HANDLER_COMMAND,
+        '--platform-host',
+        platform.url,
+        '--grace',
+        '1s',
+        '--max-jobs',
+        '1',
+        '--state-dir',
+        stateDir,
+        '--heartbeat',
+        '2m',
+      ],
+      env: { PATH: process.env.PATH, TEST_PLATFORM_URL: platform.url, RUNTASK_HMAC_KEY: KEY },
+      cwd: dir,
+      homeDir: dir,
+      stdout,
+      stderr,
+      stdinIsTTY: false,
+      signal: controller.signal,
+    });
+    const startLine = JSON.parse(await stdout.firstLine) as {
+      url: string;
+      hmac: boolean;
+      platformHosts: string[];
+    };
+    expect(startLine).toMatchObject({ hmac: true, platformHosts: [platform.url] });
+    const running = requestFor(POST_PLAN_REQUEST, platform);
+    const queued = requestFor(POST_PLAN_REQUEST, platform);
+    platform.release(running.run_id, { hang: true });
+    await post(startLine.url, bytesOf(running));
+    await platform.waitForHandler(running.run_id);
+    await post(startLine.url, bytesOf(queued));
+    await platform.waitForCallbacks(queued.task_result_id, 'running');
+
+    controller.abort('SIGTERM');
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = requestFor(POST_PLAN_REQUEST, platform);
+    expect((await post(startLine.url, bytesOf(late))).status).toBe(503);
+    expect((await fetch(new URL('/healthz', startLine.url))).status).toBe(503);
+
+    expect(await exit).toBe(0);
+    for (const request of [running, queued]) {
+      const final = platform.callbacks(request.task_result_id).at(-1)!;
+      expect(statusOf(final)).toBe('failed');
+      expect(JSON.stringify(final.json)).toContain('integrator stopped');
+    }
+    expect(platform.callbacks(late.task_result_id)).toEqual([]);
+    expect(journalFiles(stateDir)).toEqual([]);
+    // Not a TTY: one JSON object per line, and no secret in any of them.
+    const lines = stderr.text.trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    expect(lines.map((l) => (JSON.parse(l) as { event: string }).event)).toContain('serve.stopped');
+    expect(stderr.text).not.toContain(running.access_token as string);
+    expect(stderr.text).not.toContain(KEY);
+  });
+});
+
+describe('restart with the same --state-dir', () => {
+  it('reports a check that was cut short as failed, without running it again', async () => {
+    const stateDir = join(dir, 'restart-accepted');
+    const first = await startTestIntegrator(platform, { stateDir });
+    started.push(first);
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    platform.release(request.run_id, { hang: true });
+    await post(first.integrator.url, bytesOf(request));
+    await platform.waitForHandler(request.run_id);
+    const [file] = journalFiles(stateDir);
+    expect(statSync(join(stateDir, file!)).mode & 0o777).toBe(0o600);
+    const record = JSON.parse(readFileSync(join(stateDir, file!), 'utf8')) as JobRecord;
+    expect(record).toMatchObject({ phase: 'accepted', id: request.task_result_id });
+    expect(record.request.access_token).toBe(request.access_token);
+
+    await first.integrator.destroy(); // as a crash: nothing reported, journal left behind
+    expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running']);
+
+    const second = await startTestIntegrator(platform, { stateDir });
+    started.push(second);
+    const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
+    expect(final!.json).toEqual({
+      data: { type: 'task-results', attributes: { status: 'failed', message: RESTARTED_MESSAGE } },
+    });
+    await second.integrator.jobs.idle();
+    expect(journalFiles(stateDir)).toEqual([]);
+    expect(
+      platform.requests.filter(
+        (r) => r.path === '/handler/start' && (r.json as { key: string }).key === request.run_id,
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('delivers a final result the previous process could not deliver', async () => {
+    const stateDir = join(dir, 'restart-reporting');
+    const first = await startTestIntegrator(platform, { stateDir, callbackTimeoutMs: 60_000 });
+    started.push(first);
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    await post(first.integrator.url, bytesOf(request));
+    await platform.waitForCallbacks(request.task_result_id, 'running');
+    platform.script(
+      request.task_result_id,
+      Array.from({ length: 10_000 }, () => ({ status: 503 })),
+    );
+    platform.release(request.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'all good' }) });
+    await platform.waitForCallbacks(request.task_result_id, 'passed');
+    const record = JSON.parse(readFileSync(join(stateDir, journalFiles(stateDir)[0]!), 'utf8')) as JobRecord;
+    expect(record).toMatchObject({ phase: 'reporting', result: { status: 'passed', message: 'all good' } });
+
+    await first.integrator.destroy();
+    platform.clearScript(request.task_result_id);
+    const delivered = platform.callbacks(request.task_result_id).length;
+    const second = await startTestIntegrator(platform, { stateDir });
+    started.push(second);
+    await second.integrator.jobs.idle();
+    const after = platform.callbacks(request.task_result_id).slice(delivered);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.json).toEqual({
+      data: { type: 'task-results', attributes: { status: 'passed', message: 'all good' } },
+    });
+    expect(journalFiles(stateDir)).toEqual([]);
+  });
+
+  it('refuses a state dir that another running integrator holds', async () => {
+    const stateDir = join(dir, 'locked');
+    started.push(await startTestIntegrator(platform, { stateDir }));
+    await expect(startTestIntegrator(platform, { stateDir })).rejects.toThrow(
+      /in use by another running integrator/,
+    );
+  });
+});
