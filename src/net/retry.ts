@@ -38,6 +38,7 @@ export {
   serverWaitMs,
   transientStatus,
   waitBeforeRetry,
+  SERVER_WAIT_FLOOR_MS,
   type Backoff,
   type Failure,
   type HeaderBag,

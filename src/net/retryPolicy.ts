@@ -59,7 +59,10 @@ export interface RetryPolicy {
   delaysMs?: readonly number[] | undefined;
   /** No retry starts once this many ms have passed since the first attempt; waits are cut to what is left. */
   deadlineMs?: number | undefined;
-  /** The longest wait a server may ask for (default 120 s); a longer one is not waited for: the failure is final. */
+  /**
+   * The longest wait a server may ask for (default 120 s); a longer one is not waited for: the failure is final.
+   * Not under a deadline: there the deadline is the budget, and a server's wait is cut to what is left of it.
+   */
   maxServerWaitMs?: number;
 }
 
@@ -109,10 +112,11 @@ export class AnswerError extends Error {
 /**
  * Codes of a request that got no answer for a passing reason: the connection was refused, reset, cut short or
  * timed out, the name did not resolve, the network was down, or the answer could not be parsed (a proxy's hiccup).
+ * `ERR_SOCKET_CONNECTION_TIMEOUT` is Node's when every address of a host timed out (autoSelectFamily).
  * `ERR_NETWORK` is the integrator client's code for a failure that came without one.
  */
 export const NETWORK_CODE =
-  /^(ECONN[A-Z]+|ETIMEDOUT|ESOCKETTIMEDOUT|EPIPE|ENOTFOUND|EAI_[A-Z]+|ENET[A-Z]+|EHOST[A-Z]+|EADDR[A-Z]+|HPE_[A-Z_]+|UND_ERR_[A-Z_]+|ERR_STREAM_PREMATURE_CLOSE|ERR_NETWORK)$/;
+  /^(ECONN[A-Z]+|ETIMEDOUT|ESOCKETTIMEDOUT|EPIPE|ENOTFOUND|EAI_[A-Z]+|ENET[A-Z]+|EHOST[A-Z]+|EADDR[A-Z]+|HPE_[A-Z_]+|UND_ERR_[A-Z_]+|ERR_STREAM_PREMATURE_CLOSE|ERR_SOCKET_CONNECTION_TIMEOUT|ERR_NETWORK)$/;
 
 /** Codes of a TLS failure: a handshake that failed or met plain HTTP, or a certificate that is not accepted. */
 export const TLS_CODE =
@@ -216,9 +220,14 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return ceiling / 2 + random() * (ceiling / 2);
 }
 
+/** The least wait before a retry the server asked to make at once (`Retry-After: 0`, a past date, a reset of 0). */
+export const SERVER_WAIT_FLOOR_MS = 1000;
+
 /**
- * The wait before retry `retry` (1-based): the server's, when it asked (undefined when it asked for more than
- * `maxServerWaitMs`: not worth waiting for), else the fixed schedule's, else backoff.
+ * The wait before retry `retry` (1-based): the server's, when it asked — never less than the backoff's, up to
+ * `SERVER_WAIT_FLOOR_MS` (a server answering "0" every time would otherwise be asked again in a tight loop), and
+ * undefined when it asked for more than `maxServerWaitMs` without a deadline (not worth waiting for; under a
+ * deadline the caller cuts the wait to what is left) — else the fixed schedule's, else backoff.
  */
 export function waitBeforeRetry(
   retry: number,
@@ -228,7 +237,9 @@ export function waitBeforeRetry(
 ): number | undefined {
   const asked = serverWaitMs(failure, clock.now());
   if (asked !== undefined) {
-    return asked > (policy.maxServerWaitMs ?? DEFAULT_POLICY.maxServerWaitMs) ? undefined : asked;
+    const tooLong = asked > (policy.maxServerWaitMs ?? DEFAULT_POLICY.maxServerWaitMs);
+    if (tooLong && policy.deadlineMs === undefined) return undefined;
+    return Math.max(asked, Math.min(SERVER_WAIT_FLOOR_MS, backoffMs(retry, policy, clock.random)));
   }
   const scheduled = policy.delaysMs?.[retry - 1];
   if (scheduled !== undefined) return scheduled;

@@ -20,6 +20,7 @@ import {
   retryAfterMs,
   retrying,
   waitBeforeRetry,
+  SERVER_WAIT_FLOOR_MS,
   type Failure,
   type RetryClock,
   type RetryInfo,
@@ -229,11 +230,14 @@ describe('how long to wait', () => {
   const wait = (failure: Failure, retry = 1, random = 0.5) =>
     waitBeforeRetry(retry, failure, {}, { now: () => NOW, random: () => random });
 
-  it('Retry-After in seconds (a fraction too, 0 meaning at once)', () => {
+  it('Retry-After in seconds (a fraction too; 0 is raised to the backoff, at most 1 s: never a tight loop)', () => {
     expect(retryAfterMs('3', NOW)).toBe(3000);
     expect(retryAfterMs(' 1.5 ', NOW)).toBe(1500);
     expect(retryAfterMs(['2', '9'], NOW)).toBe(2000);
-    expect(wait(answer(429, { 'retry-after': '0' }))).toBe(0);
+    // Backoff before retry 1 with random 0.5 is 375 ms; before retry 5 it is past the 1 s floor's cap.
+    expect(wait(answer(429, { 'retry-after': '0' }))).toBe(375);
+    expect(wait(answer(429, { 'retry-after': '0' }), 5)).toBe(SERVER_WAIT_FLOOR_MS);
+    expect(wait(answer(429, { 'retry-after': new Date(NOW - 60_000).toUTCString() }))).toBe(375);
     expect(wait(answer(503, { 'retry-after': '7' }))).toBe(7000);
   });
 
@@ -281,12 +285,25 @@ describe('how long to wait', () => {
     expect(rateLimitResetMs('0.412', NOW)).toBe(412);
     expect(rateLimitResetMs(String(NOW / 1000 + 30), NOW)).toBe(30_000);
     expect(rateLimitResetMs('later', NOW)).toBeUndefined();
-    expect(wait(answer(429, { 'x-ratelimit-reset': '0.250' }))).toBe(250);
+    expect(wait(answer(429, { 'x-ratelimit-reset': '0.412' }))).toBe(412);
+    expect(wait(answer(429, { 'x-ratelimit-reset': '0.250' }))).toBe(375);
     // Retry-After comes first; on another status the window's reset says nothing about the failure.
     expect(wait(answer(429, { 'retry-after': '1', 'x-ratelimit-reset': '0.250' }))).toBe(1000);
     expect(wait(answer(503, { 'x-ratelimit-reset': '0.250' }), 1, 1)).toBe(DEFAULT_POLICY.baseDelayMs);
     // Over the cap, like any server wait.
     expect(wait(answer(429, { 'x-ratelimit-reset': '600' }))).toBeUndefined();
+  });
+
+  it('under a deadline a long server wait is waited for, cut to what is left of the deadline (the final callback)', async () => {
+    const clock = { now: () => NOW, random: () => 0.5 };
+    expect(waitBeforeRetry(1, answer(429, { 'retry-after': '180' }), { deadlineMs: 300_000 }, clock)).toBe(
+      180_000,
+    );
+    const limited = new AnswerError(429, { 'retry-after': '3600' });
+    const { result, attempts, slept } = await run([limited], { policy: { deadlineMs: 300_000 } });
+    expect(result).toBe('ok');
+    expect(attempts).toBe(2);
+    expect(slept).toEqual([300_000]);
   });
 
   it('backoff doubles from the base up to the cap', () => {
