@@ -43,19 +43,21 @@ export abstract class ProviderError extends Error {
   }
 }
 
-/** A bad flag, argument, configuration file or missing credential. Exit 2. */
-export class UsageError extends ProviderError {
-  readonly code = 'usage';
+/** The base class of one kind of error: a `ProviderError` whose stable `code` is `code`. */
+function errorKind<Code extends string>(code: Code) {
+  return class extends ProviderError {
+    readonly code = code;
+  };
 }
+
+/** A bad flag, argument, configuration file or missing credential. Exit 2. */
+export class UsageError extends errorKind('usage') {}
 
 /** The local release, its signature, or what the registry serves does not hold up. Exit 3. */
-export class VerificationError extends ProviderError {
-  readonly code = 'verification';
-}
+export class VerificationError extends errorKind('verification') {}
 
 /** The API refused a request (401/403/404/422...). Exit 4. */
-export class ApiError extends ProviderError {
-  readonly code = 'api';
+export class ApiError extends errorKind('api') {
   /** HTTP status of the refusal. */
   readonly status: number;
   /** The server's own words (JSON:API `detail`/`title`), when it gave any. */
@@ -79,27 +81,19 @@ export class ApiError extends ProviderError {
 export class UnexpectedAnswerError extends ApiError {}
 
 /** The registry holds different content for this version. Exit 5. */
-export class ConflictError extends ProviderError {
-  readonly code = 'conflict';
-}
+export class ConflictError extends errorKind('conflict') {}
 
 /** Waited long enough (uploaded flags, run task deadline). Exit 6. */
-export class TimeoutError extends ProviderError {
-  readonly code = 'timeout';
-}
+export class TimeoutError extends errorKind('timeout') {}
 
 /**
  * `runtask send --expect`: the integrator kept the contract but reached another result. Exit 1, which PRODUCT.md
  * gives this case (1 is otherwise "internal error"); the message says "result X, expected Y".
  */
-export class ResultMismatchError extends ProviderError {
-  readonly code = 'unexpected-result';
-}
+export class ResultMismatchError extends errorKind('unexpected-result') {}
 
 /** The user pressed Ctrl-C or the process got SIGINT/SIGTERM. Exit 130. */
-export class InterruptedError extends ProviderError {
-  readonly code = 'interrupted';
-}
+export class InterruptedError extends errorKind('interrupted') {}
 
 /** The one place that maps an error to an exit code. Anything unknown is a bug: exit 1. */
 export function exitCodeFor(error: unknown): ExitCode {

@@ -2,7 +2,9 @@
  * What `--help` teaches beyond the flags: an "Examples" block at the end of every command's help (commands that
  * run as written in this repository, on the fixture release or against `provider emulate --port 8080`), the
  * command groups of `provider --help`, and its exit codes. Examples are data kept beside the command, so a
- * test can walk the program, find a command without them, and parse every example with commander itself.
+ * test can walk the program, find a command without them, and parse every example with commander itself. They
+ * are written in one compact form (`local`, `onEmulator`): what each shows, and the line exactly as the help
+ * prints it.
  */
 import type { Command } from 'commander';
 import { ExitCode } from '../errors.js';
@@ -17,6 +19,52 @@ export interface Example {
   what: string;
   /** The exit code it ends with when run as written, when not 0 (an example may show a failure). */
   exit?: number;
+}
+
+/**
+ * Examples in their compact form: what each shows → the line after `provider`, written exactly as the help prints
+ * it (variables first as `NAME=value`, words quoted as `exampleLine` quotes them). An example that ends with
+ * another exit code than 0 says so in its `what`, as `exit N`, which is read from there.
+ */
+export type ExampleLines = Readonly<Record<string, string>>;
+
+/** Examples that run as written in this repository, without the emulator. */
+export function local(lines: ExampleLines): Example[] {
+  return Object.entries(lines).map(([what, line]) => parseExample(what, line, false));
+}
+
+/** Examples that run against the emulator, set up as the block's first lines say. */
+export function onEmulator(lines: ExampleLines): Example[] {
+  return Object.entries(lines).map(([what, line]) => parseExample(what, line, true));
+}
+
+// One example from its compact form. A line written otherwise than the help prints it is a mistake in the program.
+function parseExample(what: string, line: string, emulator: boolean): Example {
+  const [, env = '', words = ''] = /^((?:[A-Za-z_]\w*=\S* )*)(.*)$/.exec(line) ?? [];
+  const exit = /\bexit (\d+)\b/.exec(what)?.[1];
+  const example: Example = {
+    ...(emulator ? { emulator } : {}),
+    ...(env ? { env: env.trimEnd() } : {}),
+    what,
+    ...(exit === undefined ? {} : { exit: Number(exit) }),
+    args: shellWords(words),
+  };
+  if (exampleLine(example) !== `${env}provider ${words}`) {
+    throw new Error(`The example "${line}" is not written as the help prints it: ${exampleLine(example)}`);
+  }
+  return example;
+}
+
+// A word as `shellWord` writes it: a <placeholder>, or plain characters, 'quoted' runs and \-escapes.
+const SHELL_WORD = /(<[^<>]+>)(?= |$)|((?:'[^']*'|\\.|[^\s'\\])+)/g;
+
+/** The words of a line as a POSIX shell reads them back from `exampleLine`; a `<placeholder>` is one word. */
+export function shellWords(line: string): string[] {
+  return [...line.matchAll(SHELL_WORD)].map(
+    ([, placeholder, word = '']) =>
+      placeholder ??
+      word.replace(/'([^']*)'|\\(.)/g, (_, quoted?: string, escaped?: string) => quoted ?? escaped ?? ''),
+  );
 }
 
 /** The emulator every example that needs a registry talks to, and the variables that point there. */

@@ -5,10 +5,10 @@
  */
 import { homedir } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { CommanderError, Option, type Command } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
-import type { RunContext } from '../commands/context.js';
 import type { GlobalFlags } from '../config/index.js';
+import { ProgramCommand, type CommandHandler } from './command.js';
 import type { CliIo } from './context.js';
 import { registerEmulate } from './emulate.js';
 import { registerPublish } from './publish.js';
@@ -21,19 +21,7 @@ import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
-import { COMMAND_GROUPS, renderExitCodes, withExamples } from './help.js';
-
-/** A command action: gets the run's context and the merged flags, returns an exit code (usually 0). */
-export type CommandHandler<T> = (
-  context: RunContext,
-  flags: T & GlobalFlags,
-  args: string[],
-) => Promise<number | void>;
-
-/** Wires a handler into commander so that failures reach the top-level catch with the output sink. */
-export interface ProgramHooks {
-  action<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void>;
-}
+import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -43,8 +31,22 @@ function packageVersion(): string {
 }
 
 /** Builds the program. `state.exitCode` receives the result of the action that ran. */
-export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): Command {
-  const program = new Command('provider')
+export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): ProgramCommand {
+  // Every action reaches the top-level catch with the run's output sink, and leaves its exit code in `state`.
+  function wire<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void> {
+    return async (...args: unknown[]) => {
+      const command = args[args.length - 1] as Command;
+      const flags = command.optsWithGlobals<T & GlobalFlags>();
+      const { createOutput, runContext } = await import('./context.js');
+      const output = createOutput(io, flags);
+      state.output = output;
+      output.addSecret(flags.token);
+      const positional = args.slice(0, -2).filter((a): a is string => typeof a === 'string');
+      const code = await handler(runContext(io, output), flags, positional);
+      state.exitCode = typeof code === 'number' ? code : ExitCode.ok;
+    };
+  }
+  const program = new ProgramCommand('provider', wire)
     .description(
       'Publish privately built Terraform providers to HCP Terraform / Terraform Enterprise, and more.',
     )
@@ -68,56 +70,35 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
       writeErr: (text) => io.stderr.write(text),
     });
 
-  const hooks: ProgramHooks = {
-    action<T>(handler: CommandHandler<T>) {
-      return async (...args: unknown[]) => {
-        const command = args[args.length - 1] as Command;
-        const flags = command.optsWithGlobals<T & GlobalFlags>();
-        const { createOutput, runContext } = await import('./context.js');
-        const output = createOutput(io, flags);
-        state.output = output;
-        output.addSecret(flags.token);
-        const positional = args.slice(0, -2).filter((a): a is string => typeof a === 'string');
-        const code = await handler(runContext(io, output), flags, positional);
-        state.exitCode = typeof code === 'number' ? code : ExitCode.ok;
-      };
-    },
-  };
-
   // Grouped by task, in the order a user meets them; commander lists groups in the order they first appear.
   program.commandsGroup(COMMAND_GROUPS.publish);
-  registerPublish(program, hooks);
-  registerVerify(program, hooks);
+  registerPublish(program);
+  registerVerify(program);
   program.commandsGroup(COMMAND_GROUPS.read);
-  registerVersions(program, hooks);
-  registerPlatforms(program, hooks);
-  registerCheck(program, hooks);
+  registerVersions(program);
+  registerPlatforms(program);
+  registerCheck(program);
   program.commandsGroup(COMMAND_GROUPS.cleanup);
-  registerDelete(program, hooks);
-  registerGpgKeys(program, hooks);
+  registerDelete(program);
+  registerGpgKeys(program);
   program.commandsGroup(COMMAND_GROUPS.runtask);
-  registerRuntask(program, hooks);
+  registerRuntask(program);
   program.commandsGroup(COMMAND_GROUPS.local);
-  registerEmulate(program, hooks);
+  registerEmulate(program);
   // Created now rather than lazily, so it lands in a group of its own instead of a stray "Commands:".
   program.commandsGroup('Help:').helpCommand('help [command]', 'display help for command');
   program.addHelpText('after', renderExitCodes());
-  withExamples(program, [
-    {
-      what: 'check a release before anything is sent (the fixture, with its signer key, offline)',
-      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--offline'],
-    },
-    {
-      emulator: true,
-      what: 'publish it: registers the key, creates and uploads what is missing',
-      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc'],
-    },
-    {
-      emulator: true,
-      what: 'what terraform init will say about it',
-      args: ['check', '1.2.3', '--name', 'example'],
-    },
-  ]);
+  program.examples(
+    local({
+      'check a release before anything is sent (the fixture, with its signer key, offline)':
+        'verify fixtures/release --key fixtures/keys/signer.pub.asc --offline',
+    }),
+    onEmulator({
+      'publish it: registers the key, creates and uploads what is missing':
+        'publish fixtures/release --key fixtures/keys/signer.pub.asc',
+      'what terraform init will say about it': 'check 1.2.3 --name example',
+    }),
+  );
   return program;
 }
 

@@ -1,12 +1,11 @@
 /** `provider publish [dir]`: flags → tuning and the run's session → `runPublish`. */
-import type { Command } from 'commander';
-import type { ProgramHooks } from './main.js';
-import { withExamples } from './help.js';
 import type { PublishFlags } from '../commands/publish.js';
+import type { CommandRun, ProgramCommand } from './command.js';
+import { onEmulator } from './help.js';
 
 /** Registers the command. */
-export function registerPublish(program: Command, hooks: ProgramHooks): void {
-  const publish = program
+export function registerPublish(program: ProgramCommand): void {
+  program
     .command('publish')
     .description('verify a release directory, then create and upload everything the registry is missing')
     .argument('[dir]', 'the release folder goreleaser wrote', './dist')
@@ -30,37 +29,22 @@ export function registerPublish(program: Command, hooks: ProgramHooks): void {
     .option('--no-check', 'skip the final check of what terraform init will get')
     .option('--no-create-provider', 'fail instead of creating the provider when it does not exist')
     .option('--no-register-key', 'fail instead of registering the signing key when it is not registered')
-    .action(
-      hooks.action<PublishFlags>(async (context, flags, args) => {
-        const [{ runPublish }, { openSession }, { tuningFromEnv }] = await Promise.all([
-          import('../commands/publish.js'),
-          import('../commands/session.js'),
-          import('../publish/tuning.js'),
-        ]);
-        const tuning = tuningFromEnv(context.env);
-        // The run's one client retries and times out as publish's tuning says, the key lookup's too.
-        const session = openSession(context, flags, {
-          retry: tuning.retry,
-          timeout: { response: tuning.requestTimeoutMs },
-        });
-        return runPublish(context, session, { ...flags, dir: args[0] ?? './dist', tuning });
+    .runsWithSession(
+      () => import('../commands/publish.js').then((m) => m.runPublish),
+      async ({ context, flags, args }: CommandRun<PublishFlags>) => {
+        const { tuningFromEnv } = await import('../publish/tuning.js');
+        return { ...flags, dir: args[0] ?? './dist', tuning: tuningFromEnv(context.env) };
+      },
+      // The run's one client retries and times out as publish's tuning says, the key lookup's too.
+      ({ tuning }) => ({ retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } }),
+    )
+    .examples(
+      onEmulator({
+        'the plan only: what would be created and uploaded':
+          'publish fixtures/release --key fixtures/keys/signer.pub.asc --dry-run',
+        'verify, register the key, create and upload what is missing, wait, check':
+          'publish fixtures/release --key fixtures/keys/signer.pub.asc',
+        'again, as CI would: writes nothing, one JSON document': 'publish fixtures/release --json',
       }),
     );
-  withExamples(publish, [
-    {
-      emulator: true,
-      what: 'the plan only: what would be created and uploaded',
-      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--dry-run'],
-    },
-    {
-      emulator: true,
-      what: 'verify, register the key, create and upload what is missing, wait, check',
-      args: ['publish', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc'],
-    },
-    {
-      emulator: true,
-      what: 'again, as CI would: writes nothing, one JSON document',
-      args: ['publish', 'fixtures/release', '--json'],
-    },
-  ]);
 }

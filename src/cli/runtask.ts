@@ -1,10 +1,9 @@
 /** `provider runtask serve`, `callback` and `send`: flags → options → the run task core. */
-import type { Command } from 'commander';
-import type { ProgramHooks } from './main.js';
-import { withExamples } from './help.js';
-import type { ServeFlags } from '../runtask/server/options.js';
 import type { CallbackFlags } from '../commands/runtask/callback.js';
+import type { ServeFlags } from '../runtask/server/options.js';
 import type { SendFlags } from '../runtask/send/options.js';
+import { flagsOnly, type CommandRun, type ProgramCommand } from './command.js';
+import { local } from './help.js';
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -17,32 +16,24 @@ const PLATFORM_HOST_HELP =
   'a platform host the access token may be sent to: host, host:port or URL (repeatable; default app.terraform.io)';
 
 /** Registers the `runtask` command group. */
-export function registerRuntask(program: Command, hooks: ProgramHooks): void {
+export function registerRuntask(program: ProgramCommand): void {
   const group = program
     .command('runtask')
-    .description('run task integrations (integrator server, callbacks, a local platform to test one)');
-  withExamples(group, [
-    {
-      env: KEY,
-      what: 'an integrator whose check always passes',
-      args: ['runtask', 'serve', '--exec', 'true'],
-    },
-    {
-      env: KEY,
-      what: 'act as the platform against it, in another terminal',
-      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--expect', 'passed'],
-    },
-  ]);
+    .description('run task integrations (integrator server, callbacks, a local platform to test one)')
+    .examples(
+      local({
+        'an integrator whose check always passes': `${KEY} runtask serve --exec true`,
+        'act as the platform against it, in another terminal': `${KEY} runtask send http://127.0.0.1:8080/ --expect passed`,
+      }),
+    );
 
-  const serve = group
+  group
     .command('serve')
     .description('run a run task integrator: verify, answer 200, run --exec per request, report back')
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8080')
+    .listens('8080')
     .option('--path <path>', 'path the platform POSTs to', '/')
     .option('--exec <command>', 'the check to run per request, through the shell (see docs/runtask.md)')
-    .option('--hmac-key-file <file>', 'file holding the run task HMAC key')
-    .option('--hmac-key-env <name>', 'variable holding the HMAC key (default RUNTASK_HMAC_KEY)')
+    .hmacKey()
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
     .option('--heartbeat <duration>', 'interval of running callbacks (under the 10-minute window)', '4m')
     .option('--timeout <duration>', 'how long a handler may run before it is killed', '50m')
@@ -53,31 +44,16 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
       '--state-dir <dir>',
       'job journal (holds access tokens, mode 0600; default under the temp folder)',
     )
-    .action(
-      hooks.action<ServeFlags>(async (context, flags) => {
-        const { runServe } = await import('../commands/runtask/serve.js');
-        return runServe(context, flags);
+    .runs(() => import('../commands/runtask/serve.js').then((m) => m.runServe), flagsOnly<ServeFlags>)
+    .examples(
+      local({
+        'on port 8080, a check that always passes': `${KEY} runtask serve --exec true`,
+        'fail any plan that deletes something (the handler reads the plan JSON file)': `${KEY} runtask serve --exec '! grep -q delete "$RUNTASK_PLAN_JSON"'`,
+        'callbacks to a local runtask send too, 16 checks at once': `${KEY} runtask serve --exec true --platform-host 127.0.0.1 --max-jobs 16`,
       }),
     );
-  withExamples(serve, [
-    {
-      env: KEY,
-      what: 'on port 8080, a check that always passes',
-      args: ['runtask', 'serve', '--exec', 'true'],
-    },
-    {
-      env: KEY,
-      what: 'fail any plan that deletes something (the handler reads the plan JSON file)',
-      args: ['runtask', 'serve', '--exec', '! grep -q delete "$RUNTASK_PLAN_JSON"'],
-    },
-    {
-      env: KEY,
-      what: 'callbacks to a local runtask send too, 16 checks at once',
-      args: ['runtask', 'serve', '--exec', 'true', '--platform-host', '127.0.0.1', '--max-jobs', '16'],
-    },
-  ]);
 
-  const callback = group
+  group
     .command('callback')
     .description('send one task result callback (e.g. from a CI job)')
     .option('--status <status>', 'passed, failed or running')
@@ -88,51 +64,27 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     .option('--url <url>', 'the task_result_callback_url (token from RUNTASK_ACCESS_TOKEN)')
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
     .option('--timeout <duration>', 'how long to retry transient failures', '2m')
-    .action(
-      hooks.action<CallbackFlags>(async (context, flags) => {
-        const { runCallbackCommand } = await import('../commands/runtask/callback.js');
-        return runCallbackCommand(context, flags);
+    .runs(
+      () => import('../commands/runtask/callback.js').then((m) => m.runCallbackCommand),
+      flagsOnly<CallbackFlags>,
+    )
+    .examples(
+      local({
+        'report a result with the request the platform sent, saved as a file':
+          "runtask callback --payload request.json --status passed --message 'no resource destroyed'",
+        'or with the callback URL and the token alone (from a CI job)':
+          'RUNTASK_ACCESS_TOKEN=<token> runtask callback --url <callback url> --status running --message Scanning',
       }),
     );
-  withExamples(callback, [
-    {
-      what: 'report a result with the request the platform sent, saved as a file',
-      args: [
-        'runtask',
-        'callback',
-        '--payload',
-        'request.json',
-        '--status',
-        'passed',
-        '--message',
-        'no resource destroyed',
-      ],
-    },
-    {
-      env: 'RUNTASK_ACCESS_TOKEN=<token>',
-      what: 'or with the callback URL and the token alone (from a CI job)',
-      args: [
-        'runtask',
-        'callback',
-        '--url',
-        '<callback url>',
-        '--status',
-        'running',
-        '--message',
-        'Scanning',
-      ],
-    },
-  ]);
 
-  const send = group
+  group
     .command('send')
     .description(
       'act as the platform: send a signed run task request to an integrator and judge its callbacks',
     )
     .argument('<integrator-url>', 'where the integrator takes run task requests, e.g. http://127.0.0.1:8080/')
     .option('--stage <stage>', 'pre_plan, post_plan, pre_apply or post_apply', 'post_plan')
-    .option('--hmac-key-file <file>', 'file holding the run task HMAC key')
-    .option('--hmac-key-env <name>', 'variable holding the HMAC key (default RUNTASK_HMAC_KEY)')
+    .hmacKey()
     .option('--plan-json <file>', 'the plan JSON to serve (`terraform show -json`; default: a small plan)')
     .option('--config-version <file>', 'the configuration version .tar.gz to serve (default: a tiny one)')
     .option('--enforcement <level>', 'mandatory or advisory', 'mandatory')
@@ -141,42 +93,20 @@ export function registerRuntask(program: Command, hooks: ProgramHooks): void {
     .option('--expect <status>', 'the result the check should reach: passed or failed')
     .option('--progress-window <duration>', 'errored without a progress update for this long', '10m')
     .option('--max-duration <duration>', 'errored when not final after this long', '60m')
-    .option('--host <address>', 'address the local platform listens on', '127.0.0.1')
-    .option('--port <port>', 'port of the local platform (0 picks a free one)', '0')
+    .listens('0', 'the local platform')
     .option(
       '--public-url <url>',
       'base URL the integrator reaches the platform at (default: the listen address)',
     )
-    .action(
-      hooks.action<SendFlags>(async (context, flags, args) => {
-        const { runSend } = await import('../commands/runtask/send.js');
-        return runSend(context, { ...flags, integratorUrl: args[0] });
+    .runs(
+      () => import('../commands/runtask/send.js').then((m) => m.runSend),
+      ({ flags, args }: CommandRun<SendFlags>) => ({ ...flags, integratorUrl: args[0] }),
+    )
+    .examples(
+      local({
+        'judge the integrator on port 8080: it must keep the contract and pass': `${KEY} runtask send http://127.0.0.1:8080/ --expect passed`,
+        'the request the platform sends when the run task is created': `${KEY} runtask send http://127.0.0.1:8080/ --verification`,
+        'an advisory pre-apply task, without outcomes': `${KEY} runtask send http://127.0.0.1:8080/ --stage pre_apply --enforcement advisory --no-outcomes`,
       }),
     );
-  withExamples(send, [
-    {
-      env: KEY,
-      what: 'judge the integrator on port 8080: it must keep the contract and pass',
-      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--expect', 'passed'],
-    },
-    {
-      env: KEY,
-      what: 'the request the platform sends when the run task is created',
-      args: ['runtask', 'send', 'http://127.0.0.1:8080/', '--verification'],
-    },
-    {
-      env: KEY,
-      what: 'an advisory pre-apply task, without outcomes',
-      args: [
-        'runtask',
-        'send',
-        'http://127.0.0.1:8080/',
-        '--stage',
-        'pre_apply',
-        '--enforcement',
-        'advisory',
-        '--no-outcomes',
-      ],
-    },
-  ]);
 }

@@ -1,12 +1,11 @@
 /** `provider verify [dir]`: flags → the run's session → `runVerify`. */
-import type { Command } from 'commander';
-import type { ProgramHooks } from './main.js';
-import { withExamples } from './help.js';
 import type { VerifyFlags } from '../commands/verify.js';
+import type { CommandRun, ProgramCommand } from './command.js';
+import { local, onEmulator } from './help.js';
 
 /** Registers the command. */
-export function registerVerify(program: Command, hooks: ProgramHooks): void {
-  const verify = program
+export function registerVerify(program: ProgramCommand): void {
+  program
     .command('verify')
     .description('verify a release directory as Terraform and the registry will, without writing anything')
     .argument('[dir]', 'the release folder goreleaser wrote', './dist')
@@ -27,29 +26,20 @@ export function registerVerify(program: Command, hooks: ProgramHooks): void {
       'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
     )
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
-    .action(
-      hooks.action<VerifyFlags>(async (context, flags, args) => {
-        const [{ runVerify }, { openSession }] = await Promise.all([
-          import('../commands/verify.js'),
-          import('../commands/session.js'),
-        ]);
-        return runVerify(context, openSession(context, flags), { ...flags, dir: args[0] ?? './dist' });
+    .runsWithSession(
+      () => import('../commands/verify.js').then((m) => m.runVerify),
+      ({ flags, args }: CommandRun<VerifyFlags>) => ({ ...flags, dir: args[0] ?? './dist' }),
+    )
+    .examples(
+      local({
+        'the fixture release, with the key that signed it, without the network':
+          'verify fixtures/release --key fixtures/keys/signer.pub.asc --offline',
+        'with a key that did not sign it: exit 3, naming the file and what to do':
+          'verify fixtures/release --key fixtures/keys/other.pub.asc --offline',
+      }),
+      onEmulator({
+        'with the keys registered for the organization, as one JSON document':
+          'verify fixtures/release --json',
       }),
     );
-  withExamples(verify, [
-    {
-      what: 'the fixture release, with the key that signed it, without the network',
-      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/signer.pub.asc', '--offline'],
-    },
-    {
-      what: 'with a key that did not sign it: exit 3, naming the file and what to do',
-      exit: 3,
-      args: ['verify', 'fixtures/release', '--key', 'fixtures/keys/other.pub.asc', '--offline'],
-    },
-    {
-      emulator: true,
-      what: 'with the keys registered for the organization, as one JSON document',
-      args: ['verify', 'fixtures/release', '--json'],
-    },
-  ]);
 }

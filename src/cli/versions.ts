@@ -1,70 +1,39 @@
 /** `provider versions list` and `versions show <version>`: flags → the run's session → the cores. */
-import type { Command } from 'commander';
-import type { ProgramHooks } from './main.js';
-import { withExamples } from './help.js';
+import { flagsOnly, withVersion, type ProgramCommand } from './command.js';
+import { onEmulator } from './help.js';
 
 /** Registers the command group. */
-export function registerVersions(program: Command, hooks: ProgramHooks): void {
+export function registerVersions(program: ProgramCommand): void {
   const versions = program
     .command('versions')
-    .description('read the provider versions on the registry, with the state of their files');
-  withExamples(versions, [
-    { emulator: true, what: 'every version, newest first', args: ['versions', 'list', '--name', 'example'] },
-    {
-      emulator: true,
-      what: 'one version and its files',
-      args: ['versions', 'show', '1.2.3', '--name', 'example'],
-    },
-  ]);
-  const list = versions
-    .command('list')
-    .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
-    .action(
-      hooks.action(async (context, flags) => {
-        const [{ runVersionsList }, { openSession }] = await Promise.all([
-          import('../commands/versions.js'),
-          import('../commands/session.js'),
-        ]);
-        return runVersionsList(context, openSession(context, flags));
+    .description('read the provider versions on the registry, with the state of their files')
+    .examples(
+      onEmulator({
+        'every version, newest first': 'versions list --name example',
+        'one version and its files': 'versions show 1.2.3 --name example',
       }),
     );
-  withExamples(list, [
-    {
-      emulator: true,
-      what: 'a table on a terminal, tab-separated rows in a pipe',
-      args: ['versions', 'list', '--name', 'example'],
-    },
-    {
-      emulator: true,
-      what: 'the documents, for scripts',
-      args: ['versions', 'list', '--name', 'example', '--json'],
-    },
-  ]);
-  const show = versions
+  versions
+    .command('list')
+    .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
+    .runsWithSession(() => import('../commands/versions.js').then((m) => m.runVersionsList), flagsOnly)
+    .examples(
+      onEmulator({
+        'a table on a terminal, tab-separated rows in a pipe': 'versions list --name example',
+        'the documents, for scripts': 'versions list --name example --json',
+      }),
+    );
+  versions
     .command('show')
     .description(
       'one version: its attributes and whether SHA256SUMS, its signature and each binary are uploaded',
     )
     .argument('<version>', 'the version, e.g. 1.2.3')
-    .action(
-      hooks.action(async (context, flags, args) => {
-        const [{ runVersionsShow }, { openSession }] = await Promise.all([
-          import('../commands/versions.js'),
-          import('../commands/session.js'),
-        ]);
-        return runVersionsShow(context, openSession(context, flags), { version: args[0] });
+    .runsWithSession(() => import('../commands/versions.js').then((m) => m.runVersionsShow), withVersion)
+    .examples(
+      onEmulator({
+        'which files are uploaded, and what to do if some are not': 'versions show 1.2.3 --name example',
+        'the same as JSON (never a link)': 'versions show 1.2.3 --name example --json',
       }),
     );
-  withExamples(show, [
-    {
-      emulator: true,
-      what: 'which files are uploaded, and what to do if some are not',
-      args: ['versions', 'show', '1.2.3', '--name', 'example'],
-    },
-    {
-      emulator: true,
-      what: 'the same as JSON (never a link)',
-      args: ['versions', 'show', '1.2.3', '--name', 'example', '--json'],
-    },
-  ]);
 }

@@ -3,9 +3,9 @@ import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.j
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import { printFacts, printTable } from '../ui/table.js';
-import { openProvider, parseVersionArgument } from '../manage/context.js';
-import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import { openVersion, type VersionArgument } from '../manage/context.js';
+import { respond } from '../manage/views.js';
+import type { SessionCore } from './session.js';
 
 /** Flags of `provider check`. */
 export interface CheckFlags {
@@ -13,19 +13,12 @@ export interface CheckFlags {
 }
 
 /** What `provider check` is asked to do: the flags and the `<version>` argument. */
-export interface CheckOptions extends CheckFlags {
-  version: string | undefined;
-}
+export interface CheckOptions extends CheckFlags, VersionArgument {}
 
 /** Runs the check; exit 0 when terraform init would accept the version, else throws (exit 3). */
-export async function runCheck(
-  context: RunContext,
-  session: Session,
-  options: CheckOptions,
-): Promise<number> {
+export const runCheck: SessionCore<CheckOptions> = async (context, session, options) => {
   const { output } = context;
-  const version = parseVersionArgument(options.version);
-  const provider = await openProvider(context, session);
+  const { provider, version } = await openVersion(context, session, options.version);
   output.info(
     `Checking ${provider.source} ${version} as terraform init would${options.download === true ? ' (downloading every archive)' : ''}`,
   );
@@ -42,16 +35,13 @@ export async function runCheck(
         `  ${p.os}_${p.arch}: ${p.filename} (${p.bytes ?? 0} bytes) ${problem ? 'does NOT hash to its shasum' : 'hashes to its shasum'}`,
       ),
   });
-  renderCheck(output, report, provider.source);
-  return 0;
-}
+  return respond(output, { source: provider.source, ...report }, () =>
+    printCheck(output, report, provider.source),
+  );
+};
 
-/** Prints a passing check. */
-export function renderCheck(output: Output, report: ConsumerCheckReport, source: string): void {
-  if (output.json) {
-    output.resultJson({ ok: true, source, ...report });
-    return;
-  }
+/** A passing check, for people. */
+function printCheck(output: Output, report: ConsumerCheckReport, source: string): void {
   const { signature } = report;
   const subkey = signature.signingKeyId === signature.keyId ? '' : ` (subkey ${signature.signingKeyId})`;
   const count = report.platforms.length;

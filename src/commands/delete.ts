@@ -11,16 +11,15 @@ import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import {
   isNotFound,
-  openProvider,
+  openVersion,
   parsePlatformArgument,
-  parseVersionArgument,
   type ProviderSession,
+  type VersionArgument,
 } from '../manage/context.js';
 import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
-import { providerView } from '../manage/views.js';
+import { providerView, respond } from '../manage/views.js';
 import type { PlatformKey } from '../terraform.js';
-import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import type { SessionCore } from './session.js';
 
 /** Flags of `provider delete`. */
 export interface DeleteFlags {
@@ -31,9 +30,7 @@ export interface DeleteFlags {
 }
 
 /** What `provider delete` is asked to do: the flags and the `<version>` argument. */
-export interface DeleteOptions extends DeleteFlags {
-  version: string | undefined;
-}
+export interface DeleteOptions extends DeleteFlags, VersionArgument {}
 
 /** What happened to one target. */
 type Outcome = 'deleted' | 'would-delete' | 'missing' | 'already-gone';
@@ -42,15 +39,10 @@ const PERMISSION_HINT =
   'Deleting needs a token of the owners team, or of a team with the "Manage Private Registry" permission; a member token may only read. Use such a token (TF_TOKEN_<host> or TFE_TOKEN) and run the same command again.';
 
 /** Runs the command; asks `context.confirm`, which is absent when nobody can be asked (no terminal). */
-export async function runDelete(
-  context: RunContext,
-  session: Session,
-  options: DeleteOptions,
-): Promise<number> {
+export const runDelete: SessionCore<DeleteOptions> = async (context, session, options) => {
   const { output } = context;
-  const version = parseVersionArgument(options.version);
-  const platforms = parsePlatforms(options.platform ?? []);
-  const provider = await openProvider(context, session);
+  const wanted = () => parsePlatforms(options.platform ?? []);
+  const { provider, version, more: platforms } = await openVersion(context, session, options.version, wanted);
   const plan = await planDelete(provider, version, platforms, options.ignoreMissing === true);
   const present = plan.targets.filter((t) => t.state === 'present');
   const dryRun = options.dryRun === true;
@@ -90,7 +82,7 @@ export async function runDelete(
     }
   }
   return render(output, provider, plan, outcomes, { dryRun, declined: false });
-}
+};
 
 /** Deletes one target; a 404 is re-read to tell "already gone" from "not allowed". */
 async function deleteTarget(
@@ -144,27 +136,20 @@ function render(
   outcomes: Map<DeleteTarget, Outcome>,
   how: { dryRun: boolean; declined: boolean },
 ): number {
-  if (output.json) {
-    output.resultJson({
-      ok: true,
-      dryRun: how.dryRun,
-      declined: how.declined,
-      provider: providerView(provider),
-      version: plan.version,
-      targets: plan.targets.map((t) => ({
-        kind: t.kind,
-        version: t.version,
-        ...(t.platform
-          ? { platform: t.platform, filename: t.filename ?? null }
-          : { platforms: plan.cascade.map((p) => p.platform) }),
-        outcome: how.declined && outcomes.get(t) === 'would-delete' ? 'kept' : outcomes.get(t),
-      })),
-    });
-    return 0;
-  }
-  if (how.dryRun) output.result('Dry run: nothing was deleted.');
+  const targets = plan.targets.map((t) => ({
+    kind: t.kind,
+    version: t.version,
+    ...(t.platform
+      ? { platform: t.platform, filename: t.filename ?? null }
+      : { platforms: plan.cascade.map((p) => p.platform) }),
+    outcome: how.declined && outcomes.get(t) === 'would-delete' ? 'kept' : outcomes.get(t),
+  }));
+  const { dryRun, declined } = how;
+  const facts = { dryRun, declined, provider: providerView(provider), version: plan.version, targets };
   // A real run has already printed each outcome as it happened.
-  return 0;
+  return respond(output, facts, () => {
+    if (dryRun) output.result('Dry run: nothing was deleted.');
+  });
 }
 
 /** The one line of an outcome, on stdout: it is the command's result. */

@@ -10,45 +10,37 @@ import { addGpgKey, listGpgKeys } from '../registry/gpgKeys.js';
 import { keyFileTooLarge } from '../release/keySource.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { printTable } from '../ui/table.js';
-import { gpgKeyView } from '../manage/views.js';
-import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import { gpgKeyView, respond } from '../manage/views.js';
+import type { SessionCore } from './session.js';
 
 const EXPORT_HINT = 'Export the public key with: gpg --armor --export <key id> > public-key.asc';
 const WRITE_HINT =
   'Adding keys needs a token of the owners team, or of a team with the "Manage Private Registry" permission; check --organization/--namespace too.';
 
 /** Lists the namespace's keys: key id, created, id. */
-export async function runGpgKeysList(context: RunContext, session: Session): Promise<number> {
+export const runGpgKeysList: SessionCore<unknown> = async (context, session) => {
   const { output } = context;
   const { client, namespace, settings } = await session.registry();
   const keys = (await listGpgKeys(client, namespace)).map(gpgKeyView);
   const hostname = settings.apiHost.host;
-  if (output.json) {
-    output.resultJson({ ok: true, hostname, namespace, keys });
-    return 0;
-  }
-  if (keys.length === 0) {
-    output.info(
-      `No keys are registered for ${namespace} on ${hostname}; add one with provider gpg-keys add <public-key.asc>.`,
+  return respond(output, { hostname, namespace, keys }, () => {
+    if (keys.length === 0) {
+      output.info(
+        `No keys are registered for ${namespace} on ${hostname}; add one with provider gpg-keys add <public-key.asc>.`,
+      );
+      return;
+    }
+    printTable(
+      output,
+      ['KEY ID', 'CREATED', 'ID'],
+      keys.map((k) => [k.keyId, k.createdAt, k.id]),
+      [2],
     );
-    return 0;
-  }
-  printTable(
-    output,
-    ['KEY ID', 'CREATED', 'ID'],
-    keys.map((k) => [k.keyId, k.createdAt, k.id]),
-    [2],
-  );
-  return 0;
-}
+  });
+};
 
 /** Registers an armored public key for the namespace and prints the key id the registry gave it. */
-export async function runGpgKeysAdd(
-  context: RunContext,
-  session: Session,
-  options: { file: string | undefined },
-): Promise<number> {
+export const runGpgKeysAdd: SessionCore<{ file: string | undefined }> = async (context, session, options) => {
   const { output } = context;
   const shown = options.file ?? '';
   const armored = await readKeyFile(path.resolve(context.cwd, shown), shown);
@@ -60,12 +52,11 @@ export async function runGpgKeysAdd(
   );
   if (existing) {
     const view = gpgKeyView(existing);
-    if (output.json) output.resultJson({ ok: true, alreadyRegistered: true, hostname, key: view });
-    else
+    return respond(output, { alreadyRegistered: true, hostname, key: view }, () =>
       output.result(
         `Key ${view.keyId} is already registered for ${namespace} on ${hostname} (id ${view.id}); nothing to do.`,
-      );
-    return 0;
+      ),
+    );
   }
   let added;
   try {
@@ -74,22 +65,13 @@ export async function runGpgKeysAdd(
     throw explainRefusal(error, local, shown, namespace);
   }
   const view = gpgKeyView(added);
-  if (output.json) {
-    output.resultJson({
-      ok: true,
-      alreadyRegistered: false,
-      hostname,
-      key: view,
-      algorithm: local.algorithm,
-      userId: local.userId,
-    });
-    return 0;
-  }
-  output.result(
-    `Registered key ${view.keyId} (${local.algorithm}, ${local.userId}) for ${namespace} on ${hostname} (id ${view.id})`,
+  const { algorithm, userId } = local;
+  return respond(output, { alreadyRegistered: false, hostname, key: view, algorithm, userId }, () =>
+    output.result(
+      `Registered key ${view.keyId} (${algorithm}, ${userId}) for ${namespace} on ${hostname} (id ${view.id})`,
+    ),
   );
-  return 0;
-}
+};
 
 interface LocalKey {
   keyId: string;

@@ -5,53 +5,44 @@ import { ApiError } from '../errors.js';
 import { printFacts, printTable } from '../ui/table.js';
 import {
   isNotFound,
-  openProvider,
+  openVersion,
   parsePlatformArgument,
-  parseVersionArgument,
   versionNotFound,
   type ProviderSession,
+  type VersionArgument,
 } from '../manage/context.js';
-import { platformView, providerView, sortPlatforms, yesNo } from '../manage/views.js';
+import { platformView, providerView, respond, sortPlatforms, yesNo } from '../manage/views.js';
 import { platformName } from '../terraform.js';
-import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import type { SessionCore } from './session.js';
 
 /** Lists every platform of a version (all pages) with filename, shasum and whether the binary is uploaded. */
-export async function runPlatformsList(
-  context: RunContext,
-  session: Session,
-  options: { version: string | undefined },
-): Promise<number> {
+export const runPlatformsList: SessionCore<VersionArgument> = async (context, session, options) => {
   const { output } = context;
-  const version = parseVersionArgument(options.version);
-  const provider = await openProvider(context, session);
+  const { provider, version } = await openVersion(context, session, options.version);
   const platforms = sortPlatforms(await readPlatforms(provider, version)).map(platformView);
-  if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(provider), version, platforms });
-    return 0;
-  }
-  if (platforms.length === 0) {
-    output.info(`${provider.source} ${version} has no platforms yet; provider publish creates them.`);
-    return 0;
-  }
-  printTable(
-    output,
-    ['PLATFORM', 'FILENAME', 'SHASUM', 'UPLOADED', 'ID'],
-    platforms.map((p) => [`${p.os}_${p.arch}`, p.filename, p.shasum, yesNo(p.binaryUploaded), p.id]),
-  );
-  return 0;
+  return respond(output, { provider: providerView(provider), version, platforms }, () => {
+    if (platforms.length === 0) {
+      output.info(`${provider.source} ${version} has no platforms yet; provider publish creates them.`);
+      return;
+    }
+    printTable(
+      output,
+      ['PLATFORM', 'FILENAME', 'SHASUM', 'UPLOADED', 'ID'],
+      platforms.map((p) => [`${p.os}_${p.arch}`, p.filename, p.shasum, yesNo(p.binaryUploaded), p.id]),
+    );
+  });
+};
+
+/** What `platforms show` is asked to do: its `<version>` and `<platform>` arguments. */
+export interface PlatformsShowOptions extends VersionArgument {
+  platform: string | undefined;
 }
 
 /** Shows one platform of a version. */
-export async function runPlatformsShow(
-  context: RunContext,
-  session: Session,
-  options: { version: string | undefined; platform: string | undefined },
-): Promise<number> {
+export const runPlatformsShow: SessionCore<PlatformsShowOptions> = async (context, session, options) => {
   const { output } = context;
-  const version = parseVersionArgument(options.version);
-  const wanted = parsePlatformArgument(options.platform ?? '');
-  const provider = await openProvider(context, session);
+  const platform = () => parsePlatformArgument(options.platform ?? '');
+  const { provider, version, more: wanted } = await openVersion(context, session, options.version, platform);
   const found = await getPlatform(provider.client, provider.address, version, wanted.os, wanted.arch);
   if (found === undefined) {
     const there = (await readPlatforms(provider, version)).map(
@@ -70,21 +61,18 @@ export async function runPlatformsShow(
     );
   }
   const view = platformView(found);
-  if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(provider), version, platform: view });
-    return 0;
-  }
-  printFacts(output, [
-    ['source', provider.source],
-    ['version', version],
-    ['platform', `${view.os}_${view.arch}`],
-    ['id', view.id],
-    ['filename', view.filename],
-    ['shasum', view.shasum],
-    ['uploaded', view.binaryUploaded ? 'yes' : 'no: run provider publish again to upload it'],
-  ]);
-  return 0;
-}
+  return respond(output, { provider: providerView(provider), version, platform: view }, () =>
+    printFacts(output, [
+      ['source', provider.source],
+      ['version', version],
+      ['platform', `${view.os}_${view.arch}`],
+      ['id', view.id],
+      ['filename', view.filename],
+      ['shasum', view.shasum],
+      ['uploaded', view.binaryUploaded ? 'yes' : 'no: run provider publish again to upload it'],
+    ]),
+  );
+};
 
 /** The platforms of a version; a 404 names the version. */
 async function readPlatforms(provider: ProviderSession, version: string): Promise<PlatformResource[]> {

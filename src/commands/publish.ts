@@ -13,8 +13,7 @@ import { assertPublishable } from '../publish/guards.js';
 import { isNoop, planPublish } from '../publish/plan.js';
 import { markdownSummary, renderPublish } from '../publish/render.js';
 import type { PublishTuning } from '../publish/tuning.js';
-import type { RunContext } from './context.js';
-import { providerAddress, type Session } from './session.js';
+import { providerAddress, type SessionCore } from './session.js';
 
 /** The flags of `provider publish`, as commander hands them over (the global ones go to the session). */
 export interface PublishFlags extends VerifyFlags {
@@ -39,11 +38,7 @@ export interface PublishOptions extends PublishFlags {
 }
 
 /** Runs `provider publish [dir]`; returns the exit code (0) or throws. */
-export async function runPublish(
-  context: RunContext,
-  session: Session,
-  options: PublishOptions,
-): Promise<number> {
+export const runPublish: SessionCore<PublishOptions> = async (context, session, options) => {
   const { output, env, signal } = context;
   const { tuning } = options;
   const clock = (): number => context.now().getTime();
@@ -125,7 +120,7 @@ export async function runPublish(
   } finally {
     progress.stop();
   }
-}
+};
 
 /** Whatever was in flight when Ctrl-C came, the message says what stopped and the hint how to finish. */
 function resumable(error: unknown): InterruptedError {

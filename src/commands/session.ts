@@ -40,6 +40,9 @@ export interface Session {
   keyLookup(): Promise<RegistryKeyLookup>;
 }
 
+/** A command core that talks to the registry: the run's context, its registry session, what it is asked to do. */
+export type SessionCore<O> = (context: RunContext, session: Session, options: O) => Promise<number>;
+
 /** A session whose organization is known: what every registry read and write starts from. */
 export interface RegistrySession {
   settings: Settings;

@@ -13,7 +13,7 @@ import type { VerifiedRelease } from '../release/types.js';
 import { parseVersionFlag } from '../release/version.js';
 import { verifyRelease } from '../release/verify.js';
 import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import type { Session, SessionCore } from './session.js';
 
 /** The flags of `provider verify`, as commander hands them over (the global ones go to the session). */
 export interface VerifyFlags {
@@ -33,15 +33,11 @@ export interface VerifyOptions extends VerifyFlags {
 export const KEY_VARIABLE = 'PROVIDER_GPG_KEY';
 
 /** Runs `provider verify [dir]`; returns the exit code (0) or throws. */
-export async function runVerify(
-  context: RunContext,
-  session: Session,
-  options: VerifyOptions,
-): Promise<number> {
+export const runVerify: SessionCore<VerifyOptions> = async (context, session, options) => {
   const { release, settings } = await verifyWithFlags(context, session, options, 'verify');
   renderVerification(context.output, release, settings.namespace);
   return 0;
-}
+};
 
 /**
  * Verifies the release the options describe; shared with `publish`, which verifies first. `command` is the

@@ -7,26 +7,30 @@ import { printFacts, printTable } from '../ui/table.js';
 import {
   isNotFound,
   openProvider,
-  parseVersionArgument,
+  openVersion,
   providerNotFound,
   versionNotFound,
+  type VersionArgument,
 } from '../manage/context.js';
 import {
   compareVersionsDescending,
   platformView,
   providerView,
+  respond,
   sortPlatforms,
   versionView,
   yesNo,
+  type PlatformView,
+  type VersionView,
 } from '../manage/views.js';
-import type { RunContext } from './context.js';
-import type { Session } from './session.js';
+import type { Output } from '../ui/output.js';
+import type { SessionCore } from './session.js';
 
 /** Platform lists read at once when listing versions (one request per version that has platforms). */
 const READ_CONCURRENCY = 8;
 
 /** Lists every version (all pages), newest first, with protocols, key id, files complete and platforms. */
-export async function runVersionsList(context: RunContext, session: Session): Promise<number> {
+export const runVersionsList: SessionCore<unknown> = async (context, session) => {
   const { output } = context;
   const provider = await openProvider(context, session);
   const { client, address } = provider;
@@ -44,56 +48,45 @@ export async function runVersionsList(context: RunContext, session: Session): Pr
       : listPlatforms(client, address, v.attributes.version),
   );
   const views = versions.map((v, i) => versionView(v, platforms[i] ?? []));
-  if (output.json) {
-    output.resultJson({ ok: true, provider: providerView(provider), versions: views });
-    return 0;
-  }
-  if (views.length === 0) {
-    output.info(`${provider.source} has no versions yet; publish one with provider publish <dir>.`);
-    return 0;
-  }
-  printTable(
-    output,
-    ['VERSION', 'PROTOCOLS', 'KEY ID', 'FILES', 'PLATFORMS', 'CREATED'],
-    views.map((v) => [
-      v.version,
-      v.protocols.join(',') || '-',
-      v.keyId,
-      v.files,
-      v.platforms.join(',') || '-',
-      v.createdAt,
-    ]),
-  );
-  return 0;
-}
+  return respond(output, { provider: providerView(provider), versions: views }, () => {
+    if (views.length === 0) {
+      output.info(`${provider.source} has no versions yet; publish one with provider publish <dir>.`);
+      return;
+    }
+    printTable(
+      output,
+      ['VERSION', 'PROTOCOLS', 'KEY ID', 'FILES', 'PLATFORMS', 'CREATED'],
+      views.map((v) => [
+        v.version,
+        v.protocols.join(',') || '-',
+        v.keyId,
+        v.files,
+        v.platforms.join(',') || '-',
+        v.createdAt,
+      ]),
+    );
+  });
+};
 
 /** Shows one version: its attributes and whether SHA256SUMS, its signature and each binary are uploaded. */
-export async function runVersionsShow(
-  context: RunContext,
-  session: Session,
-  options: { version: string | undefined },
-): Promise<number> {
+export const runVersionsShow: SessionCore<VersionArgument> = async (context, session, options) => {
   const { output } = context;
-  const wanted = parseVersionArgument(options.version);
-  const provider = await openProvider(context, session);
+  const { provider, version: wanted } = await openVersion(context, session, options.version);
   const version = await getVersion(provider.client, provider.address, wanted);
   if (version === undefined) throw versionNotFound(provider, wanted);
   const platforms = sortPlatforms(await listPlatforms(provider.client, provider.address, wanted));
   const view = versionView(version, platforms);
-  if (output.json) {
-    output.resultJson({
-      ok: true,
-      provider: providerView(provider),
-      version: view,
-      platforms: platforms.map(platformView),
-    });
-    return 0;
-  }
+  const facts = { provider: providerView(provider), version: view, platforms: platforms.map(platformView) };
+  return respond(output, facts, () => printVersion(output, provider.source, view, facts.platforms));
+};
+
+/** A version's facts, then its files and whether each is uploaded. */
+function printVersion(output: Output, source: string, view: VersionView, platforms: PlatformView[]): void {
   const state = view.complete
     ? 'complete: terraform init can install it'
     : 'incomplete: run provider publish again to upload what is missing';
   printFacts(output, [
-    ['source', provider.source],
+    ['source', source],
     ['version', view.version],
     ['id', view.id],
     ['protocols', view.protocols.join(', ') || '(none)'],
@@ -109,10 +102,7 @@ export async function runVersionsShow(
     [
       ['SHA256SUMS', '-', yesNo(view.shasumsUploaded), '-'],
       ['SHA256SUMS.sig', '-', yesNo(view.shasumsSigUploaded), '-'],
-      ...platforms
-        .map(platformView)
-        .map((p) => [p.filename, `${p.os}_${p.arch}`, yesNo(p.binaryUploaded), p.shasum]),
+      ...platforms.map((p) => [p.filename, `${p.os}_${p.arch}`, yesNo(p.binaryUploaded), p.shasum]),
     ],
   );
-  return 0;
 }

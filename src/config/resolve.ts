@@ -86,56 +86,56 @@ export async function resolveSettings(input: ResolveSettingsInput): Promise<Sett
   const sources: Record<string, SettingSource> = {};
   const warnings = [...loaded.warnings];
 
+  // A setting's candidates, highest first: its flag (`--wait-timeout` for `waitTimeout`), its variable when it
+  // has one, its value in the file. A default, when there is one, comes after them.
+  const layers = <T>(
+    key: string,
+    flag: T | undefined,
+    variable: string | undefined,
+    inConfig: T | undefined,
+  ): Candidate<T | string>[] => [
+    { value: flag, source: 'flag', label: `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` },
+    ...(variable === undefined ? [] : [{ value: env(variable), source: 'env' as const, label: variable }]),
+    { value: inConfig, source: 'config', label: inFile(key) },
+  ];
+  const byDefault = <T>(value: T, label: string) => ({ value, source: 'default' as const, label });
+
   // TFE_HOSTNAME wins over TFE_ADDRESS: it is this tool's own variable, TFE_ADDRESS is shared with go-tfe.
   const hostnameVar = env('TFE_HOSTNAME') !== undefined ? 'TFE_HOSTNAME' : 'TFE_ADDRESS';
+  const hostFlag = flagString(flags.hostname, '--hostname');
   const host = pickOr(
     sources,
     'hostname',
-    [
-      { value: flagString(flags.hostname, '--hostname'), source: 'flag', label: '--hostname' },
-      { value: env(hostnameVar), source: 'env', label: hostnameVar },
-      { value: file.hostname, source: 'config', label: inFile('hostname') },
-    ],
-    { value: DEFAULT_HOSTNAME, source: 'default', label: 'the default hostname' },
+    layers('hostname', hostFlag, hostnameVar, file.hostname),
+    byDefault(DEFAULT_HOSTNAME, 'the default hostname'),
   );
   const apiHost = parseHostname(host.value, host.label);
   if (host.label === 'TFE_HOSTNAME') warnings.push(...addressConflict(apiHost, env('TFE_ADDRESS')));
 
-  const organization = pick(sources, 'organization', [
-    { value: flagString(flags.organization, '--organization'), source: 'flag', label: '--organization' },
-    { value: env('TFE_ORGANIZATION'), source: 'env', label: 'TFE_ORGANIZATION' },
-    { value: file.organization, source: 'config', label: inFile('organization') },
-  ]);
+  const organizationFlag = flagString(flags.organization, '--organization');
+  const organization = pick(
+    sources,
+    'organization',
+    layers('organization', organizationFlag, 'TFE_ORGANIZATION', file.organization),
+  );
   const namespace = pick(sources, 'namespace', [
-    { value: flagString(flags.namespace, '--namespace'), source: 'flag', label: '--namespace' },
-    { value: file.namespace, source: 'config', label: inFile('namespace') },
-    { value: organization?.value, source: 'default', label: 'the organization' },
+    ...layers('namespace', flagString(flags.namespace, '--namespace'), undefined, file.namespace),
+    byDefault(organization?.value, 'the organization'),
   ]);
-  const name = pick(sources, 'name', [
-    { value: flagString(flags.name, '--name'), source: 'flag', label: '--name' },
-    { value: file.name, source: 'config', label: inFile('name') },
-  ]);
+  const name = pick(sources, 'name', layers('name', flagString(flags.name, '--name'), undefined, file.name));
 
   const concurrency = pickOr<number | string>(
     sources,
     'concurrency',
-    [
-      { value: flags.concurrency, source: 'flag', label: '--concurrency' },
-      { value: env('PROVIDER_CONCURRENCY'), source: 'env', label: 'PROVIDER_CONCURRENCY' },
-      { value: file.concurrency, source: 'config', label: inFile('concurrency') },
-    ],
-    { value: DEFAULT_CONCURRENCY, source: 'default', label: 'the default concurrency' },
+    layers('concurrency', flags.concurrency, 'PROVIDER_CONCURRENCY', file.concurrency),
+    byDefault(DEFAULT_CONCURRENCY, 'the default concurrency'),
   );
   // A number means seconds wherever it comes from (`90`, `waitTimeout: 90`), so every source goes through parseDuration.
   const waitTimeout = pickOr<number | string>(
     sources,
     'waitTimeout',
-    [
-      { value: flags.waitTimeout, source: 'flag', label: '--wait-timeout' },
-      { value: env('PROVIDER_WAIT_TIMEOUT'), source: 'env', label: 'PROVIDER_WAIT_TIMEOUT' },
-      { value: file.waitTimeout, source: 'config', label: inFile('waitTimeout') },
-    ],
-    { value: DEFAULT_WAIT_TIMEOUT_MS / 1_000, source: 'default', label: 'the default wait timeout' },
+    layers('waitTimeout', flags.waitTimeout, 'PROVIDER_WAIT_TIMEOUT', file.waitTimeout),
+    byDefault(DEFAULT_WAIT_TIMEOUT_MS / 1_000, 'the default wait timeout'),
   );
 
   const settings: Settings = {

@@ -2,9 +2,11 @@
  * The emulator's small HTTP toolkit: a router with `:params`, JSON:API answers and errors, body reading
  * with a size limit, the request target as a 400 when it is malformed, and `requestListener`, which both of its
  * servers (the registry emulator and the run task platform) put around their handling so that nothing escapes
- * it. Handlers throw `HttpProblem` to answer with a JSON:API error document.
+ * it, with what else the two share: their options of where to listen, their clock and error hook, and how they
+ * listen (`listenLocally`). Handlers throw `HttpProblem` to answer with a JSON:API error document.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { listen, type Listening } from '../net/listen.js';
 import type { ErrorObject } from '../registry/types.js';
 import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
 import { JSONAPI } from '../terraform.js';
@@ -151,6 +153,35 @@ export function requestListener<Res extends ServerResponse>(
       else sendProblem(res, new HttpProblem(500, [{ status: '500', title: 'internal server error' }]));
     });
   };
+}
+
+/** What both emulator servers take: where they listen, their clock, and who hears what they answer with a 500. */
+export interface EmulatedServerOptions {
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** The clock (ms); tests may pass a controllable one. */
+  now?: () => number;
+  /** Called with unexpected handler errors (answered 500). */
+  onError?: (error: unknown) => void;
+}
+
+/** What both emulator servers are once they listen. */
+export interface EmulatedServer {
+  /** The base URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Stops: requests in flight may finish (within `CLOSE_GRACE_MS`). */
+  close(): Promise<void>;
+}
+
+/** Listens as both emulator servers do: on 127.0.0.1 and a free port unless told, keep-alive 5 s; `name` is for errors. */
+export function listenLocally<Res extends typeof ServerResponse<IncomingMessage>>(
+  server: Server<typeof IncomingMessage, Res>,
+  options: EmulatedServerOptions,
+  name: string,
+): Promise<Listening> {
+  server.keepAliveTimeout = 5_000;
+  return listen(server, { host: options.host ?? '127.0.0.1', port: options.port ?? 0, name });
 }
 
 /** Sends a JSON:API document. */

@@ -2,7 +2,8 @@
  * `startEmulator`: the local platform on a real HTTP port. Each request passes through a short list of named
  * steps: the request log, the network's latency, the request target, the fault rules, the rate limit, the
  * router, the body, the handler; handlers answer JSON:API documents or throw `HttpProblem`, and whatever a step
- * throws is answered by `answerFailure`. Listening and closing are `src/net/listen.ts`.
+ * throws is answered by `answerFailure`. It listens as the run task platform does (`listenLocally`, ./http.ts);
+ * listening and closing themselves are `src/net/listen.ts`.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, AppSettings } from './app.js';
 import { ExchangeResponse, openExchange, runSteps, type Exchange, type Step } from './exchange.js';
 import { FaultEngine, injectFault, type FaultRule } from './faults.js';
-import { HttpProblem, Router, badRequest, readBody, requestListener, sendProblem } from './http.js';
+import {
+  HttpProblem,
+  Router,
+  badRequest,
+  listenLocally,
+  readBody,
+  requestListener,
+  sendProblem,
+  type EmulatedServer,
+  type EmulatedServerOptions,
+} from './http.js';
 import { LinkSigner } from './links.js';
 import { RateLimiter, limitRate } from './rateLimit.js';
 import { RequestLog, logRequest } from './requestLog.js';
@@ -24,14 +35,10 @@ import { registerPlatformRoutes } from './routes/platforms.js';
 import { registerProviderRoutes } from './routes/providers.js';
 import { registerVersionRoutes } from './routes/versions.js';
 import { Store, StoreWriteError } from './state.js';
-import { listen } from '../net/listen.js';
 import { parseRequestTarget } from '../net/requestTarget.js';
 
 /** How to start an emulator. Everything is optional. */
-export interface EmulatorOptions {
-  host?: string;
-  /** 0 (default) picks a free port. */
-  port?: number;
+export interface EmulatorOptions extends EmulatedServerOptions {
   /** Where state lives; default a fresh temporary folder, removed on close. */
   dataDir?: string;
   /** The organization (and namespace) created on first start. Default `example-org`. */
@@ -49,15 +56,10 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** Bytes per second per connection for upload and download bodies (a network's per-flow bandwidth). */
   bandwidth?: number;
-  /** The clock (ms); tests may pass a controllable one. */
-  now?: () => number;
-  /** Called with unexpected handler errors (answered 500). */
-  onError?: (error: unknown) => void;
 }
 
 /** A running emulator. */
-export interface Emulator {
-  url: string;
+export interface Emulator extends EmulatedServer {
   organization: string;
   ownerToken: string;
   memberToken: string;
@@ -112,12 +114,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       options.onError,
     ),
   );
-  server.keepAliveTimeout = 5000;
-  const listening = await listen(server, {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    name: 'the emulator',
-  }).catch((error: unknown) => {
+  const listening = await listenLocally(server, options, 'the emulator').catch((error: unknown) => {
     if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
   });

@@ -46,6 +46,43 @@ export async function openProvider(context: RunContext, session: Session): Promi
   };
 }
 
+/** The `<version>` argument of a command, as given. */
+export interface VersionArgument {
+  version: string | undefined;
+}
+
+/** The provider a command works on and the version its `<version>` argument names. */
+export interface ProviderVersion {
+  provider: ProviderSession;
+  version: string;
+}
+
+/**
+ * Opens the provider once the arguments hold: `<version>` first, then what `more` checks (a platform), all before
+ * any request, so that a mistyped argument is said without a token or a network.
+ */
+export async function openVersion(
+  context: RunContext,
+  session: Session,
+  text: string | undefined,
+): Promise<ProviderVersion>;
+export async function openVersion<More>(
+  context: RunContext,
+  session: Session,
+  text: string | undefined,
+  more: () => More,
+): Promise<ProviderVersion & { more: More }>;
+export async function openVersion<More>(
+  context: RunContext,
+  session: Session,
+  text: string | undefined,
+  more?: () => More,
+): Promise<ProviderVersion & { more: More | undefined }> {
+  const version = parseVersionArgument(text);
+  const checked = more?.();
+  return { provider: await openProvider(context, session), version, more: checked };
+}
+
 /** The `<version>` argument: strict semver, a leading `v` dropped. */
 export function parseVersionArgument(text: string | undefined): string {
   const version = text === undefined ? undefined : normalizeVersion(text.trim());

@@ -1,11 +1,12 @@
 /**
- * The plain-data views the read commands print (in `--json` and as table rows). Built from the wire
- * documents without their `links`: download links are secrets, upload links even more so.
+ * The plain-data views the read commands print (in `--json` and as table rows), and `respond`, how they print
+ * them. Built from the wire documents without their `links`: download links are secrets, upload links even more so.
  */
 import semverRcompare from 'semver/functions/rcompare.js';
 import { fileStates, type FileStates } from '../registry/fileStates.js';
 import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
 import { platformName } from '../terraform.js';
+import type { Output } from '../ui/output.js';
 import type { ProviderSession } from './context.js';
 
 /** A version with the state of its files. */
@@ -110,4 +111,11 @@ export function sortPlatforms<T extends { attributes: { os: string; arch: string
 /** `yes` or `no`. */
 export function yesNo(value: boolean): string {
   return value ? 'yes' : 'no';
+}
+
+/** A command's answer, exit 0: with `--json` the one document `{ ok: true, ...facts }`, else `text` prints it for people. */
+export function respond(output: Output, facts: Record<string, unknown>, text: () => void): 0 {
+  if (output.json) output.resultJson({ ok: true, ...facts });
+  else text();
+  return 0;
 }

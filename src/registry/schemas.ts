@@ -9,29 +9,37 @@ import { z } from 'zod';
 const resourceIdentifier = <T extends string>(type: T) =>
   z.looseObject({ id: z.string(), type: z.literal(type) });
 
+// A resource of `type`: its identifier, its `attributes`, and the rest of its members (relationships, links).
+const resource = <T extends string, A extends z.ZodRawShape, R extends z.ZodRawShape>(
+  type: T,
+  attributes: A,
+  rest: R,
+) => z.looseObject({ id: z.string(), type: z.literal(type), attributes: z.looseObject(attributes), ...rest });
+
 const assetPermissions = z.looseObject({ 'can-delete': z.boolean(), 'can-upload-asset': z.boolean() });
 
 /** A `registry-providers` resource. */
-export const providerResource = z.looseObject({
-  id: z.string(),
-  type: z.literal('registry-providers'),
-  attributes: z.looseObject({
+export const providerResource = resource(
+  'registry-providers',
+  {
     name: z.string(),
     namespace: z.string(),
     'registry-name': z.enum(['private', 'public']),
     'created-at': z.string(),
     'updated-at': z.string(),
     permissions: z.looseObject({ 'can-delete': z.boolean() }),
-  }),
-  relationships: z.looseObject({
-    organization: z.looseObject({ data: resourceIdentifier('organizations') }),
-    versions: z.looseObject({
-      data: z.array(resourceIdentifier('registry-provider-versions')),
-      links: z.looseObject({ related: z.string() }),
+  },
+  {
+    relationships: z.looseObject({
+      organization: z.looseObject({ data: resourceIdentifier('organizations') }),
+      versions: z.looseObject({
+        data: z.array(resourceIdentifier('registry-provider-versions')),
+        links: z.looseObject({ related: z.string() }),
+      }),
     }),
-  }),
-  links: z.looseObject({ self: z.string() }),
-});
+    links: z.looseObject({ self: z.string() }),
+  },
+);
 
 const versionLinks = z.looseObject({
   'shasums-upload': z.string().optional(),
@@ -41,10 +49,9 @@ const versionLinks = z.looseObject({
 });
 
 /** A `registry-provider-versions` resource, as read (its links depend on what is uploaded and on the token). */
-export const versionResource = z.looseObject({
-  id: z.string(),
-  type: z.literal('registry-provider-versions'),
-  attributes: z.looseObject({
+export const versionResource = resource(
+  'registry-provider-versions',
+  {
     version: z.string(),
     'created-at': z.string(),
     'updated-at': z.string(),
@@ -53,16 +60,18 @@ export const versionResource = z.looseObject({
     permissions: assetPermissions,
     'shasums-uploaded': z.boolean(),
     'shasums-sig-uploaded': z.boolean(),
-  }),
-  relationships: z.looseObject({
-    'registry-provider': z.looseObject({ data: resourceIdentifier('registry-providers') }),
-    platforms: z.looseObject({
-      data: z.array(resourceIdentifier('registry-provider-platforms')),
-      links: z.looseObject({ related: z.string() }),
+  },
+  {
+    relationships: z.looseObject({
+      'registry-provider': z.looseObject({ data: resourceIdentifier('registry-providers') }),
+      platforms: z.looseObject({
+        data: z.array(resourceIdentifier('registry-provider-platforms')),
+        links: z.looseObject({ related: z.string() }),
+      }),
     }),
-  }),
-  links: versionLinks,
-});
+    links: versionLinks,
+  },
+);
 
 /** A version just created: nothing is uploaded yet, so both upload links must be there. */
 export const createdVersionResource = versionResource.extend({
@@ -75,22 +84,23 @@ const platformLinks = z.looseObject({
 });
 
 /** A `registry-provider-platforms` resource, as read. */
-export const platformResource = z.looseObject({
-  id: z.string(),
-  type: z.literal('registry-provider-platforms'),
-  attributes: z.looseObject({
+export const platformResource = resource(
+  'registry-provider-platforms',
+  {
     os: z.string(),
     arch: z.string(),
     filename: z.string(),
     shasum: z.string(),
     permissions: assetPermissions,
     'provider-binary-uploaded': z.boolean(),
-  }),
-  relationships: z.looseObject({
-    'registry-provider-version': z.looseObject({ data: resourceIdentifier('registry-provider-versions') }),
-  }),
-  links: platformLinks,
-});
+  },
+  {
+    relationships: z.looseObject({
+      'registry-provider-version': z.looseObject({ data: resourceIdentifier('registry-provider-versions') }),
+    }),
+    links: platformLinks,
+  },
+);
 
 /** A platform just created: its binary's upload link must be there. */
 export const createdPlatformResource = platformResource.extend({
@@ -98,10 +108,9 @@ export const createdPlatformResource = platformResource.extend({
 });
 
 /** A `gpg-keys` resource. */
-export const gpgKeyResource = z.looseObject({
-  id: z.string(),
-  type: z.literal('gpg-keys'),
-  attributes: z.looseObject({
+export const gpgKeyResource = resource(
+  'gpg-keys',
+  {
     'ascii-armor': z.string(),
     'created-at': z.string(),
     'key-id': z.string(),
@@ -110,9 +119,9 @@ export const gpgKeyResource = z.looseObject({
     'source-url': z.string().nullable(),
     'trust-signature': z.string(),
     'updated-at': z.string(),
-  }),
-  links: z.looseObject({ self: z.string() }),
-});
+  },
+  { links: z.looseObject({ self: z.string() }) },
+);
 
 /** `{"data": <resource>}`. */
 export function documentOf<T extends z.ZodType>(resource: T) {

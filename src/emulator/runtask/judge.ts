@@ -4,7 +4,12 @@
  * carry a JSON pointer, as the platform's 422 errors do.
  */
 
-/** The limits of the current result schema (run-tasks.md §4.4, SCHEMA); lengths count code points. */
+/**
+ * The limits of the current result schema (run-tasks.md §4.4, SCHEMA); lengths count code points. A deliberate
+ * mirror of RESULT_LIMITS (src/runtask/wire/result.ts), not an import of it: the platform's side judges by the
+ * documented limits on its own, so a wrong limit in the product's code cannot pass against its own copy. The
+ * duplicates scan lists this pair, and should: keep both, each written from the reference.
+ */
 export const CALLBACK_LIMITS = {
   message: 1000,
   url: 500,

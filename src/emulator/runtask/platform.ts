@@ -9,42 +9,36 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import {
   HttpProblem,
   Router,
+  listenLocally,
   readBody,
   readTarget,
   requestListener,
   sendProblem,
+  type EmulatedServer,
+  type EmulatedServerOptions,
   type RequestContext,
 } from '../http.js';
 import { LinkSigner } from '../links.js';
-import { listen } from '../../net/listen.js';
 import { PlatformEvents } from './events.js';
 import { issueTask, type IssuedTask, type RunTaskSetup } from './issue.js';
 import { registerRunTaskRoutes, type StoredBlob } from './routes.js';
 import { PlatformTaskResult, type TaskWindows } from './taskResult.js';
 
 /** How to start the platform. */
-export interface RunTaskPlatformOptions extends TaskWindows {
-  host?: string;
-  /** 0 (default) picks a free port. */
-  port?: number;
+export interface RunTaskPlatformOptions extends TaskWindows, EmulatedServerOptions {
   /** The base URL put in requests, when the integrator reaches this machine under another name. */
   publicUrl?: string | undefined;
   /** Lifetime of blob links (default 1 minute, as documented for the plan JSON link). */
   blobTtlMs?: number;
-  now?: () => number;
-  onError?: (error: unknown) => void;
 }
 
-/** A running run task platform. */
-export interface RunTaskPlatform {
-  /** The base URL in requests, e.g. `http://127.0.0.1:41234`. */
-  url: string;
+/** A running run task platform; its `url` is the base URL in requests. */
+export interface RunTaskPlatform extends EmulatedServer {
   events: PlatformEvents;
   /** Issues a task result for a run task request and stores its plan and configuration version. */
   issueRun(setup: RunTaskSetup): PlatformTaskResult;
   /** Issues the dummy task of the verification request (any callback to it is a violation). */
   issueVerification(setup: Pick<RunTaskSetup, 'stage' | 'outcomesOffered'>): PlatformTaskResult;
-  close(): Promise<void>;
 }
 
 const BODY_LIMIT = 16 * 1024 * 1024;
@@ -90,12 +84,7 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
     }
   };
   const server = createServer(requestListener(handle, options.onError));
-  server.keepAliveTimeout = 5_000;
-  const listening = await listen(server, {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? 0,
-    name: 'the local platform',
-  });
+  const listening = await listenLocally(server, options, 'the local platform');
   baseUrl = (options.publicUrl ?? listening.url).replace(/\/+$/, '');
 
   const add = (issued: IssuedTask): PlatformTaskResult => {

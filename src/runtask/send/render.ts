@@ -117,8 +117,17 @@ export function reportDocument(
 ): Record<string, unknown> {
   const rel = (at: number): number => at - record.startedAt;
   const { events } = record;
-  const pick = <K extends SendEvent['kind']>(kind: K) =>
-    events.filter((e): e is Extract<SendEvent, { kind: K }> => e.kind === kind);
+  // The events of one kind as the report lists them: `at` from the start, then `fields` (an absent one is null).
+  const listed = <K extends SendEvent['kind']>(
+    kind: K,
+    ...fields: (keyof Extract<SendEvent, { kind: K }>)[]
+  ): Record<string, unknown>[] =>
+    events
+      .filter((e): e is Extract<SendEvent, { kind: K }> => e.kind === kind)
+      .map((e) => ({
+        at: rel(e.at),
+        ...Object.fromEntries(fields.map((f): [PropertyKey, unknown] => [f, e[f] ?? null])),
+      }));
   const doc: Record<string, unknown> = {
     ok: verdict.exitCode === 0,
     result: verdict.result,
@@ -136,34 +145,13 @@ export function reportDocument(
       bytes: record.bytes,
       signed: record.signed,
       accepted: record.accepted,
-      attempts: pick('answer').map((a) => ({
-        at: rel(a.at),
-        http: a.http ?? null,
-        error: a.error ?? null,
-        ms: a.ms,
-        detail: a.detail ?? null,
-      })),
+      attempts: listed('answer', 'http', 'error', 'ms', 'detail'),
     },
-    callbacks: pick('callback').map((c) => ({
-      at: rel(c.at),
-      method: c.method,
-      http: c.http,
-      status: c.status ?? null,
-      message: c.message ?? null,
-      url: c.url ?? null,
-      outcomes: c.outcomes,
-      violations: c.violations,
-    })),
-    downloads: pick('download').map((d) => ({
-      at: rel(d.at),
-      what: d.what,
-      http: d.http,
-      bytes: d.bytes ?? null,
-      detail: d.detail ?? null,
-    })),
+    callbacks: listed('callback', 'method', 'http', 'status', 'message', 'url', 'outcomes', 'violations'),
+    downloads: listed('download', 'what', 'http', 'bytes', 'detail'),
     violations: verdict.violations.map((v) => ({ at: rel(v.at), rule: v.rule, message: v.message })),
     notAccepted: verdict.notAccepted ?? null,
-    warnings: pick('warning').map((w) => ({ at: rel(w.at), message: w.message })),
+    warnings: listed('warning', 'message'),
     timeout: verdict.timeout ?? null,
     durationMs: record.endedAt - record.startedAt,
   };

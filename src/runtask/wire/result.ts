@@ -40,7 +40,8 @@ export interface TaskResult {
 /**
  * The limits of the result JSON Schema (run-tasks.md §4.4, SCHEMA, current version). Lengths count Unicode
  * code points, as JSON Schema does. The prose's "5MB" for a body is looser; the schema's 10,000 is what the UI
- * is built for, so it is the one enforced here.
+ * is built for, so it is the one enforced here. The emulator's judge keeps its own copy on purpose
+ * (CALLBACK_LIMITS, src/emulator/runtask/judge.ts), so that the two sides are checked against each other.
  */
 export const RESULT_LIMITS = {
   message: 1000,
