@@ -10,6 +10,7 @@ import type {
   PublishOutcome,
   PublishPlan,
 } from './types.js';
+import { lockHashes } from '../release/lockHashes.js';
 import { platformName } from '../terraform.js';
 
 /** Whether the consumer check ran, and how it ended. */
@@ -50,6 +51,8 @@ export interface PublishDocument {
     filename: string;
     shasum: string;
     bytes: number;
+    /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
+    hashes: string[];
     action: PlanAction;
     created: boolean;
     uploaded: boolean;
@@ -112,6 +115,7 @@ export function publishDocument(input: {
         filename: p.filename,
         shasum: p.shasum,
         bytes: p.bytes,
+        hashes: lockHashes(p),
         action: p.action,
         created: outcome ? done?.created === true : p.action === 'create',
         uploaded: outcome ? done?.uploaded === true : p.action === 'create' || p.action === 'upload',

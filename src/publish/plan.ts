@@ -55,8 +55,8 @@ export function planPublish(
       if (differences.length > 0) action = 'conflict';
       else action = found.attributes['provider-binary-uploaded'] ? 'skip' : 'upload';
     }
-    const { os, arch, filename, shasum, bytes, path } = local;
-    return { os, arch, filename, shasum, bytes, path, action };
+    const { os, arch, filename, shasum, bytes, h1, path } = local;
+    return { os, arch, filename, shasum, bytes, h1, path, action };
   });
 
   const local = new Set(release.platforms.map(platformName));

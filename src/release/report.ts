@@ -2,6 +2,7 @@
 import { formatBytes, platformName } from '../terraform.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
+import { lockHashes } from './lockHashes.js';
 import type { VerifiedRelease } from './types.js';
 
 /** The `--json` document of a successful verify. */
@@ -13,7 +14,15 @@ export interface VerifyDocument {
   keyId: string;
   signer: string;
   signatureFile: string;
-  platforms: { os: string; arch: string; filename: string; shasum: string; bytes: number }[];
+  platforms: {
+    os: string;
+    arch: string;
+    filename: string;
+    shasum: string;
+    bytes: number;
+    /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
+    hashes: string[];
+  }[];
   warnings: string[];
 }
 
@@ -33,6 +42,7 @@ export function verifyDocument(release: VerifiedRelease, namespace: string | und
       filename: p.filename,
       shasum: p.shasum,
       bytes: p.bytes,
+      hashes: lockHashes(p),
     })),
     warnings: release.warnings,
   };

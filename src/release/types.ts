@@ -16,6 +16,8 @@ export interface ReleasePlatform {
   bytes: number;
   /** The executable inside the zip (`terraform-provider-<name>_v<version>`, `.exe` on Windows). */
   executable: string;
+  /** The package's `h1:` lock hash (Go's dirhash over the zip's files), as `.terraform.lock.hcl` records it. */
+  h1: string;
 }
 
 /** A file of the release other than the platform archives. */

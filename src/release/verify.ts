@@ -15,6 +15,7 @@ import { readSignatureFile } from './signature.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import { checkSigner } from './signer.js';
 import type { ReleaseFile, ReleasePlatform, VerifiedRelease } from './types.js';
+import { zipHash1 } from './lockHashes.js';
 import { checkZip } from './zipCheck.js';
 
 /** What `verifyRelease` needs. */
@@ -65,10 +66,8 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   // signature and the zips meanwhile. Failures are still reported in the same order: signature, hashes, zips.
   const stopHashing = new AbortController();
   const outer = options.hashing?.signal;
-  const hashing = hashListed(layout, entries, {
-    ...options.hashing,
-    signal: outer ? AbortSignal.any([outer, stopHashing.signal]) : stopHashing.signal,
-  });
+  const hashSignal = outer ? AbortSignal.any([outer, stopHashing.signal]) : stopHashing.signal;
+  const hashing = hashListed(layout, entries, { ...options.hashing, signal: hashSignal });
   hashing.catch(() => undefined);
   const signer = await checkManifestAndSignature(layout, shasums.content, options, warn).catch(
     (error: unknown) => {
@@ -76,11 +75,12 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       throw error;
     },
   );
+  // Each zip's shape, then its h1: lock hash (its entries inflated and hashed; zlib works on the thread pool).
   const zips = layout.platforms.map((platform) => {
-    const check = checkZip(path.join(dir, platform.filename), platform.filename, {
-      name: layout.name,
-      os: platform.os,
-    });
+    const file = path.join(dir, platform.filename);
+    const check = checkZip(file, platform.filename, { name: layout.name, os: platform.os }).then(
+      async (zip) => ({ ...zip, h1: await zipHash1(file, platform.filename, { signal: hashSignal }) }),
+    );
     check.catch(() => undefined);
     return check;
   });
@@ -98,6 +98,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       shasum: entry.shasum,
       bytes: digest.bytes,
       executable: zip.executable,
+      h1: zip.h1,
     });
   }
 

@@ -20,6 +20,7 @@ function release(): VerifiedRelease {
     shasum,
     bytes: 100,
     executable: 'terraform-provider-example_v1.2.3',
+    h1: 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
   });
   return {
     dir: '/r',

@@ -29,6 +29,20 @@ export const PLATFORMS = [
   'windows_amd64',
 ] as const;
 
+/**
+ * The `h1:` lock hash of each fixture zip, pinned. Computed outside this project, by Python's zipfile and
+ * hashlib following dirhash's Hash1 text (sorted names; `<hex sha256>  <name>\n` lines; base64 of their sha256):
+ *   python3 -c 'import zipfile,hashlib,base64; z=zipfile.ZipFile(F); …'
+ * test/release/lockHashes.test.ts derives the same values again with a zip reader written in the test.
+ */
+export const FIXTURE_H1: Record<(typeof PLATFORMS)[number], string> = {
+  darwin_amd64: 'h1:YKpnBdIzIPiMhkHaGgJKj0ZLBi+s7i8Y29dA3MOAKao=',
+  darwin_arm64: 'h1:MkaeXlI13zqwYhhtYB5Xdgn4TbscxW9AY4rlFd/U0PU=',
+  linux_amd64: 'h1:8R6Zp2qy/MaNGZAYNr59B5gMtYMlKr4toFGKCZxjoiw=',
+  linux_arm64: 'h1:gt027XmP27ybr+Et7u9SiQ0/9VU8wN6sC62QfvTxtEY=',
+  windows_amd64: 'h1:s5DjVaODHLaOuYq2F66YKvmnBTgM8fC0ZygmgbhLe7s=',
+};
+
 /** `terraform-provider-example_1.2.3_<platform>.zip`. */
 export function zipName(platform: string): string {
   return `${R}_${platform}.zip`;

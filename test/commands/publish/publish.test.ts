@@ -17,6 +17,7 @@ import {
   writes,
 } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
+import { FIXTURE_H1 } from '../../release/helpers.js';
 import { runCli } from '../../helpers/cli.js';
 
 const emulator = emulatorPerTest();
@@ -134,6 +135,7 @@ describe('provider publish', () => {
         filename: z.filename,
         shasum: z.shasum,
         bytes: z.bytes.length,
+        hashes: [FIXTURE_H1[`${z.os}_${z.arch}` as keyof typeof FIXTURE_H1], `zh:${z.shasum}`],
         action: 'create',
         created: true,
         uploaded: true,

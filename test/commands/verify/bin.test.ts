@@ -5,7 +5,15 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliResult } from '../../helpers/result.js';
-import { FIXTURES, SIG, copyRelease, keyId, publicKeyPath } from '../../release/helpers.js';
+import {
+  FIXTURE_H1,
+  FIXTURES,
+  PLATFORMS,
+  SIG,
+  copyRelease,
+  keyId,
+  publicKeyPath,
+} from '../../release/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'provider.js');
@@ -69,18 +77,18 @@ describe('provider verify (built bin)', () => {
       path.join(FIXTURES, 'release', 'terraform-provider-example_1.2.3_SHA256SUMS'),
       'utf8',
     );
-    const platforms = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'].map(
-      (p) => {
-        const filename = `terraform-provider-example_1.2.3_${p}.zip`;
-        const shasum = sums
-          .split('\n')
-          .find((l) => l.endsWith(filename))!
-          .slice(0, 64);
-        const bytes = fs.statSync(path.join(FIXTURES, 'release', filename)).size;
-        const [os, arch] = p.split('_');
-        return { os, arch, filename, shasum, bytes };
-      },
-    );
+    const platforms = PLATFORMS.map((p) => {
+      const filename = `terraform-provider-example_1.2.3_${p}.zip`;
+      const shasum = sums
+        .split('\n')
+        .find((l) => l.endsWith(filename))!
+        .slice(0, 64);
+      const bytes = fs.statSync(path.join(FIXTURES, 'release', filename)).size;
+      const [os, arch] = p.split('_');
+      // h1: before zh:, as Terraform sorts a lock file's hashes.
+      const hashes = [FIXTURE_H1[p], `zh:${shasum}`];
+      return { os, arch, filename, shasum, bytes, hashes };
+    });
     expect(JSON.parse(result.stdout)).toEqual({
       ok: true,
       provider: { name: 'example' },

@@ -1,0 +1,155 @@
+/**
+ * The lock hashes of a platform package. `h1:` is Go's dirhash `Hash1` over the files inside the zip, as
+ * `dirhash.HashZip` computes it (golang/mod: sumdb/dirhash/hash.go) and Terraform records it
+ * (hashicorp/terraform: internal/getproviders/hash.go, `PackageHashV1` → `dirhash.HashZip(path, dirhash.Hash1)`):
+ *
+ *     h := sha256.New(); sort.Strings(files)
+ *     for each file: fmt.Fprintf(h, "%x  %s\n", sha256(content), file)
+ *     return "h1:" + base64.StdEncoding.EncodeToString(h.Sum(nil))
+ *
+ * The expectations below come from an implementation of that text written here, reading the zip by hand
+ * (end record → central directory → local header → inflate), sharing nothing with src/ (which reads zips with
+ * yauzl), and from literal values Go and Terraform published.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { PackageHashError, sortHashes, zipHash, zipHash1 } from '../../src/release/lockHashes.js';
+import { tempDir } from '../helpers/tmp.js';
+import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';
+
+/** The documented algorithm over (name, content) pairs; names compared as bytes, as Go's sort.Strings does. */
+function hash1(files: { name: Buffer; content: Buffer }[]): string {
+  const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+  const sorted = [...files].sort((a, b) => Buffer.compare(a.name, b.name));
+  let summary = '';
+  for (const f of sorted) summary += `${sha(f.content)}  ${f.name.toString('latin1')}\n`;
+  return `h1:${createHash('sha256').update(Buffer.from(summary, 'latin1')).digest('base64')}`;
+}
+
+/** Reads every entry of a zip through its central directory, by hand (no zip library). */
+function readZipByHand(zip: Buffer): { name: Buffer; content: Buffer }[] {
+  let end = zip.length - 22;
+  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
+  if (end < 0) throw new Error('no end of central directory record');
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const files: { name: Buffer; content: Buffer }[] = [];
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('bad central directory entry');
+    const method = zip.readUInt16LE(at + 10);
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength);
+    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(dataStart, dataStart + compressed);
+    files.push({ name: Buffer.from(name), content: method === 8 ? inflateRawSync(raw) : Buffer.from(raw) });
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return files;
+}
+
+function writeZip(name: string, zip: Buffer): string {
+  const file = path.join(tempDir('lockhash-'), name);
+  fs.writeFileSync(file, zip);
+  return file;
+}
+
+describe('h1: of a zip', () => {
+  it.each(PLATFORMS)('the fixture %s zip hashes as the documented algorithm says', async (platform) => {
+    const file = path.join(FIXTURES, 'release', zipName(platform));
+    const expected = hash1(readZipByHand(fs.readFileSync(file)));
+    expect(expected).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
+    expect(await zipHash1(file, zipName(platform))).toBe(expected);
+    expect(expected).toBe(FIXTURE_H1[platform]);
+  });
+
+  it("follows Go's dirhash test (TestHash1: files xyz and abc holding `data for <name>`, sorted by name)", async () => {
+    // golang/mod: sumdb/dirhash/hash_test.go, TestHash1: want = "h1:" + base64(sha256(
+    //   fmt.Sprintf("%x  %s\n%x  %s\n", h("data for abc"), "abc", h("data for xyz"), "xyz")))
+    const h = (s: string) => createHash('sha256').update(s).digest('hex');
+    const want = `h1:${createHash('sha256')
+      .update(`${h('data for abc')}  abc\n${h('data for xyz')}  xyz\n`)
+      .digest('base64')}`;
+    const file = writeZip(
+      'xyz-abc.zip',
+      makeZip([
+        { name: 'xyz', data: 'data for xyz' },
+        { name: 'abc', data: 'data for abc', deflate: true },
+      ]),
+    );
+    expect(await zipHash1(file, 'xyz-abc.zip')).toBe(want);
+  });
+
+  it('includes folder entries (as empty files, the way Go opens them) and sorts names as bytes', async () => {
+    const members = [
+      { name: 'terraform-provider-x_v1.0.0', data: 'binary', deflate: true },
+      { name: 'docs/', data: '' },
+      { name: 'docs/README.md', data: '# readme\n' },
+      { name: 'LICENSE', data: 'MPL-2.0\n' },
+      { name: 'Zebra', data: 'z' },
+      { name: 'é-accent', data: 'e' },
+    ];
+    const zip = makeZip(members);
+    const file = writeZip('many.zip', zip);
+    const expected = hash1(readZipByHand(zip));
+    expect(readZipByHand(zip).map((f) => f.name.toString())).toContain('docs/');
+    expect(await zipHash1(file, 'many.zip')).toBe(expected);
+    // Not the hash of the binary alone: every entry counts.
+    expect(expected).not.toBe(hash1(readZipByHand(makeZip([members[0]!]))));
+  });
+
+  it("refuses stored content that does not match the entry's CRC-32, as Go's archive/zip does", async () => {
+    const zip = makeZip([{ name: 'terraform-provider-x', data: 'original content' }]);
+    zip[50] = 'O'.charCodeAt(0); // the first byte of the stored data: 'o' → 'O'
+    const file = writeZip('crc.zip', zip);
+    const error = await zipHash1(file, 'crc.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toBe(
+      'crc.zip: the h1: lock hash cannot be computed: entry "terraform-provider-x" cannot be read (its content does not match its CRC-32)',
+    );
+  });
+
+  it('refuses an entry whose name holds a newline, as dirhash does', async () => {
+    const file = writeZip('newline.zip', makeZip([{ name: 'bad\nname', data: 'x' }]));
+    const error = await zipHash1(file, 'newline.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toBe(
+      'newline.zip: the h1: lock hash cannot be computed: an entry name holds a newline, which dirhash refuses',
+    );
+  });
+
+  it('names the file when it is not a zip', async () => {
+    const file = writeZip('not-a.zip', Buffer.from('hello'));
+    const error = await zipHash1(file, 'not-a.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toMatch(
+      /^not-a\.zip: the h1: lock hash cannot be computed: it is not a readable zip archive/,
+    );
+  });
+
+  it('names the entry when its data is damaged', async () => {
+    const zip = makeZip([{ name: 'terraform-provider-x', data: 'a'.repeat(4000), deflate: true }]);
+    zip[52] = zip[52]! ^ 0xff; // inside the deflated data (local header 30 + name 20 bytes before it)
+    zip[53] = zip[53]! ^ 0xff;
+    const file = writeZip('damaged.zip', zip);
+    const error = await zipHash1(file, 'damaged.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toMatch(/entry "terraform-provider-x" cannot be read/);
+  });
+});
+
+describe('zh: and the order of hashes', () => {
+  it('zh: is the hex SHA-256 of the zip, lower case', () => {
+    expect(zipHash('ABCDEF01')).toBe('zh:abcdef01');
+  });
+
+  it('sorts as plain strings (every h1: before every zh:) and drops repeats', () => {
+    expect(sortHashes(['zh:b', 'h1:Z', 'zh:a', 'h1:A', 'zh:a'])).toEqual(['h1:A', 'h1:Z', 'zh:a', 'zh:b']);
+  });
+});
