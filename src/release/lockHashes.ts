@@ -8,14 +8,14 @@
  *   Go's archive/zip reads them: raw bytes, directory entries included, sorted bytewise), and for each a line
  *   `<hex sha256 of its content>  <name>\n`; the SHA-256 of those lines, base64, after `h1:`.
  *
- * The zip is read through the central directory like Go's archive/zip does, never extracted to disk: each
- * entry's content streams through the inflater (node's zlib, on the thread pool) into a SHA-256.
+ * The zip is read through the central directory like Go's archive/zip does, never extracted to disk: yauzl reads
+ * the directory and the local headers, and the entries' contents are hashed in the same read of the file as its
+ * SHA-256 (src/release/hashing.ts), stored data as it passes and deflated data through zlib.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { crc32 } from 'node:zlib';
-import type { Entry, ZipFile } from 'yauzl';
-import { InterruptedError, VerificationError } from '../errors.js';
+import type { ZipFile } from 'yauzl';
+import { VerificationError } from '../errors.js';
+import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
 import { MAX_ZIP_ENTRIES } from './zipCheck.js';
 
 /** The hashes of one platform package, as a lock file records them. */
@@ -47,74 +47,110 @@ export function lockHashes(p: { h1: string; shasum: string }): string[] {
 /** A zip whose `h1:` cannot be computed (Go's dirhash would fail too, so Terraform could not install it). */
 export class PackageHashError extends VerificationError {}
 
-/** Computes the `h1:` of a zip on disk; throws PackageHashError naming `filename` when it cannot. */
-export async function zipHash1(
-  path: string,
-  filename: string,
-  options: { signal?: AbortSignal | undefined } = {},
-): Promise<string> {
-  const fail = (problem: string, cause?: unknown): PackageHashError =>
-    new PackageHashError(`${filename}: the h1: lock hash cannot be computed: ${problem}`, {
-      hint: 'Rebuild the archive with goreleaser (archives: formats: [zip]) and regenerate SHA256SUMS.',
-      details: { file: filename },
-      cause,
-    });
+/** A zip's entries as its `h1:` needs them: the plan to hash them in one read, and the raw names in plan order. */
+export interface ZipHashPlan {
+  plan: ZipPlan;
+  /** Raw names (bytes, as Go's archive/zip keeps them), in plan order. */
+  names: Buffer[];
+}
+
+/**
+ * Reads a zip's central directory and each entry's local header (yauzl; nothing else of the file), and plans
+ * the one read that hashes every entry's content. Throws PackageHashError naming `filename` when it cannot.
+ */
+export async function planZipHash(path: string, filename: string): Promise<ZipHashPlan> {
   let zip: ZipFile;
   try {
     const yauzl = await import('yauzl');
     // Raw names, as Go's archive/zip keeps them: no CP437 decoding, no slash rewriting.
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false });
   } catch (error) {
-    throw fail(`it is not a readable zip archive (${(error as Error).message})`, error);
+    throw hashFailure(filename, `it is not a readable zip archive (${(error as Error).message})`, error);
   }
   try {
-    if (zip.entryCount > MAX_ZIP_ENTRIES) throw fail(`it holds ${zip.entryCount} entries`);
-    // Go's HashZip: every name in the list (duplicates too), each opened by name, where the last entry wins.
-    const names: Buffer[] = [];
-    const byName = new Map<string, Entry>();
+    if (zip.entryCount > MAX_ZIP_ENTRIES) throw hashFailure(filename, `it holds ${zip.entryCount} entries`);
+    const found: { entry: PlannedEntry; name: Buffer }[] = [];
     try {
       for await (const entry of zip.eachEntry()) {
         const name = entry.fileNameRaw;
-        names.push(name);
-        byName.set(name.toString('latin1'), entry);
+        const shown = JSON.stringify(name.toString('utf8'));
+        if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+          throw new Error(
+            `entry ${shown} uses compression method ${entry.compressionMethod}, not stored (0) or deflate (8)`,
+          );
+        }
+        const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
+        found.push({
+          entry: {
+            start: fileDataStart,
+            compressedSize: entry.compressedSize,
+            uncompressedSize: entry.uncompressedSize,
+            method: entry.compressionMethod,
+            crc32: entry.crc32,
+            name: shown,
+          },
+          name,
+        });
       }
     } catch (error) {
-      throw fail(`it is a damaged zip archive (${(error as Error).message})`, error);
+      throw hashFailure(filename, `it is a damaged zip archive (${(error as Error).message})`, error);
     }
-    names.sort((a, b) => Buffer.compare(a, b));
-    const summary = createHash('sha256');
-    for (const name of names) {
-      if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
-      if (name.includes(0x0a)) throw fail('an entry name holds a newline, which dirhash refuses');
-      const entry = byName.get(name.toString('latin1'))!;
-      const content = await hashEntry(zip, entry).catch((error: unknown) => {
-        throw fail(
-          `entry ${JSON.stringify(name.toString('utf8'))} cannot be read (${(error as Error).message})`,
-          error,
+    found.sort((a, b) => a.entry.start - b.entry.start);
+    for (let i = 1; i < found.length; i++) {
+      const before = found[i - 1]!.entry;
+      if (before.start + before.compressedSize > found[i]!.entry.start) {
+        throw hashFailure(
+          filename,
+          `entries ${before.name} and ${found[i]!.entry.name} share bytes (overlapping entries are a zip-bomb shape)`,
         );
-      });
-      summary.update(`${content}  `);
-      summary.update(name);
-      summary.update('\n');
+      }
     }
-    return `h1:${summary.digest('base64')}`;
+    return { plan: found.map((f) => f.entry), names: found.map((f) => f.name) };
   } finally {
     zip.close();
   }
 }
 
 /**
- * The hex SHA-256 of one entry's uncompressed content. yauzl checks the sizes; the CRC-32 is checked here, as Go's
- * archive/zip does on every read (so a zip Terraform would refuse to open gets no hash).
+ * Go's dirhash `Hash1` from the entries' content hashes: every name in the list (duplicates too), each
+ * opened by name where the last entry of that name wins, names sorted as bytes.
  */
-async function hashEntry(zip: ZipFile, entry: Entry): Promise<string> {
-  const hash = createHash('sha256');
-  const stream: Readable = await zip.openReadStreamPromise(entry);
-  let crc = 0;
-  for await (const chunk of stream) {
-    hash.update(chunk as Buffer);
-    crc = crc32(chunk as Buffer, crc);
+export function hash1FromEntries(filename: string, names: Buffer[], contents: string[]): string {
+  const byName = new Map<string, string>();
+  names.forEach((name, i) => byName.set(name.toString('latin1'), contents[i]!));
+  const summary = createHash('sha256');
+  for (const name of [...names].sort((a, b) => Buffer.compare(a, b))) {
+    if (name.includes(0x0a))
+      throw hashFailure(filename, 'an entry name holds a newline, which dirhash refuses');
+    summary.update(`${byName.get(name.toString('latin1'))!}  `);
+    summary.update(name);
+    summary.update('\n');
   }
-  if (crc >>> 0 !== entry.crc32 >>> 0) throw new Error('its content does not match its CRC-32');
-  return hash.digest('hex');
+  return `h1:${summary.digest('base64')}`;
+}
+
+/** Computes the `h1:` of a zip on disk; throws PackageHashError naming `filename` when it cannot. */
+export async function zipHash1(path: string, filename: string): Promise<string> {
+  const { plan, names } = await planZipHash(path, filename);
+  const digest = await hashFile(path, plan).catch((error: unknown) => {
+    throw entryFailure(filename, error);
+  });
+  return hash1FromEntries(filename, names, digest.entries!);
+}
+
+/** The PackageHashError for a read of planned entries that failed. */
+export function entryFailure(filename: string, error: unknown): Error {
+  if (error instanceof EntryReadError)
+    return hashFailure(filename, `entry ${error.entry} cannot be read (${error.message})`, error);
+  if (error instanceof FileReadError)
+    return hashFailure(filename, `it cannot be read (${error.code})`, error);
+  return error as Error;
+}
+
+function hashFailure(filename: string, problem: string, cause?: unknown): PackageHashError {
+  return new PackageHashError(`${filename}: the h1: lock hash cannot be computed: ${problem}`, {
+    hint: 'Rebuild the archive with goreleaser (archives: formats: [zip]) and regenerate SHA256SUMS.',
+    details: { file: filename },
+    cause,
+  });
 }

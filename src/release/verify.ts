@@ -5,7 +5,14 @@
 import * as path from 'node:path';
 import { VerificationError } from '../errors.js';
 import type { Output } from '../ui/output.js';
-import { FileReadError, hashFiles, type FileDigest, type HashOptions } from './hashing.js';
+import {
+  EntryReadError,
+  FileReadError,
+  hashFiles,
+  type FileDigest,
+  type HashOptions,
+  type ZipPlan,
+} from './hashing.js';
 import type { KeySource } from './keySource.js';
 import { readLayout, type ReleaseLayout } from './layout.js';
 import { checkListing } from './listing.js';
@@ -15,7 +22,7 @@ import { readSignatureFile } from './signature.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import { checkSigner } from './signer.js';
 import type { ReleaseFile, ReleasePlatform, VerifiedRelease } from './types.js';
-import { zipHash1 } from './lockHashes.js';
+import { entryFailure, hash1FromEntries, planZipHash } from './lockHashes.js';
 import { checkZip } from './zipCheck.js';
 
 /** What `verifyRelease` needs. */
@@ -67,7 +74,20 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   const stopHashing = new AbortController();
   const outer = options.hashing?.signal;
   const hashSignal = outer ? AbortSignal.any([outer, stopHashing.signal]) : stopHashing.signal;
-  const hashing = hashListed(layout, entries, { ...options.hashing, signal: hashSignal });
+  // Each zip's central directory first (a few small reads), so that its entries are hashed for the h1: lock hash
+  // in the same read of the file as its SHA-256. A zip that cannot be planned is hashed whole; the zip check
+  // below then says what is wrong with it.
+  const zipPaths = layout.platforms.map((platform) => path.join(dir, platform.filename));
+  const planned = await Promise.all(
+    layout.platforms.map((platform, i) =>
+      planZipHash(zipPaths[i]!, platform.filename).catch((error: unknown) => error as Error),
+    ),
+  );
+  const plans = new Map<string, ZipPlan>();
+  planned.forEach((plan, i) => {
+    if (!(plan instanceof Error)) plans.set(zipPaths[i]!, plan.plan);
+  });
+  const hashing = hashListed(layout, entries, { ...options.hashing, signal: hashSignal, plans });
   hashing.catch(() => undefined);
   const signer = await checkManifestAndSignature(layout, shasums.content, options, warn).catch(
     (error: unknown) => {
@@ -75,12 +95,8 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       throw error;
     },
   );
-  // Each zip's shape, then its h1: lock hash (its entries inflated and hashed; zlib works on the thread pool).
-  const zips = layout.platforms.map((platform) => {
-    const file = path.join(dir, platform.filename);
-    const check = checkZip(file, platform.filename, { name: layout.name, os: platform.os }).then(
-      async (zip) => ({ ...zip, h1: await zipHash1(file, platform.filename, { signal: hashSignal }) }),
-    );
+  const zips = layout.platforms.map((platform, i) => {
+    const check = checkZip(zipPaths[i]!, platform.filename, { name: layout.name, os: platform.os });
     check.catch(() => undefined);
     return check;
   });
@@ -92,13 +108,15 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
     const digest = digests.get(platform.filename)!;
     const zip = await zips[i]!;
     zip.warnings.forEach(warn);
+    const plan = planned[i]!;
+    if (plan instanceof Error) throw plan;
     platforms.push({
       ...platform,
       path: path.join(dir, platform.filename),
       shasum: entry.shasum,
       bytes: digest.bytes,
       executable: zip.executable,
-      h1: zip.h1,
+      h1: hash1FromEntries(platform.filename, plan.names, digest.entries!),
     });
   }
 
@@ -222,6 +240,7 @@ async function hashListed(
   try {
     digests = await hashFiles(paths, options);
   } catch (error) {
+    if (error instanceof EntryReadError) throw entryFailure(path.basename(error.path), error);
     if (!(error instanceof FileReadError)) throw error;
     const filename = path.basename(error.path);
     throw new VerificationError(`${filename} cannot be read (${error.code})`, {

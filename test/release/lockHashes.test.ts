@@ -16,7 +16,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { PackageHashError, sortHashes, zipHash, zipHash1 } from '../../src/release/lockHashes.js';
+import { hashFiles } from '../../src/release/hashing.js';
+import {
+  PackageHashError,
+  hash1FromEntries,
+  planZipHash,
+  sortHashes,
+  zipHash,
+  zipHash1,
+} from '../../src/release/lockHashes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';
 
@@ -141,6 +149,47 @@ describe('h1: of a zip', () => {
     const error = await zipHash1(file, 'damaged.zip').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PackageHashError);
     expect((error as Error).message).toMatch(/entry "terraform-provider-x" cannot be read/);
+  });
+});
+
+describe('entries hashed in the same read as the file', () => {
+  const members = [
+    { name: 'terraform-provider-x_v1.0.0', data: Buffer.alloc(3 * 1024 * 1024 + 5, 'bin'), deflate: true },
+    { name: 'LICENSE', data: 'MPL-2.0\n' },
+    { name: 'README.md', data: Buffer.alloc(2 * 1024 * 1024, 'r'), deflate: false },
+  ];
+
+  it.each([
+    ['on the main thread', Infinity],
+    ['in the worker pool', 0],
+  ])('gives the documented h1: and the file SHA-256 %s (entries across 1 MiB reads)', async (_, inline) => {
+    const zip = makeZip(members);
+    const file = writeZip('pooled.zip', zip);
+    const { plan, names } = await planZipHash(file, 'pooled.zip');
+    const digests = await hashFiles([file], {
+      plans: new Map([[file, plan]]),
+      inlineBelowBytes: inline,
+      parallelism: 2,
+    });
+    const digest = digests.get(file)!;
+    expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
+    expect(hash1FromEntries('pooled.zip', names, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+  });
+
+  it('refuses entries that share bytes (a zip-bomb shape) before reading them', async () => {
+    const zip = makeZip([
+      { name: 'a', data: 'same bytes' },
+      { name: 'b', data: 'same bytes' },
+    ]);
+    // Point the second central directory record at the first entry's local header.
+    const cd = zip.readUInt32LE(zip.length - 22 + 16);
+    zip.writeUInt32LE(0, cd + 46 + 1 + 42);
+    const file = writeZip('overlap.zip', zip);
+    const error = await planZipHash(file, 'overlap.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toBe(
+      'overlap.zip: the h1: lock hash cannot be computed: entries "a" and "b" share bytes (overlapping entries are a zip-bomb shape)',
+    );
   });
 });
 
