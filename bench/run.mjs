@@ -117,6 +117,10 @@ try {
       ...(await verifyFigure({
         work,
         release: await release(plan.loopbackMiB, '1.0.0'),
+        deflated: await makeRelease(path.join(work, 'release-deflated'), {
+          size: plan.loopbackMiB * MiB,
+          deflate: true,
+        }),
         reps: plan.verifyReps,
         log,
       })),

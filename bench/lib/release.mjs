@@ -1,10 +1,11 @@
 // Generated releases for the benchmarks: `example` <version> for the 13 platforms of the provider scaffold's
-// build matrix, each a stored zip holding one executable of incompressible (random) bytes, listed in a
-// SHA256SUMS signed with the test-only `signer` key: what goreleaser writes, at any size.
+// build matrix, each a stored zip holding one executable of incompressible (random) bytes (or, with `deflate`,
+// a deflated zip of an executable that compresses to about half, as Go binaries do), listed in a SHA256SUMS
+// signed with the test-only `signer` key: what goreleaser writes, at any size.
 import { createHash, randomFillSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import * as openpgp from 'openpgp';
 import { KEYS, MiB } from './env.mjs';
 
@@ -80,6 +81,49 @@ function writeZip(file, member, size) {
 }
 
 /**
+ * Writes a deflated zip with one executable member of `size` bytes that compresses to about half (each 4 KiB:
+ * 2 KiB random, 2 KiB of a repeated pattern), as goreleaser's zips of Go binaries do.
+ * @param {string} file
+ * @param {string} member
+ * @param {number} size
+ */
+function writeDeflatedZip(file, member, size) {
+  const content = Buffer.alloc(size);
+  randomFillSync(content);
+  for (let at = 2048; at < size; at += 4096) content.fill('provider', at, Math.min(at + 2048, size));
+  const body = deflateRawSync(content, { level: 1 });
+  const name = Buffer.from(member);
+  const crc = crc32(content);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(0x0800, 6);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(body.length, 18);
+  local.writeUInt32LE(size, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE((3 << 8) | 20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(0x0800, 8);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(body.length, 20);
+  central.writeUInt32LE(size, 24);
+  central.writeUInt16LE(name.length, 28);
+  central.writeUInt32LE((0o100755 << 16) >>> 0, 38);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + name.length, 12);
+  end.writeUInt32LE(local.length + name.length + body.length, 16);
+  fs.writeFileSync(file, Buffer.concat([local, name, body, central, name, end]));
+}
+
+/**
  * The file's SHA-256, hex.
  * @param {string} file
  */
@@ -97,9 +141,9 @@ function sha256(file) {
  * A signed release of `example` `version` in `dir`: one zip of `size` bytes per platform, the manifest,
  * SHA256SUMS and its binary detached signature. Returns what the benchmarks need to know about it.
  * @param {string} dir
- * @param {{ version?: string, size: number, platforms?: string[] }} options
+ * @param {{ version?: string, size: number, platforms?: string[], deflate?: boolean }} options
  */
-export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS }) {
+export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS, deflate = false }) {
   fs.mkdirSync(dir, { recursive: true });
   const prefix = `terraform-provider-${NAME}_${version}`;
   const lines = [];
@@ -108,7 +152,8 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
     const filename = `${prefix}_${platform}.zip`;
     const exe = `terraform-provider-${NAME}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
     const file = path.join(dir, filename);
-    writeZip(file, exe, size);
+    if (deflate) writeDeflatedZip(file, exe, size);
+    else writeZip(file, exe, size);
     zips.push(file);
     lines.push(`${sha256(file)}  ${filename}`);
   }
