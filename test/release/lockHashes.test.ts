@@ -9,7 +9,7 @@
  *
  * The expectations below come from an implementation of that text written here, reading the zip by hand
  * (end record → central directory → local header → inflate), sharing nothing with src/ (which reads zips with
- * yauzl), and from literal values Go and Terraform published.
+ * yauzl), and from literal values Go and Terraform published (three, reproduced from their exact bytes).
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -92,6 +92,47 @@ describe('h1: of a zip', () => {
       ]),
     );
     expect(await zipHash1(file, 'xyz-abc.zip')).toBe(want);
+  });
+
+  // Literal values published by Terraform and Go, each reproduced from the exact bytes it was computed from.
+  it.each([
+    {
+      // hashicorp/terraform: internal/providercache/cached_provider_test.go (TestCachedProviderHash) and
+      // internal/getproviders/package_authentication_test.go ("Known-good HashV1 result for this directory"): the
+      // placeholder executable of testdata/…/hashicorp/null/2.0.0/linux_amd64, 85 bytes with its newline.
+      source: 'Terraform, hashicorp/null 2.0.0 placeholder',
+      name: 'terraform-provider-null',
+      content: '# This is just a placeholder file for discovery testing, not a real provider plugin.\n',
+      h1: 'h1:qjsREM4DqEWECD43FcPqddZ9oxCG+IaMTxvWPciS05g=',
+    },
+    {
+      // hashicorp/terraform: internal/providercache/installer_test.go records this h1: in a lock file
+      // (provider "example.com/foo/beep" 2.0.0) for testdata/beep-provider/terraform-provider-beep, 132 bytes.
+      source: 'Terraform, a lock file in installer_test.go',
+      name: 'terraform-provider-beep',
+      content:
+        "This is not a real provider executable. It's just here to give the installer\nsomething to copy in some of our installer test cases.\n",
+      h1: 'h1:2y06Ykj0FRneZfGCTxI9wRTori8iB7ZL5kQ6YyEnh84=',
+    },
+    {
+      // go.sum, in many public modules: `github.com/google/go-cmp v0.5.9/go.mod h1:17dUlk…`, dirhash Hash1 over the
+      // one file go.mod of google/go-cmp v0.5.9.
+      source: 'Go, the go.sum line of github.com/google/go-cmp v0.5.9/go.mod',
+      name: 'go.mod',
+      content: 'module github.com/google/go-cmp\n\ngo 1.13\n',
+      h1: 'h1:17dUlkBOakJ0+DkrSSNjCkIjxS6bF9zb3elmeNGIjoY=',
+    },
+  ])('reproduces the published value: $source', async ({ name, content, h1, source }) => {
+    const stored = writeZip('stored.zip', makeZip([{ name, data: content }]));
+    const deflated = writeZip('deflated.zip', makeZip([{ name, data: content, deflate: true }]));
+    expect(await zipHash1(stored, source)).toBe(h1);
+    expect(await zipHash1(deflated, source)).toBe(h1);
+  });
+
+  it('gives another value when the executable is named .exe (as TestCachedProviderHash says of windows_amd64)', async () => {
+    const content = '# This is just a placeholder file for discovery testing, not a real provider plugin.\n';
+    const file = writeZip('exe.zip', makeZip([{ name: 'terraform-provider-null.exe', data: content }]));
+    expect(await zipHash1(file, 'exe.zip')).not.toBe('h1:qjsREM4DqEWECD43FcPqddZ9oxCG+IaMTxvWPciS05g=');
   });
 
   it('includes folder entries (as empty files, the way Go opens them) and sorts names as bytes', async () => {
