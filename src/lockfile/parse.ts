@@ -50,6 +50,14 @@ export class LockFileError extends UsageError {}
 const HINT =
   'Fix that line (terraform init would refuse the file too), or move the file aside to start a new one; it was not changed.';
 
+// What a token the parser had to invent is, in words.
+const MISSING: Record<string, string> = {
+  quoted_template_end: 'a closing "',
+  block_end: 'a closing }',
+  tuple_end: 'a closing ]',
+  object_end: 'a closing }',
+};
+
 function fail(file: string, line: number, problem: string): LockFileError {
   return new LockFileError(`${file}:${line}: ${problem}`, { hint: HINT, details: { file, line } });
 }
@@ -57,9 +65,22 @@ function fail(file: string, line: number, problem: string): LockFileError {
 /** Parses the lock file's text; throws LockFileError for a syntax error. `file` names it in messages. */
 export async function parseLockFile(text: string, file: string): Promise<ParsedLockFile> {
   const root = await parseHcl(text);
+  // HCL's quoted strings end on their line (hclsyntax: "Unterminated template string"); tree-sitter's grammar
+  // lets one run on, so an unclosed quote is found here, on its own line, rather than at the end of the file.
+  const runaway = root
+    .descendantsOfType(['string_lit', 'quoted_template'])
+    .find((n) => n.startPosition.row !== n.endPosition.row);
   const error = firstSyntaxError(root);
+  if (runaway !== undefined && (error === undefined || runaway.startIndex <= error.startIndex)) {
+    throw fail(
+      file,
+      runaway.startPosition.row + 1,
+      'a quoted string is not closed on its line: this is not valid HCL',
+    );
+  }
   if (error !== undefined) {
-    const what = error.isMissing ? `a missing ${JSON.stringify(error.type)}` : 'a syntax error';
+    const missing = MISSING[error.type] ?? JSON.stringify(error.type);
+    const what = error.isMissing ? `${missing} is missing` : 'a syntax error';
     throw fail(file, error.startPosition.row + 1, `${what}: this is not valid HCL`);
   }
   const nodes: HclNode[] = [];
