@@ -53,6 +53,8 @@ const HINT =
 // What a token the parser had to invent is, in words.
 const MISSING: Record<string, string> = {
   quoted_template_end: 'a closing "',
+  ']': 'a closing ]',
+  ')': 'a closing )',
   block_end: 'a closing }',
   tuple_end: 'a closing ]',
   object_end: 'a closing }',
@@ -79,6 +81,13 @@ export async function parseLockFile(text: string, file: string): Promise<ParsedL
     );
   }
   if (error !== undefined) {
+    let opened: HclNode | null = error;
+    while (opened !== null && opened.type !== 'block') opened = opened.parent;
+    if (error.isMissing && (error.type === '}' || error.type === 'block_end') && opened !== null) {
+      // Like HCL's "Unclosed configuration block": said where the block opens, not at the end of the file.
+      const line = opened.startPosition.row + 1;
+      throw fail(file, line, 'this block has no closing }: this is not valid HCL');
+    }
     const missing = MISSING[error.type] ?? JSON.stringify(error.type);
     const what = error.isMissing ? `${missing} is missing` : 'a syntax error';
     throw fail(file, error.startPosition.row + 1, `${what}: this is not valid HCL`);

@@ -244,7 +244,7 @@ describe('merging into a lock file holding two other providers', () => {
 
 describe('a lock file that cannot be updated is a usage error naming the file and line', () => {
   it.each([
-    ['an unclosed block', `${HEADER}provider "a/b/c" {\n  version = "1"\n`, 6],
+    ['an unclosed block', `${HEADER}provider "a/b/c" {\n  version = "1"\n`, 4],
     ['a missing value', `${HEADER}provider "a/b/c" {\n  version = \n}\n`, 5],
     ['an unterminated string', `${HEADER}provider "a/b/c" {\n  version = "1\n}\n`, 5],
   ])('%s', async (_, text, line) => {
