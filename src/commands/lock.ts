@@ -94,14 +94,7 @@ export async function runLock(context: RunContext, session: Session, options: Lo
   // The lock file is read and parsed first: a file that cannot be updated should not wait for hashing.
   const existing = await readLockFile(lockFile, shown);
 
-  const source: LockSource = {
-    label: `the release in ${options.dir}`,
-    load: async () => {
-      const { release } = await verifyWithFlags(context, session, { ...options, offline: true }, 'lock');
-      return releaseMaterial(release);
-    },
-  };
-  const material = await source.load();
+  const material = await localReleaseSource(context, session, options).load();
   const address = lockAddress(settings.apiHost, namespace, material.name);
   const hashes = entryHashes(material, platforms);
   const merged = mergeLock(
@@ -132,6 +125,20 @@ export async function runLock(context: RunContext, session: Session, options: Lo
   if (output.json) output.resultJson(document);
   else renderLock(output, document, merged, material);
   return 0;
+}
+
+/**
+ * The local-release source: the release verified as `verify --offline` verifies it (exit 2 or 3 when it does
+ * not hold up), its platforms' hashes and its SHA256SUMS lines. (A registry source would sit beside it.)
+ */
+export function localReleaseSource(context: RunContext, session: Session, options: LockOptions): LockSource {
+  return {
+    label: `the release in ${options.dir}`,
+    load: async () => {
+      const { release } = await verifyWithFlags(context, session, { ...options, offline: true }, 'lock');
+      return releaseMaterial(release);
+    },
+  };
 }
 
 function parsePlatforms(values: string[] | undefined): string[] | undefined {
