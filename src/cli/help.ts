@@ -82,6 +82,7 @@ export const EXAMPLE_EMULATOR = {
 export const COMMAND_GROUPS = {
   publish: 'Publish and verify:',
   read: 'Reading and checking:',
+  lock: 'Lock files for consumers:',
   cleanup: 'Cleanup and keys:',
   runtask: 'Run tasks:',
   local: 'The local platform:',

@@ -19,6 +19,7 @@ import { registerPlatforms } from './platforms.js';
 import { registerCheck } from './check.js';
 import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
+import { registerLock } from './lock.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
 import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
@@ -78,6 +79,8 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   registerVersions(program);
   registerPlatforms(program);
   registerCheck(program);
+  program.commandsGroup(COMMAND_GROUPS.lock);
+  registerLock(program);
   program.commandsGroup(COMMAND_GROUPS.cleanup);
   registerDelete(program);
   registerGpgKeys(program);

@@ -166,6 +166,7 @@ describe('provider --help', () => {
     };
     expect(under(COMMAND_GROUPS.publish)).toEqual(['publish', 'verify']);
     expect(under(COMMAND_GROUPS.read)).toEqual(['versions', 'platforms', 'check']);
+    expect(under(COMMAND_GROUPS.lock)).toEqual(['lock']);
     expect(under(COMMAND_GROUPS.cleanup)).toEqual(['delete', 'gpg-keys']);
     expect(under(COMMAND_GROUPS.runtask)).toEqual(['runtask']);
     expect(under(COMMAND_GROUPS.local)).toEqual(['emulate']);

@@ -1,0 +1,243 @@
+/**
+ * `provider lock [release-dir]` below the command line: writes or updates the provider's block in a
+ * `.terraform.lock.hcl` with the hashes of every platform of a version, which `terraform init` alone cannot
+ * record (it computes `h1:` only for the platform it runs on). Offline: the release is verified as `verify
+ * --offline` does (same checks, same exit codes), against a public key given locally; no token, no request. The
+ * lock file is read and parsed before the release is hashed, and written only after everything passed,
+ * atomically (a temporary file renamed over it, its mode kept).
+ */
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { UsageError } from '../errors.js';
+import { lockAddress } from '../lockfile/address.js';
+import { canonicalConstraints } from '../lockfile/constraints.js';
+import { lineDiff } from '../lockfile/diff.js';
+import { mergeLock, type MergeResult } from '../lockfile/merge.js';
+import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/parse.js';
+import {
+  entryHashes,
+  platformName,
+  releaseMaterial,
+  type LockMaterial,
+  type LockSource,
+} from '../lockfile/source.js';
+import { successMark } from '../ui/glyphs.js';
+import type { Output } from '../ui/output.js';
+import type { RunContext } from './context.js';
+import type { Session } from './session.js';
+import { KEY_VARIABLE, verifyWithFlags, type VerifyFlags } from './verify.js';
+
+/** The flags of `provider lock`. */
+export interface LockFlags extends Pick<VerifyFlags, 'key' | 'version' | 'protocols' | 'dearmorSignature'> {
+  lockFile?: string;
+  platform?: string[];
+  constraints?: string;
+  dryRun?: boolean;
+}
+
+/** What `provider lock` is asked to do: the flags and the release folder. */
+export interface LockOptions extends LockFlags {
+  dir: string;
+}
+
+/** The lock file written when `--lock-file` is not given (relative to the working directory). */
+export const DEFAULT_LOCK_FILE = '.terraform.lock.hcl';
+
+const PLATFORM = /^[a-z0-9]+_[a-z0-9]+$/;
+
+/** The `--json` document of `provider lock`. */
+export interface LockDocument {
+  ok: true;
+  lockFile: string;
+  /** `created`, `updated` or `unchanged` (with `--dry-run`: what would happen). */
+  result: MergeResult['outcome'];
+  dryRun: boolean;
+  written: boolean;
+  provider: {
+    address: string;
+    version: string;
+    constraints: string | null;
+    hashes: string[];
+  };
+  /** The platforms whose `h1:` the entry records. */
+  platforms: string[];
+  /** The version the file held before, when it had this provider and it differed (the block was replaced). */
+  previousVersion: string | null;
+}
+
+/** Runs `provider lock [dir]`; returns the exit code (0) or throws. */
+export async function runLock(context: RunContext, session: Session, options: LockOptions): Promise<number> {
+  const { output, cwd } = context;
+  const shown = options.lockFile ?? DEFAULT_LOCK_FILE;
+  if (shown.trim() === '')
+    throw new UsageError('--lock-file was given an empty value', { hint: 'Give a path.' });
+  const lockFile = path.resolve(cwd, shown);
+  const platforms = parsePlatforms(options.platform);
+  const constraints =
+    options.constraints === undefined ? undefined : canonicalConstraints(options.constraints);
+
+  const settings = await session.settings();
+  const namespace = settings.namespace;
+  if (namespace === undefined) {
+    throw new UsageError(
+      `No organization given: the lock file records the provider as ${settings.apiHost.host}/<organization>/<name>`,
+      {
+        hint: 'Pass --organization <name> (and --namespace if it differs), set TFE_ORGANIZATION, or put "organization" in .providerrc.json.',
+      },
+    );
+  }
+  if (options.key === undefined && !context.env[KEY_VARIABLE]?.trim() && settings.keyFile === undefined) {
+    throw new UsageError('provider lock checks the release signature offline, and no public key was given', {
+      hint: `Pass --key <armored-public-key-file>, set ${KEY_VARIABLE} to the armored key, or put "keyFile" in .providerrc.json.`,
+    });
+  }
+  // The lock file is read and parsed first: a file that cannot be updated should not wait for hashing.
+  const existing = await readLockFile(lockFile, shown);
+
+  const material = await localReleaseSource(context, session, options).load();
+  const address = lockAddress(settings.apiHost, namespace, material.name);
+  const hashes = entryHashes(material, platforms);
+  const merged = mergeLock(
+    existing?.parsed,
+    { address, version: material.version, hashes, constraints },
+    shown,
+  );
+
+  const write = options.dryRun !== true && merged.outcome !== 'unchanged';
+  if (write) await writeAtomically(lockFile, merged.text, existing?.mode);
+  const chosen = platforms ?? material.platforms.map(platformName);
+  const previous = merged.previous?.entry.version;
+  const document: LockDocument = {
+    ok: true,
+    lockFile: shown,
+    result: merged.outcome,
+    dryRun: options.dryRun === true,
+    written: write,
+    provider: {
+      address: merged.lock.address,
+      version: merged.lock.version,
+      constraints: merged.lock.constraints ?? null,
+      hashes: merged.lock.hashes,
+    },
+    platforms: material.platforms.map(platformName).filter((p) => chosen.includes(p)),
+    previousVersion: previous !== undefined && previous !== material.version ? previous : null,
+  };
+  if (output.json) output.resultJson(document);
+  else renderLock(output, document, merged, material);
+  return 0;
+}
+
+/**
+ * The local-release source: the release verified as `verify --offline` verifies it (exit 2 or 3 when it does
+ * not hold up), its platforms' hashes and its SHA256SUMS lines. (A registry source would sit beside it.)
+ */
+export function localReleaseSource(context: RunContext, session: Session, options: LockOptions): LockSource {
+  return {
+    label: `the release in ${options.dir}`,
+    load: async () => {
+      const { release } = await verifyWithFlags(context, session, { ...options, offline: true }, 'lock');
+      return releaseMaterial(release);
+    },
+  };
+}
+
+function parsePlatforms(values: string[] | undefined): string[] | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const out: string[] = [];
+  for (const value of values.flatMap((v) => v.split(','))) {
+    const platform = value.trim();
+    if (!PLATFORM.test(platform)) {
+      throw new UsageError(`--platform ${JSON.stringify(value)} is not a platform`, {
+        hint: 'Write it as terraform providers lock -platform does: <os>_<arch>, e.g. linux_amd64 or darwin_arm64.',
+      });
+    }
+    if (!out.includes(platform)) out.push(platform);
+  }
+  return out;
+}
+
+/** The lock file as read: its parsed text and mode, or undefined when there is none yet. */
+async function readLockFile(
+  file: string,
+  shown: string,
+): Promise<{ parsed: ParsedLockFile; mode: number } | undefined> {
+  let bytes: Buffer;
+  let mode: number;
+  try {
+    bytes = await fs.readFile(file);
+    mode = (await fs.stat(file)).mode & 0o7777;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new UsageError(`${shown} cannot be read (${code ?? (error as Error).message})`, {
+      hint: 'Give --lock-file the path of a .terraform.lock.hcl file (it is created when missing).',
+      details: { file: shown },
+      cause: error,
+    });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new LockFileError(`${shown} is not UTF-8 text`, {
+      hint: 'A lock file is UTF-8 text; move this one aside to start a new one. It was not changed.',
+      details: { file: shown },
+    });
+  }
+  return { parsed: await parseLockFile(text, shown), mode };
+}
+
+/** Writes `text` to `file` through a temporary file in the same folder renamed over it; `mode` kept. */
+async function writeAtomically(file: string, text: string, mode: number | undefined): Promise<void> {
+  // A symbolic link stays one: the file it points to is replaced.
+  const target = await fs.realpath(file).catch(() => file);
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  try {
+    await fs.writeFile(temporary, text, { mode: mode ?? 0o644, flag: 'wx' });
+    if (mode !== undefined) await fs.chmod(temporary, mode);
+    await fs.rename(temporary, target);
+  } catch (error) {
+    await fs.rm(temporary, { force: true });
+    throw new UsageError(`${file} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+      hint: 'Check that its folder exists and is writable.',
+      details: { file },
+      cause: error,
+    });
+  }
+}
+
+function renderLock(
+  output: Output,
+  document: LockDocument,
+  merged: MergeResult,
+  material: LockMaterial,
+): void {
+  const { provider, lockFile } = document;
+  if (document.dryRun) {
+    const lines =
+      merged.previous === undefined
+        ? merged.block.split(/\r?\n/).map((l) => `+ ${l}`)
+        : lineDiff(merged.previous.block, merged.block);
+    for (const line of lines) output.result(line);
+    output.result('');
+  }
+  const h1 = document.platforms.length;
+  const zh = material.shasums.length;
+  const what = `${provider.address} ${provider.version} (h1: for ${h1} platform${h1 === 1 ? '' : 's'}, zh: for ${zh} file${zh === 1 ? '' : 's'} of SHA256SUMS)`;
+  const replaced = document.previousVersion === null ? '' : `, replacing ${document.previousVersion}`;
+  const mark = successMark(output.color);
+  if (document.result === 'unchanged') {
+    output.result(`${mark} ${lockFile} unchanged: it already records ${what}`);
+  } else if (document.dryRun) {
+    output.result(
+      `Dry run: ${lockFile} would be ${document.result} with ${what}${replaced}; nothing was written`,
+    );
+  } else {
+    output.result(
+      `${mark} ${document.result === 'created' ? 'Created' : 'Updated'} ${lockFile}: ${what}${replaced}`,
+    );
+  }
+}
