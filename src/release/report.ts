@@ -14,6 +14,8 @@ export interface VerifyDocument {
   signer: string;
   signatureFile: string;
   platforms: { os: string; arch: string; filename: string; shasum: string; bytes: number }[];
+  /** Present when goreleaser's artifacts.json was read and agreed with the files. */
+  artifactsJson?: { file: string; archives: number };
   warnings: string[];
 }
 
@@ -34,6 +36,7 @@ export function verifyDocument(release: VerifiedRelease, namespace: string | und
       shasum: p.shasum,
       bytes: p.bytes,
     })),
+    ...(release.artifactsJson === undefined ? {} : { artifactsJson: release.artifactsJson }),
     warnings: release.warnings,
   };
 }

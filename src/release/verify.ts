@@ -7,6 +7,7 @@ import { VerificationError } from '../errors.js';
 import type { Output } from '../ui/output.js';
 import { FileReadError, hashFiles, type FileDigest, type HashOptions } from './hashing.js';
 import type { KeySource } from './keySource.js';
+import { checkArtifacts, readArtifacts } from './artifacts.js';
 import { readLayout, type ReleaseLayout } from './layout.js';
 import { checkListing } from './listing.js';
 import { chooseProtocols, parseManifest } from './protocols.js';
@@ -59,18 +60,20 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
 
   const shasums = await readReleaseFile(layout, layout.shasums, 'shasums');
   const entries = parseShasums(shasums.content, layout.shasums);
-  checkListing(layout, entries).forEach(warn);
+  const listing = checkListing(layout, entries);
+  listing.warnings.forEach(warn);
+  const artifactsJson = await readArtifacts(layout, warn);
 
   // Hashing (the long part, on the worker threads) starts now; the main thread checks the manifest, the
   // signature and the zips meanwhile. Failures are still reported in the same order: signature, hashes, zips.
   const stopHashing = new AbortController();
   const outer = options.hashing?.signal;
-  const hashing = hashListed(layout, entries, {
+  const hashing = hashListed(layout, listing.present, {
     ...options.hashing,
     signal: outer ? AbortSignal.any([outer, stopHashing.signal]) : stopHashing.signal,
   });
   hashing.catch(() => undefined);
-  const signer = await checkManifestAndSignature(layout, shasums.content, options, warn).catch(
+  const signer = await checkManifestAndSignature(layout, shasums.content, entries, options, warn).catch(
     (error: unknown) => {
       stopHashing.abort();
       throw error;
@@ -86,6 +89,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   });
   const digests = await hashing;
   const byName = new Map(entries.map((e) => [e.filename, e]));
+  const artifacts =
+    artifactsJson &&
+    checkArtifacts(artifactsJson, { layout, entries, sha256Of: (f) => digests.get(f)?.sha256, warn });
   const platforms: ReleasePlatform[] = [];
   for (const [i, platform] of layout.platforms.entries()) {
     const entry = byName.get(platform.filename)!;
@@ -116,6 +122,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
     warnings,
   };
   if (signer.manifest !== undefined) release.manifest = signer.manifest.file;
+  if (artifacts !== undefined) release.artifactsJson = artifacts;
   return release;
 }
 
@@ -123,6 +130,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
 async function checkManifestAndSignature(
   layout: ReleaseLayout,
   shasumsContent: Uint8Array,
+  shasumsEntries: ShasumEntry[],
   options: VerifyReleaseOptions,
   warn: (message: string) => void,
 ) {
@@ -154,6 +162,7 @@ async function checkManifestAndSignature(
     keySource: options.keySource,
     now: options.now(),
     warn,
+    shasumsEntries,
   });
 
   return { manifest, protocols: chosen, sig, signature, signer };
