@@ -57,6 +57,18 @@ async function addLines(dist: string, lines: string[], resign = true): Promise<v
   await editSums(dist, (l) => [...l, ...lines].sort(byName), { resign });
 }
 
+const emulator = emulatorPerTest();
+
+/** `provider publish <dist> --key <key>` against an emulator; returns the result and the writes it saw. */
+async function publish(dist: string, key: string): Promise<{ code: number; doc: Doc; writes: string[] }> {
+  const e: Emulator = await emulator();
+  const result = await runShared(
+    ['publish', dist, '--json', '--key', key, '--hostname', e.url, '--organization', e.organization],
+    { env: { TFE_TOKEN: e.ownerToken, ...FAST }, cwd: tempRoot() },
+  );
+  return { code: result.exitCode, doc: JSON.parse(result.stdout) as Doc, writes: writeRequests(e) };
+}
+
 describe("goreleaser's artifacts.json", () => {
   it('is checked on the good release and named in the --json document', async () => {
     const { code, doc } = await verify(copyRelease());
@@ -89,6 +101,9 @@ describe("goreleaser's artifacts.json", () => {
     );
     expect(doc.error!.hint).toContain('goreleaser release --clean');
     expect(doc.error!.hint).toContain('never mix the dist folders of two runs');
+    const published = await publish(dist, publicKeyPath('signer'));
+    expect([published.code, published.doc.error!.message]).toEqual([3, doc.error!.message]);
+    expect(published.writes).toEqual([]);
   });
 
   const disagreements: [string, (dist: string) => void, string][] = [
@@ -245,18 +260,6 @@ describe('extra lines in SHA256SUMS', () => {
 });
 
 describe('named signature failures', () => {
-  const emulator = emulatorPerTest();
-
-  /** `provider publish <dist> --key <key>` against an emulator; returns the result and the writes it saw. */
-  async function publish(dist: string, key: string): Promise<{ code: number; doc: Doc; writes: string[] }> {
-    const e: Emulator = await emulator();
-    const result = await runShared(
-      ['publish', dist, '--json', '--key', key, '--hostname', e.url, '--organization', e.organization],
-      { env: { TFE_TOKEN: e.ownerToken, ...FAST }, cwd: tempRoot() },
-    );
-    return { code: result.exitCode, doc: JSON.parse(result.stdout) as Doc, writes: writeRequests(e) };
-  }
-
   /** verify and publish agree: exit 3 with the same message, and publish wrote nothing. */
   async function refused(dist: string, key = publicKeyPath('signer')): Promise<NonNullable<Doc['error']>> {
     const verified = await verify(dist, key);
