@@ -23,6 +23,8 @@ export interface VerifyDocument {
     /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
     hashes: string[];
   }[];
+  /** Present when goreleaser's artifacts.json was read and agreed with the files. */
+  artifactsJson?: { file: string; archives: number };
   warnings: string[];
 }
 
@@ -44,6 +46,7 @@ export function verifyDocument(release: VerifiedRelease, namespace: string | und
       bytes: p.bytes,
       hashes: lockHashes(p),
     })),
+    ...(release.artifactsJson === undefined ? {} : { artifactsJson: release.artifactsJson }),
     warnings: release.warnings,
   };
 }

@@ -2,12 +2,15 @@
  * Who signed SHA256SUMS, and whether the registry and Terraform will accept it: the signing (sub)key must be
  * among the given keys, the primary key RSA or DSA (the registry accepts no ECC keys), neither expired nor
  * revoked, and the signature must hold over the exact bytes. openpgp.js judges a key at signature time, so
- * expiry and revocation are checked here against the clock.
+ * expiry and revocation are checked here against the clock. A signature that does not hold is named by its
+ * shape: goreleaser 2.15.0/2.15.1's checksum file listing its own signature (goreleaser/goreleaser#6508,
+ * #6514; opentofu/registry#3974), or a signature made over another checksum file.
  */
 import type * as openpgp from 'openpgp';
 import { UsageError, VerificationError } from '../errors.js';
 import type { CandidateKey, KeySource } from './keySource.js';
 import { loadOpenpgp } from './openpgp.js';
+import type { ShasumEntry } from './shasums.js';
 import type { ReadSignature } from './signature.js';
 import type { SignerInfo } from './types.js';
 
@@ -20,7 +23,13 @@ export interface SignerInput {
   keySource: KeySource;
   now: Date;
   warn: (message: string) => void;
+  /** The lines of SHA256SUMS, to recognise goreleaser 2.15.0/2.15.1's listing of the checksum file's own `.sig`. */
+  shasumsEntries?: readonly ShasumEntry[] | undefined;
 }
+
+/** The way out of a signature that cannot stay: Terraform and the registries never see a changed version. */
+const NEW_PATCH =
+  'If this version was already published, publish a NEW patch version instead; never overwrite a published one.';
 
 const ACCEPTED = new Set(['rsaEncryptSign', 'rsaSign', 'rsaEncrypt', 'dsa']);
 const EXPIRY_WARNING_MS = 30 * 24 * 3600 * 1000;
@@ -69,9 +78,9 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
   if (await key.isRevoked(undefined, undefined, now)) throw fail(`key ${keyId} has been revoked`, resign);
   const { expires, which } = await earliestExpiry(key, signingKey);
   if (expires !== null && expires.getTime() <= now.getTime()) {
-    const what = which === 'subkey' ? `the signing subkey of key ${keyId}` : `key ${keyId}`;
+    if (which === 'subkey') throw expiredSubkey(input, key, signingKey, expires);
     throw fail(
-      `${what} expired on ${expires.toISOString().slice(0, 10)}; terraform init refuses signatures by expired keys`,
+      `key ${keyId} expired on ${day(expires)}; terraform init refuses signatures by expired keys`,
       `Extend the key (gpg --quick-set-expire <fingerprint> 2y) and export it again, or: ${resign}`,
     );
   }
@@ -92,13 +101,24 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     date: now,
   });
   const verdict = result.signatures.find((s) => s.keyID.equals(signingKey.getKeyID()));
+  const ownSig = input.shasumsEntries?.find((e) => e.filename === file);
   try {
     if (verdict === undefined) throw new Error(`no signature by ${keyId} was found`);
     await verdict.verified;
   } catch (error) {
+    const reason = (error as Error).message;
+    if (ownSig !== undefined) throw await listsOwnSignature(input, key, ownSig, reason);
+    // openpgp.js compares the digest's first two bytes, kept in the signature packet, before the RSA/DSA check:
+    // a mismatch there means the signature was made over other bytes, not that it is damaged.
+    if (reason === 'Signed digest did not match') throw overOtherBytes(input, keyId);
     throw fail(
-      `the signature does not match the bytes of ${input.shasumsFile} (${(error as Error).message})`,
-      `${input.shasumsFile} changed after it was signed, or the signature belongs to another file. Sign it again: gpg --detach-sign ${input.shasumsFile}`,
+      `the signature does not match the bytes of ${input.shasumsFile} (${reason})`,
+      `${input.shasumsFile} changed after it was signed, or the signature belongs to another file. Sign it again: gpg --detach-sign ${input.shasumsFile}. ${NEW_PATCH}`,
+    );
+  }
+  if (ownSig !== undefined) {
+    input.warn(
+      `${input.shasumsFile} line ${ownSig.line} lists its own signature ${file}, as goreleaser 2.15.0 and 2.15.1 wrote it; the signature verifies (it was made again), but the public registry refuses such a listing and lock files record the .sig as a zh: hash — pin goreleaser 2.14.3 or upgrade past 2.15.1 for the next version`,
     );
   }
   if (expires !== null && expires.getTime() - now.getTime() < EXPIRY_WARNING_MS) {
@@ -119,6 +139,121 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     // The user's own text, so that tools matching registered keys by their text recognise it.
     armoredKey: block ?? key.toPublic().armor(),
   };
+}
+
+/** The signing subkey expired (before or after it signed): name it, its expiry, and how to extend it. */
+function expiredSubkey(
+  input: SignerInput,
+  key: openpgp.Key,
+  subkey: openpgp.Key | openpgp.Subkey,
+  expires: Date,
+): VerificationError {
+  const file = input.signatureFile;
+  const keyId = key.getKeyID().toHex().toUpperCase();
+  const subkeyId = subkey.getKeyID().toHex().toUpperCase();
+  const fingerprint = key.getFingerprint().toUpperCase();
+  const signed = signatureDate(input.signature);
+  const when =
+    signed === undefined
+      ? ''
+      : signed.getTime() >= expires.getTime()
+        ? `, before it made this signature on ${day(signed)}`
+        : ` (it made this signature on ${day(signed)}, while it was valid)`;
+  return new VerificationError(
+    `${file}: the signing subkey ${subkeyId} of key ${keyId} expired on ${day(expires)}${when}; terraform init refuses signatures by expired keys`,
+    {
+      hint:
+        `Extend the subkey: gpg --quick-set-expire ${fingerprint} 1y '*', export the public key again (gpg --armor --export ${fingerprint} > key.asc), ` +
+        `register it (provider gpg-keys add key.asc) and sign again: gpg --detach-sign ${input.shasumsFile}. ${NEW_PATCH}`,
+      details: {
+        file,
+        keyId,
+        subkeyId,
+        expires: expires.toISOString(),
+        signed: signed?.toISOString() ?? null,
+      },
+    },
+  );
+}
+
+/**
+ * goreleaser 2.15.0 and 2.15.1 signed the checksum file, then added the signature's own line to it
+ * (goreleaser/goreleaser#6508 "checksums.txt.sig hash is added back into checksums.txt", #6514 for
+ * `signs.artifacts: checksum`), so the signature cannot verify. When the signature holds over the file without
+ * its `.sig` lines, that is said too: it is exactly this.
+ */
+async function listsOwnSignature(
+  input: SignerInput,
+  key: openpgp.Key,
+  own: ShasumEntry,
+  reason: string,
+): Promise<VerificationError> {
+  const file = input.signatureFile;
+  const text = new TextDecoder().decode(input.shasumsBytes);
+  const without = text
+    .split('\n')
+    .filter((l) => !l.endsWith('.sig'))
+    .join('\n');
+  const before = await holdsOver(input.signature, key, new TextEncoder().encode(without), input.now);
+  return new VerificationError(
+    `${input.shasumsFile} lists its own signature ${file} (line ${own.line}), so it was rewritten after it was signed and the signature cannot verify (${reason}): ` +
+      `goreleaser 2.15.0 and 2.15.1 rewrote the checksum file after signing it` +
+      (before ? `; the signature does verify over the file without its .sig lines` : ''),
+    {
+      hint: `Pin goreleaser 2.14.3 or upgrade past 2.15.1 (2.15.2 fixed it), rebuild and publish a NEW patch version; never overwrite a published one (registries and lock files keep the first checksums).`,
+      details: {
+        file,
+        shasumsFile: input.shasumsFile,
+        line: own.line,
+        goreleaser: '2.15.0-2.15.1',
+        verifiesWithoutSigLines: before,
+      },
+    },
+  );
+}
+
+/** A valid signature by the right key over other bytes: another run's or version's SHA256SUMS. */
+function overOtherBytes(input: SignerInput, keyId: string): VerificationError {
+  const file = input.signatureFile;
+  const signed = signatureDate(input.signature);
+  return new VerificationError(
+    `${file} was made by key ${keyId}${signed === undefined ? '' : ` on ${signed.toISOString()}`}, but over a different checksum file than ${input.shasumsFile}: the signed digest does not match its bytes`,
+    {
+      hint: `Sign this ${input.shasumsFile} again (gpg --detach-sign ${input.shasumsFile}); never mix the dist folders of two runs (goreleaser release --clean). ${NEW_PATCH}`,
+      details: { file, keyId, shasumsFile: input.shasumsFile, signed: signed?.toISOString() ?? null },
+    },
+  );
+}
+
+/** True when the signature verifies over `bytes` with `key`. */
+async function holdsOver(
+  signature: ReadSignature,
+  key: openpgp.Key,
+  bytes: Uint8Array,
+  now: Date,
+): Promise<boolean> {
+  const pgp = await loadOpenpgp();
+  const result = await pgp.verify({
+    message: await pgp.createMessage({ binary: bytes }),
+    signature: signature.signature,
+    verificationKeys: [key],
+    date: now,
+  });
+  return Promise.all(result.signatures.map((s) => s.verified)).then(
+    () => result.signatures.length > 0,
+    () => false,
+  );
+}
+
+/** When the signature says it was made. */
+function signatureDate(signature: ReadSignature): Date | undefined {
+  const created = signature.signature.packets[0]?.created;
+  return created instanceof Date ? created : undefined;
+}
+
+/** `2026-01-02`. */
+function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
 }
 
 /** A key read from a candidate, with its armor block as given when that block holds only this public key. */

@@ -79,4 +79,6 @@ export interface VerifiedRelease {
   platforms: ReleasePlatform[];
   signer: SignerInfo;
   warnings: string[];
+  /** goreleaser's artifacts.json, when the folder held one and it was checked against the files. */
+  artifactsJson?: { file: string; archives: number };
 }

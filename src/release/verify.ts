@@ -14,6 +14,7 @@ import {
   type ZipPlan,
 } from './hashing.js';
 import type { KeySource } from './keySource.js';
+import { checkArtifacts, readArtifacts } from './artifacts.js';
 import { readLayout, type ReleaseLayout } from './layout.js';
 import { checkListing } from './listing.js';
 import { chooseProtocols, parseManifest } from './protocols.js';
@@ -67,7 +68,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
 
   const shasums = await readReleaseFile(layout, layout.shasums, 'shasums');
   const entries = parseShasums(shasums.content, layout.shasums);
-  checkListing(layout, entries).forEach(warn);
+  const listing = checkListing(layout, entries);
+  listing.warnings.forEach(warn);
+  const artifactsJson = await readArtifacts(layout, warn);
 
   // Hashing (the long part, on the worker threads) starts now; the main thread checks the manifest, the
   // signature and the zips meanwhile. Failures are still reported in the same order: signature, hashes, zips.
@@ -87,9 +90,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   planned.forEach((plan, i) => {
     if (!(plan instanceof Error)) plans.set(zipPaths[i]!, plan.plan);
   });
-  const hashing = hashListed(layout, entries, { ...options.hashing, signal: hashSignal, plans });
+  const hashing = hashListed(layout, listing.present, { ...options.hashing, signal: hashSignal, plans });
   hashing.catch(() => undefined);
-  const signer = await checkManifestAndSignature(layout, shasums.content, options, warn).catch(
+  const signer = await checkManifestAndSignature(layout, shasums.content, entries, options, warn).catch(
     (error: unknown) => {
       stopHashing.abort();
       throw error;
@@ -102,6 +105,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   });
   const digests = await hashing;
   const byName = new Map(entries.map((e) => [e.filename, e]));
+  const artifacts =
+    artifactsJson &&
+    checkArtifacts(artifactsJson, { layout, entries, sha256Of: (f) => digests.get(f)?.sha256, warn });
   const platforms: ReleasePlatform[] = [];
   for (const [i, platform] of layout.platforms.entries()) {
     const entry = byName.get(platform.filename)!;
@@ -135,6 +141,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
     warnings,
   };
   if (signer.manifest !== undefined) release.manifest = signer.manifest.file;
+  if (artifacts !== undefined) release.artifactsJson = artifacts;
   return release;
 }
 
@@ -142,6 +149,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
 async function checkManifestAndSignature(
   layout: ReleaseLayout,
   shasumsContent: Uint8Array,
+  shasumsEntries: ShasumEntry[],
   options: VerifyReleaseOptions,
   warn: (message: string) => void,
 ) {
@@ -173,6 +181,7 @@ async function checkManifestAndSignature(
     keySource: options.keySource,
     now: options.now(),
     warn,
+    shasumsEntries,
   });
 
   return { manifest, protocols: chosen, sig, signature, signer };

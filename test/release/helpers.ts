@@ -101,11 +101,39 @@ export async function editSums(
   if (options.resign) await resign(dir);
 }
 
-/** Replaces a release file and brings SHA256SUMS (and its signature) up to date, so only the content is wrong. */
+/** One entry of goreleaser's artifacts.json, as the fixture holds it. */
+export interface FixtureArtifact {
+  name: string;
+  path: string;
+  type: string;
+  goos?: string;
+  goarch?: string;
+  extra?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Rewrites the release's artifacts.json (goreleaser writes it as one line of JSON). */
+export function editArtifacts(dir: string, edit: (artifacts: FixtureArtifact[]) => FixtureArtifact[]): void {
+  const file = path.join(dir, 'artifacts.json');
+  fs.writeFileSync(
+    file,
+    JSON.stringify(edit(JSON.parse(fs.readFileSync(file, 'utf8')) as FixtureArtifact[])),
+  );
+}
+
+/**
+ * Replaces a release file and brings SHA256SUMS (and its signature) and artifacts.json's `extra.Checksum` up to
+ * date, so only the content is wrong.
+ */
 export async function replaceListed(dir: string, filename: string, bytes: Uint8Array): Promise<void> {
   fs.writeFileSync(path.join(dir, filename), bytes);
   const sha = createHash('sha256').update(bytes).digest('hex');
   await editSums(dir, (lines) => lines.map((l) => (l.endsWith(`  ${filename}`) ? `${sha}  ${filename}` : l)));
+  if (fs.existsSync(path.join(dir, 'artifacts.json'))) {
+    editArtifacts(dir, (list) =>
+      list.map((a) => (a.name === filename ? { ...a, extra: { ...a.extra, Checksum: `sha256:${sha}` } } : a)),
+    );
+  }
 }
 
 /** One member of a zip made by `makeZip`. */

@@ -126,7 +126,7 @@ describe('checkSigner', () => {
     expect(signer.signingKeyId).not.toBe(signer.keyId);
     expect(warnings[0]).toMatch(/expires in [45] days/);
     await expect(check(sig, source([pair.publicKey]), new Date(Date.now() + 6 * DAY))).rejects.toThrow(
-      `the signing subkey of key ${signer.keyId} expired on`,
+      `the signing subkey ${signer.signingKeyId} of key ${signer.keyId} expired on`,
     );
   });
 

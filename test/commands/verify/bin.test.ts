@@ -98,6 +98,7 @@ describe('provider verify (built bin)', () => {
       signer: 'Provider Test Signer (TEST ONLY) <signer@example.invalid>',
       signatureFile: 'terraform-provider-example_1.2.3_SHA256SUMS.sig',
       platforms,
+      artifactsJson: { file: 'artifacts.json', archives: 5 },
       warnings: [],
     });
   });
