@@ -80,7 +80,7 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
   if (expires !== null && expires.getTime() <= now.getTime()) {
     if (which === 'subkey') throw expiredSubkey(input, key, signingKey, expires);
     throw fail(
-      `key ${keyId} expired on ${day(expires)}; signatures by expired keys fail in Terraform 1.6.0 (\"openpgp: key expired\", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
+      `key ${keyId} expired on ${day(expires)}; signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
       `Extend the key (gpg --quick-set-expire <fingerprint> 2y) and export it again, or: ${resign}`,
     );
   }
@@ -160,7 +160,7 @@ function expiredSubkey(
         ? `, before it made this signature on ${day(signed)}`
         : ` (it made this signature on ${day(signed)}, while it was valid)`;
   return new VerificationError(
-    `${file}: the signing subkey ${subkeyId} of key ${keyId} expired on ${day(expires)}${when}; signatures by expired keys fail in Terraform 1.6.0 (\"openpgp: key expired\", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
+    `${file}: the signing subkey ${subkeyId} of key ${keyId} expired on ${day(expires)}${when}; signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
     {
       hint:
         `Extend the subkey: gpg --quick-set-expire ${fingerprint} 1y '*', export the public key again (gpg --armor --export ${fingerprint} > key.asc), ` +

@@ -396,7 +396,7 @@ describe('named signature failures', () => {
       fs.writeFileSync(path.join(dist, SIG), validThenSig);
       const error = await refused(dist, keyFile);
       expect(error.message).toBe(
-        `${SIG}: the signing subkey ${subkeyId} of key ${primaryId} expired on 2020-01-02 (it made this signature on 2020-01-01, while it was valid); signatures by expired keys fail in Terraform 1.6.0 (\"openpgp: key expired\", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
+        `${SIG}: the signing subkey ${subkeyId} of key ${primaryId} expired on 2020-01-02 (it made this signature on 2020-01-01, while it was valid); signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
       );
       expect(error.hint).toContain(`gpg --quick-set-expire ${fingerprint} 1y '*'`);
       expect(error.hint).toContain(`gpg --armor --export ${fingerprint} > key.asc`);
@@ -410,7 +410,7 @@ describe('named signature failures', () => {
       fs.writeFileSync(path.join(dist, SIG), expiredThenSig);
       const error = await refused(dist, keyFile);
       expect(error.message).toBe(
-        `${SIG}: the signing subkey ${subkeyId} of key ${primaryId} expired on 2020-01-02, before it made this signature on 2020-01-10; signatures by expired keys fail in Terraform 1.6.0 (\"openpgp: key expired\", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
+        `${SIG}: the signing subkey ${subkeyId} of key ${primaryId} expired on 2020-01-02, before it made this signature on 2020-01-10; signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
       );
       expect(error.details).toMatchObject({
         expires: '2020-01-02T00:00:00.000Z',
