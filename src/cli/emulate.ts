@@ -27,12 +27,10 @@ export function registerEmulate(program: ProgramCommand): void {
     .examples(
       local({
         'the platform on port 8080: prints its URL and tokens, serves until Ctrl-C': 'emulate --port 8080',
-        'state kept across restarts, every request logged':
-          'emulate --port 8080 --data-dir .emulator --request-log requests.jsonl',
+        "state kept across restarts, every request logged, each platform's lock hashes served (packages)":
+          'emulate --port 8080 --data-dir .emulator --request-log requests.jsonl --package-hashes',
         'a slow network, and flags that flip late, to rehearse CI':
           'emulate --port 8080 --latency 40ms --bandwidth 25MB/s --flag-delay 2s',
-        "every platform's h1: and zh: in the download response, for provider check to verify":
-          'emulate --port 8080 --package-hashes',
       }),
     );
 }

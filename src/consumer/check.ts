@@ -291,7 +291,7 @@ async function packageH1(
       subject: platformName(p),
       message: error.message,
       terraform: null,
-      hint: error.hint ?? 'Rebuild the archive and publish a new version.',
+      hint: `The zip is signed but Terraform cannot install it. ${error.hint ?? 'Rebuild the archive.'} Publish it as a new patch version; never overwrite a published one.`,
     });
     return undefined;
   }

@@ -236,5 +236,6 @@ describe('checkConsumerView with lockHashes and download', () => {
     expect(result.stderr).toContain(
       `  linux_amd64: ${zipName('linux_amd64')}: the h1: lock hash cannot be computed: it is not a readable zip archive`,
     );
+    expect(result.stderr).toContain('Publish it as a new patch version; never overwrite a published one.');
   });
 });
