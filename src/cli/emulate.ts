@@ -16,6 +16,10 @@ export function registerEmulate(program: ProgramCommand): void {
     .option('--faults <file.json>', 'fault rules: statuses, resets or delays on matching requests')
     .option('--request-log <file.jsonl>', 'append one JSON line per request (no tokens, no secret links)')
     .option('--strict', 'also refuse what the real registry accepts but terraform init later rejects')
+    .option(
+      '--package-hashes',
+      "serve every platform's lock hashes (packages) in the download response, as OpenTofu's registry does",
+    )
     .addOption(new Option('--link-ttl <duration>', 'lifetime of upload/download links').default('25h'))
     .option('--latency <duration>', 'shape the network: delay every request by this much (e.g. 40ms)')
     .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')
@@ -23,8 +27,8 @@ export function registerEmulate(program: ProgramCommand): void {
     .examples(
       local({
         'the platform on port 8080: prints its URL and tokens, serves until Ctrl-C': 'emulate --port 8080',
-        'state kept across restarts, every request logged':
-          'emulate --port 8080 --data-dir .emulator --request-log requests.jsonl',
+        "state kept across restarts, every request logged, each platform's lock hashes served (packages)":
+          'emulate --port 8080 --data-dir .emulator --request-log requests.jsonl --package-hashes',
         'a slow network, and flags that flip late, to rehearse CI':
           'emulate --port 8080 --latency 40ms --bandwidth 25MB/s --flag-delay 2s',
       }),

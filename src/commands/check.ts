@@ -1,4 +1,7 @@
-/** `provider check <version>`: the consumer check on its own, rendered for people or as one JSON document. */
+/**
+ * `provider check <version>`: the consumer check on its own, lock hashes included (what the registry protocol
+ * serves in `packages`, when it does), rendered for people or as one JSON document.
+ */
 import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
@@ -30,10 +33,14 @@ export const runCheck: SessionCore<CheckOptions> = async (context, session, opti
     download: options.download === true,
     signal: context.signal,
     now: context.now,
-    onArchive: (p, problem) =>
+    lockHashes: true,
+    tmpDir: context.tmpDir,
+    onArchive: (p, problem) => {
+      const h1 = p.hashes.find((h) => h.startsWith('h1:'));
       output.info(
-        `  ${p.os}_${p.arch}: ${p.filename} (${p.bytes ?? 0} bytes) ${problem ? 'does NOT hash to its shasum' : 'hashes to its shasum'}`,
-      ),
+        `  ${p.os}_${p.arch}: ${p.filename} (${p.bytes ?? 0} bytes) ${problem ? 'does NOT hash to its shasum' : `hashes to its shasum${h1 ? `, ${h1}` : ''}`}`,
+      );
+    },
   });
   return respond(output, { source: provider.source, ...report }, () =>
     printCheck(output, report, provider.source),
@@ -62,6 +69,7 @@ function printCheck(output: Output, report: ConsumerCheckReport, source: string)
         ? `all ${count} downloaded and hashed to their shasums`
         : 'not downloaded (--download also hashes every stored zip)',
     ],
+    ['hashes', describeLockHashes(report)],
   ]);
   output.result('');
   printTable(
@@ -76,4 +84,18 @@ function printCheck(output: Output, report: ConsumerCheckReport, source: string)
   );
   // On stderr, so that stdout stays the facts and the table; the mark is every command's success mark.
   output.info(`${successMark(output.color)} terraform init will accept ${source} ${report.version}`);
+}
+
+/** The lock hashes line: what the registry serves in `packages` and what was checked of it. */
+function describeLockHashes(report: ConsumerCheckReport): string {
+  const count = report.platforms.length;
+  const h1 = report.downloaded ? ' and h1: computed from the downloads' : '';
+  if (report.packages !== 'served') {
+    return `lock hashes not served by the registry (no packages, as on HCP Terraform); zh: of all ${count} from the signed SHA256SUMS${h1} (--json lists them)`;
+  }
+  const served = report.platforms.filter((p) => p.packages).length;
+  const checked = report.downloaded
+    ? 'zh:, h1: and sizes match SHA256SUMS and the downloads'
+    : 'zh: match SHA256SUMS (--download also checks h1: and sizes)';
+  return `lock hashes served (packages) for ${served} of ${count} platform${count === 1 ? '' : 's'}: ${checked}`;
 }

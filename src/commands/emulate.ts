@@ -23,6 +23,7 @@ export interface EmulateFlags {
   faults?: string;
   requestLog?: string;
   strict?: boolean;
+  packageHashes?: boolean;
   linkTtl?: string;
   latency?: string;
   bandwidth?: string;
@@ -50,6 +51,7 @@ export function emulatorOptionsFromFlags(
     port: integerFlag(flags.port, '--port', 0, 65535),
     organization: flags.organization ?? env.TFE_ORGANIZATION ?? 'example-org',
     strict: flags.strict === true,
+    packageHashes: flags.packageHashes === true,
     linkTtlMs: parseDuration(flags.linkTtl ?? '25h', '--link-ttl'),
   };
   if (flags.dataDir) options.dataDir = resolve(cwd, flags.dataDir);
@@ -112,6 +114,9 @@ export async function runEmulator(context: RunContext, flags: EmulateOptions): P
     output.result(`  member token:   ${emulator.memberToken}`);
     output.result(`  outsider token: ${emulator.outsiderToken}`);
     output.result(`  data dir:       ${emulator.dataDir}`);
+    if (options.packageHashes === true) {
+      output.result('  package hashes: served (packages in the download response, as OpenTofu serves them)');
+    }
     if (options.latencyMs !== undefined || options.bandwidth !== undefined) {
       output.result(`  network:        ${describeShaping(options)}`);
     }

@@ -2,9 +2,16 @@
  * What `terraform init` will get: read the version and its platforms, download SHA256SUMS and its signature
  * through the download links (no token), verify the signature with the registered key of the version's
  * key-id, match every platform's `filename` and `shasum` against SHA256SUMS, and optionally hash every
- * stored zip. Every mismatch is collected and reported at once, with Terraform's own error text beside ours.
+ * stored zip. With `lockHashes`, also read the registry protocol's download responses and check the lock hashes
+ * they serve (`packages`, ./packages.ts), and with `download` compute each zip's `h1:` (streamed to a temporary
+ * file, hashed, removed). Every mismatch is collected and reported at once, with Terraform's own error text
+ * beside ours.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ApiError, VerificationError } from '../errors.js';
+import { PackageHashError, sortHashes, zipHash, zipHash1 } from '../release/lockHashes.js';
 import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
 import { fileStates } from '../registry/fileStates.js';
 import { listGpgKeys } from '../registry/gpgKeys.js';
@@ -17,12 +24,20 @@ import { platformName } from '../terraform.js';
 import type { Output } from '../ui/output.js';
 import {
   archiveChecksumProblem,
+  listedHash,
   matchingChecksumProblem,
   type ConsumerProblem,
   type ServedPlatform,
 } from './checksums.js';
 import { authenticateSignature, type SignatureVerdict } from './signature.js';
 import { describeProblems, downloadProblem, mapPool } from './report.js';
+import {
+  packageProblems,
+  readServedPackages,
+  type KnownPackage,
+  type PackageVerdict,
+  type ServedPackages,
+} from './packages.js';
 
 export type { ConsumerProblem } from './checksums.js';
 
@@ -43,6 +58,13 @@ export interface ConsumerCheckInput {
   concurrency?: number;
   /** First backoff of download retries, in ms (default 300; publish passes its PROVIDER_RETRY_DELAY). */
   retryDelayMs?: number;
+  /**
+   * Also read the registry protocol's download responses and check the lock hashes they serve (`packages`);
+   * with `download`, compute each zip's `h1:` too (the zip streamed to a temporary file under `tmpDir`).
+   */
+  lockHashes?: boolean;
+  /** Where downloaded zips are hashed with `lockHashes` and `download` (default: the system's). */
+  tmpDir?: string;
 }
 
 /** One platform as checked. */
@@ -55,6 +77,13 @@ export interface ConsumerPlatformReport {
   archive: 'verified' | 'listed';
   /** Bytes downloaded, when downloaded. */
   bytes: number | null;
+  /**
+   * The lock hashes this check vouches for, sorted: `zh:` from the signed SHA256SUMS, and with `download` and
+   * `lockHashes` the `h1:` computed from the downloaded zip.
+   */
+  hashes: string[];
+  /** With `lockHashes`: what the registry's `packages` serves for the platform (all checked); null: not served. */
+  packages?: PackageVerdict | null;
 }
 
 /** The outcome of a passing check, as plain data (safe to print as JSON: no links). */
@@ -67,6 +96,8 @@ export interface ConsumerCheckReport {
   shasums: { bytes: number; lines: number };
   platforms: ConsumerPlatformReport[];
   downloaded: boolean;
+  /** With `lockHashes`: whether the registry serves lock hashes (`packages`) in its download responses. */
+  packages?: 'served' | 'not served';
 }
 
 /** Checks the version as `terraform init` would; throws VerificationError (exit 3) on any mismatch. */
@@ -91,6 +122,18 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   }
   const platforms = await listing;
   requireComplete(version, platforms, label, hostname);
+  const concurrency = input.concurrency ?? 4;
+  const servedPackages =
+    input.lockHashes === true
+      ? readServedPackages(
+          client,
+          address,
+          input.version,
+          platforms.map((p) => ({ os: p.attributes.os, arch: p.attributes.arch })),
+          concurrency,
+        )
+      : undefined;
+  servedPackages?.catch(() => undefined);
 
   const downloader = createDownloader({
     output,
@@ -146,27 +189,67 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     }
   }
 
-  const reports = await mapPool(servedPlatforms, input.concurrency ?? 4, async ({ resource, served: p }) => {
-    const report: ConsumerPlatformReport = { ...p, archive: 'listed', bytes: null };
-    if (input.download !== true) return report;
-    const link = resource.links['provider-binary-download'];
-    const what = `${p.filename} (${platformName(p)} of ${label})`;
-    try {
-      if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
-      const fresh = async () =>
-        (await getPlatform(client, address, input.version, p.os, p.arch))?.links['provider-binary-download'];
-      const digest = await downloader.digest(link, what, fresh);
-      const problem = archiveChecksumProblem(p, digest.sha256);
-      report.bytes = digest.bytes;
-      if (problem) problems.push(problem);
-      else report.archive = 'verified';
-      input.onArchive?.(report, problem);
-    } catch (error) {
-      if (!(error instanceof DownloadError)) throw error;
-      problems.push(downloadProblem(error, platformName(p), what, 'archive'));
-    }
-    return report;
-  });
+  const withH1 = input.lockHashes === true && input.download === true;
+  const scratch = withH1 ? await mkdtemp(join(input.tmpDir ?? tmpdir(), 'provider-check-')) : undefined;
+  const known: KnownPackage[] = [];
+  let reports: ConsumerPlatformReport[];
+  let files = 0;
+  try {
+    reports = await mapPool(servedPlatforms, concurrency, async ({ resource, served: p }) => {
+      const listed = sums.bytes ? listedHash(sums.bytes, p.filename)?.toLowerCase() : undefined;
+      const report: ConsumerPlatformReport = {
+        ...p,
+        archive: 'listed',
+        bytes: null,
+        hashes: [zipHash(listed ?? p.shasum)],
+      };
+      const platform: KnownPackage = { platform: platformName(p), shasum: p.shasum.toLowerCase(), listed };
+      known.push(platform);
+      if (input.download !== true) return report;
+      const link = resource.links['provider-binary-download'];
+      const what = `${p.filename} (${platformName(p)} of ${label})`;
+      const file = scratch === undefined ? undefined : join(scratch, `${files++}.zip`);
+      try {
+        if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
+        const fresh = async () =>
+          (await getPlatform(client, address, input.version, p.os, p.arch))?.links[
+            'provider-binary-download'
+          ];
+        const digest =
+          file === undefined
+            ? await downloader.digest(link, what, fresh)
+            : await downloader.toFile(link, what, file, fresh);
+        const problem = archiveChecksumProblem(p, digest.sha256);
+        report.bytes = digest.bytes;
+        if (problem) problems.push(problem);
+        else report.archive = 'verified';
+        if (!problem && file !== undefined) {
+          const h1 = await packageH1(file, p, input.signal, problems);
+          platform.downloaded = { bytes: digest.bytes, h1 };
+          if (h1 !== undefined) report.hashes = sortHashes([...report.hashes, h1]);
+        }
+        input.onArchive?.(report, problem);
+      } catch (error) {
+        if (!(error instanceof DownloadError)) throw error;
+        problems.push(downloadProblem(error, platformName(p), what, 'archive'));
+      } finally {
+        if (file !== undefined) await rm(file, { force: true });
+      }
+      return report;
+    });
+  } finally {
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  }
+
+  let packagesServed: 'served' | 'not served' | undefined;
+  if (servedPackages) {
+    const read = await servedPackages;
+    problems.push(...read.problems);
+    const checked = packageProblems(read.served, known);
+    problems.push(...checked.problems);
+    for (const report of reports) report.packages = checked.verdicts.get(platformName(report)) ?? null;
+    packagesServed = anyServed(read.served) ? 'served' : 'not served';
+  }
 
   if (problems.length > 0 || signature === undefined || sums.bytes === undefined) {
     throw new VerificationError(describeProblems(problems, label, hostname), {
@@ -186,7 +269,37 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     },
     platforms: reports,
     downloaded: input.download === true,
+    ...(packagesServed === undefined ? {} : { packages: packagesServed }),
   };
+}
+
+/**
+ * The `h1:` of a downloaded zip; undefined, with a problem, when it cannot be computed (Terraform could not
+ * install it either).
+ */
+async function packageH1(
+  file: string,
+  p: ServedPlatform,
+  signal: AbortSignal | undefined,
+  problems: ConsumerProblem[],
+): Promise<string | undefined> {
+  try {
+    return await zipHash1(file, p.filename, { signal });
+  } catch (error) {
+    if (!(error instanceof PackageHashError)) throw error;
+    problems.push({
+      subject: platformName(p),
+      message: error.message,
+      terraform: null,
+      hint: `The zip is signed but Terraform cannot install it. ${error.hint ?? 'Rebuild the archive.'} Publish it as a new patch version; never overwrite a published one.`,
+    });
+    return undefined;
+  }
+}
+
+/** True when any download response served a `packages` entry. */
+function anyServed(served: Map<string, ServedPackages>): boolean {
+  return [...served.values()].some((packages) => packages !== undefined && packages.size > 0);
 }
 
 /** Fails (exit 3) before any download when files are missing: Terraform would not see the version yet. */

@@ -14,6 +14,11 @@ export interface AppSettings {
   flagDelayMs: number;
   /** Apply the checks the real registry does not do but Terraform later fails on (see README). */
   strict: boolean;
+  /**
+   * Compute each zip's lock hashes when its upload completes and serve them as `packages` in the consumer
+   * download response, as OpenTofu's registry does (HCP Terraform does not).
+   */
+  packageHashes: boolean;
 }
 
 /** Shared state and helpers of the routes. */

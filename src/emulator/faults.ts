@@ -1,9 +1,11 @@
 /**
  * Fault rules for rehearsing bad days: match a request by method and path, then answer with a status, reset
  * the connection, or delay — a number of times, after skipping some, or with a (seeded) probability.
- * `after: true` lets the request take effect first and then loses or replaces its answer. `injectFault` is the
- * emulator's step that applies them.
+ * `after: true` lets the request take effect first and then loses or replaces its answer. `wrongHash` alters
+ * what is served instead: the consumer download response's `packages` gives a wrong lock hash. `injectFault` is
+ * the emulator's step that applies them.
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import type { Exchange, Step } from './exchange.js';
@@ -31,6 +33,19 @@ export interface FaultRule {
   skip?: number;
   /** Fire with this probability (0..1), drawn from the seeded generator. */
   probability?: number;
+  /**
+   * Serve a wrong lock hash of this scheme in the `packages` of a consumer download response (`download/:os/:arch`
+   * with `--package-hashes`): a well-formed hash of another package. On other requests it does nothing.
+   */
+  wrongHash?: 'h1' | 'zh';
+  /** With `wrongHash`: the `<os>_<arch>` entry to alter (default: the platform the response is for). */
+  platform?: string;
+}
+
+/** What a fired `wrongHash` rule asks the handler to serve instead (see `RequestContext.wrongHash`). */
+export interface WrongHash {
+  scheme: 'h1' | 'zh';
+  platform: string | undefined;
 }
 
 /** A `--faults` file: a list of rules, or `{ "seed": n, "rules": [...] }`. */
@@ -93,6 +108,8 @@ function validateRule(rule: unknown, where: string): FaultRule {
     'times',
     'skip',
     'probability',
+    'wrongHash',
+    'platform',
   ];
   for (const key of Object.keys(r)) {
     if (!known.includes(key)) {
@@ -124,9 +141,18 @@ function validateRule(rule: unknown, where: string): FaultRule {
       throw new UsageError(`${where}: "path" is not a valid regular expression: ${(error as Error).message}`);
     }
   }
-  if (r.status === undefined && r.reset !== true && r.delayMs === undefined) {
+  if (r.wrongHash !== undefined && r.wrongHash !== 'h1' && r.wrongHash !== 'zh') {
+    throw new UsageError(`${where}: "wrongHash" must be "h1" or "zh"`);
+  }
+  if (r.platform !== undefined) {
+    if (r.wrongHash === undefined) throw new UsageError(`${where}: "platform" goes with "wrongHash"`);
+    if (typeof r.platform !== 'string' || !/^[a-z0-9]+_[a-z0-9]+$/.test(r.platform)) {
+      throw new UsageError(`${where}: "platform" must be <os>_<arch>, e.g. linux_amd64`);
+    }
+  }
+  if (r.status === undefined && r.reset !== true && r.delayMs === undefined && r.wrongHash === undefined) {
     throw new UsageError(`${where}: the rule does nothing`, {
-      hint: 'Give "status", "reset": true or "delayMs".',
+      hint: 'Give "status", "reset": true, "delayMs" or "wrongHash".',
     });
   }
   return r;
@@ -213,6 +239,7 @@ export function injectFault(engine: FaultEngine): Step {
     if (!decision) return 'next';
     const { rule } = decision;
     exchange.facts.fault = `rule ${decision.index + 1}: ${describeRule(rule)}`;
+    if (rule.wrongHash) ctx.wrongHash = { scheme: rule.wrongHash, platform: rule.platform };
     if (rule.delayMs) await sleep(rule.delayMs);
     if (rule.after) {
       if (rule.reset || rule.status !== undefined) loseAnswer(exchange, rule);
@@ -233,7 +260,13 @@ export function injectFault(engine: FaultEngine): Step {
 
 /** What the request log says a rule did. */
 function describeRule(rule: FaultRule): string {
-  const what = rule.reset ? 'reset' : rule.status !== undefined ? `status ${rule.status}` : 'delay';
+  const what = rule.reset
+    ? 'reset'
+    : rule.status !== undefined
+      ? `status ${rule.status}`
+      : rule.wrongHash
+        ? `wrong ${rule.wrongHash}: hash${rule.platform ? ` for ${rule.platform}` : ''}`
+        : 'delay';
   return `${what}${rule.delayMs ? ` after ${rule.delayMs}ms` : ''}${rule.after ? ' (after handling)' : ''}`;
 }
 
@@ -269,4 +302,10 @@ function loseAnswer(exchange: Exchange, rule: FaultRule): void {
     for (const name of res.getHeaderNames()) res.removeHeader(name);
     sendProblem(res, faultProblem(rule));
   });
+}
+
+/** A well-formed hash of the same scheme that is not `hash`: the SHA-256 of it, in the scheme's encoding. */
+export function wrongLockHash(hash: string): string {
+  const digest = createHash('sha256').update(hash);
+  return hash.startsWith('h1:') ? `h1:${digest.digest('base64')}` : `zh:${digest.digest('hex')}`;
 }

@@ -10,6 +10,7 @@ import { listen, type Listening } from '../net/listen.js';
 import type { ErrorObject } from '../registry/types.js';
 import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
 import { JSONAPI } from '../terraform.js';
+import type { WrongHash } from './faults.js';
 
 /** An error answer: status and JSON:API error objects. */
 export class HttpProblem extends Error {
@@ -62,6 +63,8 @@ export interface RequestContext {
   body: Buffer | undefined;
   /** Body bytes received, set by streaming handlers (uploads) for the request log. */
   bytesIn?: number;
+  /** Set by a fired `wrongHash` fault rule: the consumer download response serves a wrong lock hash. */
+  wrongHash?: WrongHash;
 }
 
 /** A route's handler: answers on `ctx.res`, or throws `HttpProblem`. */

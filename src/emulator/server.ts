@@ -50,6 +50,8 @@ export interface EmulatorOptions extends EmulatedServerOptions {
   faultSeed?: number;
   requestLogPath?: string;
   strict?: boolean;
+  /** Serve each platform's lock hashes (`packages`) in the consumer download response (see AppSettings). */
+  packageHashes?: boolean;
   /** Lifetime of archivist links (default 25 hours, as documented). */
   linkTtlMs?: number;
   /** Milliseconds every request waits before it is handled (a network round trip). */
@@ -82,7 +84,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'provider-emulator-'));
   const store = Store.open(dataDir, options.organization ?? 'example-org');
   const now = options.now ?? Date.now;
-  const settings: AppSettings = { flagDelayMs: options.flagDelayMs ?? 0, strict: options.strict === true };
+  const settings: AppSettings = {
+    flagDelayMs: options.flagDelayMs ?? 0,
+    strict: options.strict === true,
+    packageHashes: options.packageHashes === true,
+  };
   let baseUrl = '';
   const app: App = {
     store,

@@ -52,6 +52,12 @@ export interface StoredPlatform {
   shasum: string;
   createdAt: number;
   binary: StoredObject;
+  /**
+   * The lock hashes of the stored zip (`h1:` and `zh:`, sorted as a lock file lists them), computed from its
+   * bytes when its upload completed with package hashes on; absent when they were not (the option was off,
+   * the zip's `h1:` cannot be computed, or state written before they were kept).
+   */
+  lockHashes?: string[];
 }
 
 export interface StoredGpgKey {

@@ -6,6 +6,7 @@
  * are hashed as they stream in, so memory stays flat.
  */
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
@@ -46,6 +47,8 @@ export interface Downloader {
   bytes(link: string, what: string, maxBytes?: number, refresh?: FreshLink): Promise<Buffer>;
   /** Streams a (possibly large) file into SHA-256 without keeping it. */
   digest(link: string, what: string, refresh?: FreshLink): Promise<StreamDigest>;
+  /** Streams a (possibly large) file into SHA-256 and into the file `path` (replaced; the caller removes it). */
+  toFile(link: string, what: string, path: string, refresh?: FreshLink): Promise<StreamDigest>;
 }
 
 const SMALL_FILE_LIMIT = 16 * 1024 * 1024;
@@ -130,6 +133,26 @@ export function createDownloader(options: {
           },
         });
         await pipeline(plain.stream(link), sink);
+        return { sha256: hash.digest('hex'), bytes };
+      });
+    },
+    toFile(link, what, path, refresh) {
+      return attempt(link, what, refresh, async (link) => {
+        output.debug(`→ GET ${link} (${what}, no token, streamed to a temporary file)`);
+        const hash = createHash('sha256');
+        let bytes = 0;
+        // Each attempt starts the file again.
+        await pipeline(
+          plain.stream(link),
+          async function* count(source: AsyncIterable<Buffer>) {
+            for await (const chunk of source) {
+              hash.update(chunk);
+              bytes += chunk.length;
+              yield chunk;
+            }
+          },
+          createWriteStream(path),
+        );
         return { sha256: hash.digest('hex'), bytes };
       });
     },

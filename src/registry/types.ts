@@ -174,4 +174,16 @@ export interface ConsumerDownloadDocument {
       source_url: string | null;
     }[];
   };
+  /**
+   * OpenTofu's extension (registry hashes RFC, `opentofu/opentofu: rfc/20251027-provider-registry-hashes.md`):
+   * every platform of the version by `<os>_<arch>`, with its lock hashes and the zip's size in bytes. Optional:
+   * HCP Terraform does not serve it; the emulator does with `--package-hashes`.
+   */
+  packages?: Record<string, ConsumerPackage>;
+}
+
+/** One platform's entry in `packages`: what a lock file records for it, and the zip's size in bytes. */
+export interface ConsumerPackage {
+  hashes: string[];
+  package_size: number;
 }

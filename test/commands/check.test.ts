@@ -52,6 +52,7 @@ describe('provider check', () => {
       signature  good: SHA256SUMS signed by 47D8C49E6154CCB3, registered key id 1 (Provider Test Signer (TEST ONLY) <signer@example.invalid>)
       checksums  SHA256SUMS lists all 5 platforms under their filenames with their shasums
       archives   not downloaded (--download also hashes every stored zip)
+      hashes     lock hashes not served by the registry (no packages, as on HCP Terraform); zh: of all 5 from the signed SHA256SUMS (--json lists them)
 
       darwin_amd64	terraform-provider-example_1.2.3_darwin_amd64.zip	6546e445d34f62f1f89802234b3cc606bab3d40c16324db7e4666dc71e22d0ea	listed
       darwin_arm64	terraform-provider-example_1.2.3_darwin_arm64.zip	f76b591723b07b6d33ca40d0ea8bda14e9f61465177cff8960afa7036b11e70c	listed

@@ -4,15 +4,19 @@
  * of the store (bytes and flag land together, or neither). An upload link is single-use: once it has
  * delivered its file it is refused (403, like an expired one), and the stored bytes stay; reading the version
  * or platform again gives the file's state and, while the registry still waits for it, a fresh link. With
- * `--bandwidth`, bodies in both directions are paced to the connection's rate.
+ * `--bandwidth`, bodies in both directions are paced to the connection's rate. With package hashes on, a
+ * provider binary's lock hashes (`zh:` from the bytes as they arrive, `h1:` from the stored zip) are computed
+ * once its bytes are in, before the flag flips; a zip whose `h1:` cannot be computed is stored all the same,
+ * without lock hashes.
  */
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../app.js';
 import { HttpProblem, notFound, type Router } from '../http.js';
 import { ARCHIVIST_PREFIX } from '../links.js';
+import { sortHashes, zipHash, zipHash1 } from '../../release/lockHashes.js';
 
 function forbidden(detail: string): HttpProblem {
   return new HttpProblem(403, [{ status: '403', title: 'forbidden', detail }]);
@@ -40,6 +44,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       if (found.object.spentLinks?.includes(grant.expiresAt)) throw spent();
       const target = app.store.objectPath(grant.key);
       const tmp = `${target}.${randomBytes(6).toString('hex')}.part`;
+      const sha256 = createHash('sha256');
       try {
         ctx.bytesIn = 0;
         const { shaper } = app;
@@ -49,6 +54,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
           async function* count(source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
               ctx.bytesIn = (ctx.bytesIn ?? 0) + chunk.length;
+              sha256.update(chunk);
               const wait = shaper.pacing ? shaper.delayMs(socket, chunk.length) : 0;
               if (wait > 0) await sleep(wait);
               yield chunk;
@@ -61,10 +67,15 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         throw error;
       }
       const bytes = ctx.bytesIn;
+      const hashes =
+        app.settings.packageHashes && found.kind === 'provider-binary'
+          ? await packageHashes(tmp, sha256.digest('hex'), found.ownerId)
+          : undefined;
       app.store.receiveObject(grant.key, tmp, () => {
         // Looked up again: the owner may have been deleted, or the link spent by a copy of this request,
         // while the bytes were arriving.
-        const object = app.store.findObject(grant.key)?.object;
+        const owner = app.store.findObject(grant.key);
+        const object = owner?.object;
         if (!object) throw notFound();
         if (object.spentLinks?.includes(grant.expiresAt)) throw spent();
         const now = app.now();
@@ -72,11 +83,29 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         object.flagAt = now + app.settings.flagDelayMs;
         object.bytes = bytes;
         object.spentLinks = [...(object.spentLinks ?? []), grant.expiresAt];
+        if (owner.kind === 'provider-binary') {
+          const platform = app.store.data.platforms.find((p) => p.id === owner.ownerId);
+          if (platform && hashes) platform.lockHashes = hashes;
+          else if (platform) delete platform.lockHashes;
+        }
       });
       ctx.res.writeHead(200, { 'content-length': 0 }).end();
     },
     { streaming: true },
   );
+
+  /**
+   * The lock hashes of an uploaded zip, read from its part file (the store keeps files on disk); undefined when
+   * its `h1:` cannot be computed (not a zip, damaged): the platform stores it anyway, as it stores any bytes.
+   */
+  const packageHashes = async (part: string, sha256: string, platformId: string) => {
+    const filename = app.store.data.platforms.find((p) => p.id === platformId)?.filename ?? platformId;
+    try {
+      return sortHashes([await zipHash1(part, filename), zipHash(sha256)]);
+    } catch {
+      return undefined;
+    }
+  };
 
   router.on('GET', pattern, async (ctx) => {
     const grant = app.links.verify(ctx.params.secret!, app.now());

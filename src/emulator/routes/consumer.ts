@@ -1,12 +1,20 @@
 /**
  * The consumer view: service discovery and Terraform's provider registry protocol (`providers.v1`), so that
  * what `terraform init` would see can be exercised end to end. A version is available only when both checksum
- * files and at least one platform binary are uploaded; only uploaded platforms are listed.
+ * files and at least one platform binary are uploaded; only uploaded platforms are listed. With package hashes
+ * on, the download response also carries OpenTofu's `packages`: the lock hashes and size of every platform of
+ * the version whose hashes were computed at upload (a `wrongHash` fault alters one).
  */
-import type { ConsumerDownloadDocument, ConsumerVersionsDocument } from '../../registry/types.js';
+import type {
+  ConsumerDownloadDocument,
+  ConsumerPackage,
+  ConsumerVersionsDocument,
+} from '../../registry/types.js';
+import { sortHashes } from '../../release/lockHashes.js';
 import { authenticate, findProvider, isUploaded, type App } from '../app.js';
+import { wrongLockHash, type WrongHash } from '../faults.js';
 import { notFound, sendJson, type Router } from '../http.js';
-import type { StoredVersion } from '../state.js';
+import type { StoredPlatform, StoredVersion } from '../state.js';
 
 /** Where the registry protocol lives, announced by service discovery. */
 export const PROVIDERS_V1 = '/api/registry/v1/providers/';
@@ -79,6 +87,32 @@ export function registerConsumerRoutes(router: Router, app: App): void {
         })),
       },
     };
+    if (app.settings.packageHashes) {
+      document.packages = packagesOf(platformsOf(version), ctx.wrongHash, `${platform.os}_${platform.arch}`);
+    }
     sendJson(ctx.res, 200, document);
   });
+}
+
+/**
+ * OpenTofu's `packages`: every platform given whose lock hashes are known, by `<os>_<arch>` (every platform of the
+ * version, as registry.opentofu.org serves it: renovatebot/renovate#43573, updatecli/updatecli#9611), with the
+ * zip's size in bytes. A `wrongHash` fault replaces that scheme's hash of one entry (default: the requested one).
+ */
+function packagesOf(
+  platforms: StoredPlatform[],
+  wrong: WrongHash | undefined,
+  requested: string,
+): Record<string, ConsumerPackage> {
+  const packages: Record<string, ConsumerPackage> = {};
+  for (const p of platforms) {
+    if (!p.lockHashes || p.binary.bytes === null) continue;
+    const key = `${p.os}_${p.arch}`;
+    const altered = wrong !== undefined && (wrong.platform ?? requested) === key;
+    const hashes = p.lockHashes.map((h) =>
+      altered && h.startsWith(`${wrong.scheme}:`) ? wrongLockHash(h) : h,
+    );
+    packages[key] = { hashes: sortHashes(hashes), package_size: p.binary.bytes };
+  }
+  return packages;
 }
