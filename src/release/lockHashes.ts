@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ZipFile } from 'yauzl';
-import { VerificationError } from '../errors.js';
+import { InterruptedError, VerificationError } from '../errors.js';
 import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
 import { MAX_ZIP_ENTRIES } from './zipCheck.js';
 
@@ -130,8 +130,13 @@ export function hash1FromEntries(filename: string, names: Buffer[], contents: st
 }
 
 /** Computes the `h1:` of a zip on disk; throws PackageHashError naming `filename` when it cannot. */
-export async function zipHash1(path: string, filename: string): Promise<string> {
+export async function zipHash1(
+  path: string,
+  filename: string,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<string> {
   const { plan, names } = await planZipHash(path, filename);
+  if (options.signal?.aborted) throw new InterruptedError(`Interrupted while hashing ${filename}`);
   const digest = await hashFile(path, plan).catch((error: unknown) => {
     throw entryFailure(filename, error);
   });
