@@ -50,8 +50,6 @@ export function registerPublish(program: ProgramCommand): void {
         'verify, register the key, create and upload what is missing, wait, check':
           'publish fixtures/release --key fixtures/keys/signer.pub.asc',
         'again, as CI would: writes nothing, one JSON document': 'publish fixtures/release --json',
-        'tag the version (its tags become exactly these)':
-          'publish fixtures/release --tag environment=prod --tag team=core',
       }),
     );
 }
