@@ -29,6 +29,11 @@ export function registerPublish(program: ProgramCommand): void {
     .option('--no-check', 'skip the final check of what terraform init will get')
     .option('--no-create-provider', 'fail instead of creating the provider when it does not exist')
     .option('--no-register-key', 'fail instead of registering the signing key when it is not registered')
+    .option(
+      '--tag <key=value>',
+      'tag the version (HCP Terraform; repeatable): its tags become exactly these, none given leaves them as they are',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .runsWithSession(
       () => import('../commands/publish.js').then((m) => m.runPublish),
       async ({ context, flags, args }: CommandRun<PublishFlags>) => {

@@ -1,4 +1,5 @@
 /** `provider versions list` and `versions show <version>`: flags → the run's session → the cores. */
+import type { VersionsListOptions } from '../commands/versions.js';
 import { flagsOnly, withVersion, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
 
@@ -15,12 +16,21 @@ export function registerVersions(program: ProgramCommand): void {
     );
   versions
     .command('list')
-    .description('every version (all pages): protocols, key id, files uploaded, platforms, created')
-    .runsWithSession(() => import('../commands/versions.js').then((m) => m.runVersionsList), flagsOnly)
+    .description('every version (all pages): protocols, key id, files uploaded, platforms, tags, created')
+    .option(
+      '--tag <key=value>',
+      'only the versions tagged so (HCP Terraform); --tag key for any value; repeat for any of several',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .runsWithSession(
+      () => import('../commands/versions.js').then((m) => m.runVersionsList),
+      flagsOnly<VersionsListOptions>,
+    )
     .examples(
       onEmulator({
         'a table on a terminal, tab-separated rows in a pipe': 'versions list --name example',
         'the documents, for scripts': 'versions list --name example --json',
+        'the versions tagged environment=prod': 'versions list --name example --tag environment=prod',
       }),
     );
   versions

@@ -13,6 +13,7 @@ import { assertPublishable } from '../publish/guards.js';
 import { isNoop, planPublish } from '../publish/plan.js';
 import { markdownSummary, renderPublish } from '../publish/render.js';
 import type { PublishTuning } from '../publish/tuning.js';
+import { parseTags } from '../registry/tags.js';
 import { providerAddress, type SessionCore } from './session.js';
 
 /** The flags of `provider publish`, as commander hands them over (the global ones go to the session). */
@@ -28,6 +29,8 @@ export interface PublishFlags extends VerifyFlags {
   createProvider?: boolean;
   /** false with --no-register-key. */
   registerKey?: boolean;
+  /** `--tag key=value`, repeatable: the version's tags (its whole set is replaced with them). */
+  tag?: string[];
 }
 
 /** What `provider publish` is asked to do: the flags, the release folder, and the tuning the session has too. */
@@ -43,10 +46,12 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
   const { tuning } = options;
   const clock = (): number => context.now().getTime();
   const started = clock();
+  // Checked before anything else, the release and its key included: a bad tag sends no request.
+  const tags = parseTags(options.tag);
   const loadingNetwork = import('../publish/network.js');
   loadingNetwork.catch(() => undefined);
   const { release, settings } = await verifyWithFlags(context, session, options, 'publish');
-  const { readRemote, executePlan, emptyOutcome, checkStep, waitStep } = await loadingNetwork;
+  const { readRemote, executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadingNetwork;
   const registry = await session.registry();
   const { client } = registry;
   const address = providerAddress(registry, release.name);
@@ -63,6 +68,7 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
       output,
       signal,
       retryDelayMs: tuning.retry.baseDelayMs,
+      readTags: tags.length > 0,
     });
     reading.succeed();
     const plan = planPublish(release, remote, {
@@ -70,6 +76,7 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
       options: {
         createProvider: options.createProvider !== false,
         registerKey: options.registerKey !== false,
+        tags,
       },
     });
     for (const extra of plan.extraPlatforms) {
@@ -101,6 +108,8 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
           version: release.version,
           concurrency: settings.concurrency,
         });
+    // The version exists now (created above or found): its tags, when they differ from those asked for.
+    await tagStep({ client, address, progress, plan, outcome });
     const finish = { client, address, release, output, progress, tuning, signal, clock };
     // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
     const waited = !noop && options.wait !== false;

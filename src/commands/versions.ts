@@ -1,7 +1,14 @@
-/** `provider versions list` and `versions show <version>`: every version with the state of its files. */
+/**
+ * `provider versions list` and `versions show <version>`: every version with the state of its files and its
+ * tags (HCP Terraform's version tags; `null` where the registry reports none: no tag-bindings relationship).
+ */
 import { mapPool } from '../consumer/report.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
-import { getVersion, listVersions } from '../registry/versions.js';
+import { listVersionTags } from '../registry/tagBindings.js';
+import { formatTags, matchesTagFilters, parseTagFilter, type Tag, type TagFilter } from '../registry/tags.js';
+import { getVersion, listVersionEntries, type VersionEntry } from '../registry/versions.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import { printFacts, printTable } from '../ui/table.js';
 import {
@@ -29,44 +36,93 @@ import type { SessionCore } from './session.js';
 /** Platform lists read at once when listing versions (one request per version that has platforms). */
 const READ_CONCURRENCY = 8;
 
-/** Lists every version (all pages), newest first, with protocols, key id, files complete and platforms. */
-export const runVersionsList: SessionCore<unknown> = async (context, session) => {
+/** The flags of `versions list`. */
+export interface VersionsListOptions {
+  /** `--tag key=value` or `--tag key`, repeatable: versions carrying any of them. */
+  tag?: string[] | undefined;
+}
+
+/**
+ * Lists every version (all pages), newest first, with protocols, key id, files complete, platforms and tags;
+ * with `--tag`, only the versions carrying one of the tags (asked with `filter[tagged]`, checked again here).
+ */
+export const runVersionsList: SessionCore<VersionsListOptions> = async (context, session, options) => {
   const { output } = context;
+  const filters: TagFilter[] = (options.tag ?? []).map(parseTagFilter);
   const provider = await openProvider(context, session);
   const { client, address } = provider;
-  let versions: VersionResource[];
+  let entries: VersionEntry[];
   try {
-    versions = await listVersions(client, address);
+    entries = await listVersionEntries(client, address, filters);
   } catch (error) {
     throw isNotFound(error) ? providerNotFound(provider, error) : error;
   }
-  versions.sort((x, y) => compareVersionsDescending(x.attributes.version, y.attributes.version));
-  // A version whose relationships name no platform has none: no request needed for it.
-  const platforms = await mapPool(versions, READ_CONCURRENCY, (v) =>
-    v.relationships?.platforms?.data?.length === 0
-      ? Promise.resolve<PlatformResource[]>([])
-      : listPlatforms(client, address, v.attributes.version),
-  );
-  const views = versions.map((v, i) => versionView(v, platforms[i] ?? []));
-  return respond(output, { provider: providerView(provider), versions: views }, () => {
+  const read = await mapPool(entries, READ_CONCURRENCY, (entry) => readListed(client, address, entry));
+  const rows = read
+    .filter((r): r is ListedVersion => r !== undefined)
+    // A registry that ignores the filter answers every version: the tags read decide.
+    .filter((r) => filters.length === 0 || matchesTagFilters(r.tags ?? [], filters))
+    .sort((x, y) => compareVersionsDescending(x.version.attributes.version, y.version.attributes.version));
+  const views = rows.map((r) => versionView(r.version, r.platforms, r.tags));
+  const filtered = filters.length === 0 ? {} : { filter: filters };
+  return respond(output, { provider: providerView(provider), ...filtered, versions: views }, () => {
     if (views.length === 0) {
-      output.info(`${provider.source} has no versions yet; publish one with provider publish <dir>.`);
+      output.info(
+        filters.length === 0
+          ? `${provider.source} has no versions yet; publish one with provider publish <dir>.`
+          : `${provider.source} has no version tagged ${filters.map((f) => (f.value === undefined ? f.key : `${f.key}=${f.value}`)).join(' or ')}.`,
+      );
       return;
     }
     printTable(
       output,
-      ['VERSION', 'PROTOCOLS', 'KEY ID', 'FILES', 'PLATFORMS', 'CREATED'],
+      ['VERSION', 'PROTOCOLS', 'KEY ID', 'FILES', 'PLATFORMS', 'TAGS', 'CREATED'],
       views.map((v) => [
         v.version,
         v.protocols.join(',') || '-',
         v.keyId,
         v.files,
         v.platforms.join(',') || '-',
+        v.tags === null ? '-' : formatTags(v.tags, ','),
         v.createdAt,
       ]),
     );
   });
 };
+
+/** A listed version with what the table shows of it. */
+interface ListedVersion {
+  version: VersionResource;
+  platforms: PlatformResource[];
+  tags: Tag[] | null;
+}
+
+/**
+ * What the table needs of one listed version: the whole resource (read when the list gave only the version),
+ * its platforms and its tags (read when the list did not carry them). Undefined when it is gone meanwhile.
+ */
+async function readListed(
+  client: RegistryClient,
+  address: ProviderAddress,
+  entry: VersionEntry,
+): Promise<ListedVersion | undefined> {
+  const version = entry.resource ?? (await getVersion(client, address, entry.version));
+  if (version === undefined) return undefined;
+  // A version whose relationships name no platform has none: no request needed for it.
+  const [platforms, tags] = await Promise.all([
+    version.relationships?.platforms?.data?.length === 0
+      ? Promise.resolve<PlatformResource[]>([])
+      : listPlatforms(client, address, version.attributes.version),
+    entry.tags !== undefined ? Promise.resolve(entry.tags) : readTags(client, version),
+  ]);
+  return { version, platforms, tags };
+}
+
+/** The version's tags, or null when its document names no tag bindings (a registry without version tags). */
+async function readTags(client: RegistryClient, version: VersionResource): Promise<Tag[] | null> {
+  if (version.relationships['tag-bindings'] === undefined) return null;
+  return listVersionTags(client, version.id);
+}
 
 /** Shows one version: its attributes and whether SHA256SUMS, its signature and each binary are uploaded. */
 export const runVersionsShow: SessionCore<VersionArgument> = async (context, session, options) => {
@@ -74,8 +130,11 @@ export const runVersionsShow: SessionCore<VersionArgument> = async (context, ses
   const { provider, version: wanted } = await openVersion(context, session, options.version);
   const version = await getVersion(provider.client, provider.address, wanted);
   if (version === undefined) throw versionNotFound(provider, wanted);
-  const platforms = sortPlatforms(await listPlatforms(provider.client, provider.address, wanted));
-  const view = versionView(version, platforms);
+  const [platforms, tags] = await Promise.all([
+    listPlatforms(provider.client, provider.address, wanted).then(sortPlatforms),
+    readTags(provider.client, version),
+  ]);
+  const view = versionView(version, platforms, tags);
   const facts = { provider: providerView(provider), version: view, platforms: platforms.map(platformView) };
   return respond(output, facts, () => printVersion(output, provider.source, view, facts.platforms));
 };
@@ -94,6 +153,7 @@ function printVersion(output: Output, source: string, view: VersionView, platfor
     ['created', view.createdAt],
     ['updated', view.updatedAt],
     ['files', `${view.files} (${state})`],
+    ['tags', view.tags === null ? '(not reported by this registry)' : formatTags(view.tags)],
   ]);
   output.result('');
   printTable(

@@ -8,11 +8,21 @@ import type {
   PlatformLinks,
   PlatformResource,
   ProviderResource,
+  TagBindingResource,
+  TaggedVersionItem,
   VersionLinks,
   VersionResource,
 } from '../registry/types.js';
+import { createHash } from 'node:crypto';
 import { isUploaded, isoMillis, isoSeconds, type App, type Principal } from './app.js';
-import type { StoredGpgKey, StoredObject, StoredPlatform, StoredProvider, StoredVersion } from './state.js';
+import type {
+  StoredGpgKey,
+  StoredObject,
+  StoredPlatform,
+  StoredProvider,
+  StoredTagBinding,
+  StoredVersion,
+} from './state.js';
 
 /** The relative path of a provider, as the samples' `links` use. */
 export function providerPath(p: StoredProvider): string {
@@ -99,8 +109,44 @@ export function versionResource(
         data: platforms.map((p) => ({ id: p.id, type: 'registry-provider-platforms' as const })),
         links: { related: `${providerPath(provider)}/versions/${encodeURIComponent(v.version)}/platforms` },
       },
+      // providers/version-tags.mdx, sample response: the version names its tag bindings by link only.
+      'tag-bindings': { links: { related: versionTagBindingsPath(v) } },
     },
     links,
+  };
+}
+
+/** `/api/v2/registry-provider-versions/:id/tag-bindings`, the version's tag bindings. */
+export function versionTagBindingsPath(v: StoredVersion): string {
+  return `/api/v2/registry-provider-versions/${encodeURIComponent(v.id)}/tag-bindings`;
+}
+
+/** A tag binding resource (providers/version-tags.mdx: key, value, created-at). */
+export function tagBindingResource(b: StoredTagBinding): TagBindingResource {
+  return {
+    id: b.id,
+    type: 'tag-bindings',
+    attributes: { key: b.key, value: b.value, 'created-at': isoMillis(b.createdAt) },
+  };
+}
+
+/**
+ * An item of the tag-filtered versions list (providers/index.mdx, "Versions List for a Registry Provider"):
+ * the documented items have a UUID-shaped id, not the version's `provver-` id, so one is derived from it.
+ */
+export function taggedVersionItem(provider: StoredProvider, v: StoredVersion): TaggedVersionItem {
+  const hex = createHash('sha1').update(v.id).digest('hex');
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return {
+    id,
+    type: 'ephemeral-registry-provider-versions',
+    attributes: {
+      version: v.version,
+      tags: (v.tags ?? []).map((t) => ({ key: t.key, value: t.value })),
+      status: '',
+      name: provider.name,
+      namespace: provider.namespace,
+    },
   };
 }
 

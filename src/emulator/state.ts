@@ -41,6 +41,16 @@ export interface StoredVersion {
   updatedAt: number;
   shasums: StoredObject;
   shasumsSig: StoredObject;
+  /** The version's tags (HCP Terraform, 2026), in the order last set; absent in state written before them. */
+  tags?: StoredTagBinding[];
+}
+
+/** One tag binding of a version: kept with its id and creation time while a PATCH keeps its key and value. */
+export interface StoredTagBinding {
+  id: string;
+  key: string;
+  value: string;
+  createdAt: number;
 }
 
 export interface StoredPlatform {

@@ -4,6 +4,7 @@
  */
 import semverRcompare from 'semver/functions/rcompare.js';
 import { fileStates, type FileStates } from '../registry/fileStates.js';
+import type { Tag } from '../registry/tags.js';
 import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
 import { platformName } from '../terraform.js';
 import type { Output } from '../ui/output.js';
@@ -23,6 +24,8 @@ export interface VersionView {
   files: string;
   complete: boolean;
   platforms: string[];
+  /** The version's tags, sorted by key then value; null when the registry reports no tags for versions. */
+  tags: Tag[] | null;
 }
 
 /** A platform of a version. */
@@ -49,8 +52,12 @@ export function providerView(context: ProviderSession): Record<string, string> {
   return { source: context.source, hostname: context.hostname, ...context.address };
 }
 
-/** A version and its platforms as a view. */
-export function versionView(version: VersionResource, platforms: PlatformResource[]): VersionView {
+/** A version, its platforms and its tags (null: not reported) as a view. */
+export function versionView(
+  version: VersionResource,
+  platforms: PlatformResource[],
+  tags: Tag[] | null,
+): VersionView {
   const a = version.attributes;
   const states: FileStates = fileStates(version, platforms);
   return {
@@ -65,6 +72,7 @@ export function versionView(version: VersionResource, platforms: PlatformResourc
     files: states.summary,
     complete: states.complete,
     platforms: states.platforms.map((p) => `${p.os}_${p.arch}`),
+    tags,
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   PublishPlan,
 } from './types.js';
 import { lockHashes } from '../release/lockHashes.js';
+import type { Tag } from '../registry/tags.js';
 import { platformName } from '../terraform.js';
 
 /** Whether the consumer check ran, and how it ended. */
@@ -60,6 +61,13 @@ export interface PublishDocument {
   /** Platforms the registry holds that the release does not (kept, never deleted). */
   extraPlatforms: ExtraPlatform[];
   conflicts: Conflict[];
+  /**
+   * The version's tags, when `--tag` was given (null otherwise: they were left as they are, and not read).
+   * `tags` is the whole set the version carries after the run; `previous` what it carried before (null when
+   * the version did not exist); `action` set (replaced, or would be) or skip (already so); `set` whether this
+   * run sent the PATCH.
+   */
+  tags: { action: 'set' | 'skip'; tags: Tag[]; previous: Tag[] | null; set: boolean } | null;
   /** True when the run polled the uploaded flags (false with --no-wait, a dry run, or nothing to wait for). */
   waited: boolean;
   check: CheckReport;
@@ -123,6 +131,15 @@ export function publishDocument(input: {
     }),
     extraPlatforms: plan.extraPlatforms,
     conflicts: plan.conflicts,
+    tags:
+      plan.tags.action === 'none'
+        ? null
+        : {
+            action: plan.tags.action,
+            tags: plan.tags.wanted,
+            previous: plan.tags.current,
+            set: outcome ? outcome.tagsSet : plan.tags.action === 'set',
+          },
     waited: input.waited,
     check: input.check,
     durationMs: input.durationMs,

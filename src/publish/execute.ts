@@ -153,6 +153,7 @@ export function emptyOutcome(): PublishOutcome {
     versionCreated: false,
     files: { shasums: false, signature: false },
     platforms: new Map(),
+    tagsSet: false,
   };
 }
 

@@ -8,3 +8,4 @@ import '../registry/http.js';
 export { emptyOutcome, executePlan } from './execute.js';
 export { checkStep, waitStep } from './finish.js';
 export { readRemote } from './remote.js';
+export { tagStep } from './tagging.js';

@@ -6,6 +6,7 @@
 import type { ProviderAddress } from '../registry/paths.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 import type { VerifiedRelease } from '../release/types.js';
+import { sameTags } from '../registry/tags.js';
 import { normalizeProtocols, platformName } from '../terraform.js';
 import {
   type Conflict,
@@ -14,6 +15,7 @@ import {
   type PlatformPlan,
   type PublishPlan,
   type RemoteState,
+  type TagPlan,
 } from './types.js';
 
 /** Plans the publishing of a verified release against what the registry holds. */
@@ -80,7 +82,15 @@ export function planPublish(
     platforms,
     extraPlatforms,
     conflicts,
+    tags: planTags(options.tags ?? [], remote),
   };
+}
+
+/** The version's tags: replaced when `wanted` differs from what the existing version holds (read first). */
+export function planTags(wanted: TagPlan['wanted'], remote: Pick<RemoteState, 'version' | 'tags'>): TagPlan {
+  const current = remote.version === undefined ? null : (remote.tags ?? null);
+  if (wanted.length === 0) return { wanted, current, action: 'none' };
+  return { wanted, current, action: current !== null && sameTags(current, wanted) ? 'skip' : 'set' };
 }
 
 /** How an existing version differs from what the release declares (key id, protocols). */

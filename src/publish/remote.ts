@@ -5,7 +5,7 @@
  */
 import * as openpgp from 'openpgp';
 import type { RegistryClient } from '../registry/http.js';
-import { ApiError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
 import { getGpgKey } from '../registry/gpgKeys.js';
 import { networkHint } from '../net/networkFailure.js';
@@ -13,6 +13,9 @@ import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getProvider } from '../registry/providers.js';
 import { getVersion } from '../registry/versions.js';
+import { listVersionTags } from '../registry/tagBindings.js';
+import type { Tag } from '../registry/tags.js';
+import type { VersionResource } from '../registry/types.js';
 import type { VerifiedRelease } from '../release/types.js';
 import type { Output } from '../ui/output.js';
 import type { RemoteState } from './types.js';
@@ -26,6 +29,8 @@ export interface ReadRemoteInput {
   signal?: AbortSignal | undefined;
   /** First backoff of download retries, in ms. */
   retryDelayMs?: number | undefined;
+  /** Read the existing version's tags too (`--tag` was given). */
+  readTags?: boolean | undefined;
 }
 
 // SHA256SUMS of a release lists a few dozen files at most; anything this large is not one.
@@ -45,8 +50,11 @@ export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
   if (provider === undefined) return { providerExists: false, keyRegistered, platforms: [] };
   const version = await getVersion(client, address, release.version);
   if (version === undefined) return { providerExists: true, keyRegistered, platforms: [] };
-  const platforms = await listPlatforms(client, address, release.version);
-  const state: RemoteState = { providerExists: true, keyRegistered, version, platforms };
+  const [platforms, tags] = await Promise.all([
+    listPlatforms(client, address, release.version),
+    input.readTags === true ? readTags(client, version, address) : undefined,
+  ]);
+  const state: RemoteState = { providerExists: true, keyRegistered, version, platforms, tags };
 
   const { attributes, links } = version;
   const downloader = createDownloader({
@@ -65,6 +73,26 @@ export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
         : await judgeSignature(await download(downloader, link, release.signature.filename), release);
   }
   return state;
+}
+
+/**
+ * The existing version's tags. A version document without a tag-bindings relationship comes from a registry
+ * without version tags (Terraform Enterprise): `--tag` is refused there before anything is written.
+ */
+async function readTags(
+  client: RegistryClient,
+  version: VersionResource,
+  address: ProviderAddress,
+): Promise<Tag[]> {
+  if (version.relationships['tag-bindings'] === undefined) {
+    throw new UsageError(
+      `--tag: the registry reports no tags for ${address.namespace}/${address.name} ${version.attributes.version} (its version document has no tag-bindings)`,
+      {
+        hint: 'Version tags are an HCP Terraform feature (2026); publish without --tag on this registry.',
+      },
+    );
+  }
+  return listVersionTags(client, version.id);
 }
 
 /** The registry's copy of a small file; a failed download is an API problem (exit 4), named by file. */

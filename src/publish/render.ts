@@ -2,6 +2,7 @@
  * How a publish document reads to people: the summary table after a run, the plan of a dry run, and the
  * Markdown table for the GitHub step summary. All three come from the same `PublishDocument`.
  */
+import { formatTags } from '../registry/tags.js';
 import { formatBytes } from '../terraform.js';
 import { GLYPHS, failureMark, successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
@@ -60,7 +61,18 @@ function facts(doc: PublishDocument): [string, string][] {
       f.kind === 'shasums' ? 'checksums' : 'signature',
       `${f.filename}: ${fileResult(f, dryRun)}`,
     ]),
+    ...(doc.tags === null ? [] : [['tags', tagsResult(doc.tags, dryRun)] as [string, string]]),
   ];
+}
+
+/** `environment=prod, team=core: set (replacing environment=dev)`, or `…: already there`. */
+function tagsResult(tags: NonNullable<PublishDocument['tags']>, dryRun: boolean): string {
+  const state = tags.action === 'skip' ? 'already there' : dryRun ? 'set' : tags.set ? 'set' : 'not set';
+  const replacing =
+    tags.action === 'set' && tags.previous !== null && tags.previous.length > 0
+      ? ` (replacing ${formatTags(tags.previous)})`
+      : '';
+  return `${formatTags(tags.tags)}: ${state}${replacing}`;
 }
 
 /** Rows of the platform table, header first. */
@@ -118,7 +130,8 @@ function closingLine(output: Output, doc: PublishDocument): string {
     const writes =
       doc.platforms.filter((p) => p.action !== 'skip').length +
       doc.files.filter((f) => f.action !== 'skip').length +
-      [doc.provider.created, doc.key.registered, doc.version.created].filter(Boolean).length;
+      [doc.provider.created, doc.key.registered, doc.version.created, doc.tags?.set === true].filter(Boolean)
+        .length;
     return doc.conflicts.length > 0
       ? `${failureMark(output.color)} ${name}: ${doc.conflicts.length} conflict${doc.conflicts.length === 1 ? '' : 's'}; nothing can be written`
       : `${name}: ${writes === 0 ? 'nothing to do' : `${writes} item${writes === 1 ? '' : 's'} to write`} (${platforms})`;
@@ -126,7 +139,8 @@ function closingLine(output: Output, doc: PublishDocument): string {
   const created = doc.platforms.filter((p) => p.created).length;
   const uploaded = doc.platforms.filter((p) => p.uploaded).length;
   const work =
-    created + uploaded === 0 ? 'everything was already there' : `${created} created, ${uploaded} uploaded`;
+    (created + uploaded === 0 ? 'everything was already there' : `${created} created, ${uploaded} uploaded`) +
+    (doc.tags?.set === true ? ', tags set' : '');
   const check =
     doc.check.status === 'passed'
       ? '; consumer check passed'
@@ -153,6 +167,7 @@ export function markdownSummary(doc: PublishDocument): string {
     ),
     '',
   ];
+  if (doc.tags !== null) lines.push(`Tags: ${tagsResult(doc.tags, doc.dryRun)}.`, '');
   if (doc.conflicts.length > 0) {
     lines.push('**Conflicts:**', '', ...doc.conflicts.map((c) => `- ${c.subject}: ${c.message}`), '');
   }

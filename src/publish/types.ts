@@ -4,6 +4,7 @@
  * summary and resume all come from the same plan.
  */
 import type { ProviderAddress } from '../registry/paths.js';
+import type { Tag } from '../registry/tags.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
 
 /** What the registry holds for the release, read before planning. */
@@ -19,6 +20,8 @@ export interface RemoteState {
   shasumsBytes?: Uint8Array | undefined;
   /** Whether the uploaded signature verifies over the LOCAL SHA256SUMS with the signer's key. */
   signature?: { verifies: boolean; reason?: string | undefined } | undefined;
+  /** The version's tags, read only when the version exists and `--tag` was given. */
+  tags?: Tag[] | undefined;
 }
 
 /** What to do with one item. */
@@ -30,6 +33,19 @@ export interface PlanOptions {
   createProvider: boolean;
   /** Register the signing key when absent (`--no-register-key` turns it off). */
   registerKey: boolean;
+  /** The version's tags (`--tag`), sorted and without repeats; empty: the tags are left as they are. */
+  tags?: Tag[] | undefined;
+}
+
+/**
+ * The version's tags: `set` replaces the version's whole tag set with `wanted` (one PATCH, as the platform
+ * does), `skip` when it holds exactly those already, `none` when no `--tag` was given (left as they are).
+ */
+export interface TagPlan {
+  wanted: Tag[];
+  /** What the version holds now; null when it does not exist yet (or was not read: no --tag). */
+  current: Tag[] | null;
+  action: 'set' | 'skip' | 'none';
 }
 
 /** The provider and the key: created, already there, or absent and not to be created (`missing`). */
@@ -84,6 +100,7 @@ export interface PublishPlan {
   platforms: PlatformPlan[];
   extraPlatforms: ExtraPlatform[];
   conflicts: Conflict[];
+  tags: TagPlan;
 }
 
 /** What one platform's publishing did in this run. */
@@ -101,4 +118,6 @@ export interface PublishOutcome {
   files: Record<FilePlan['kind'], boolean>;
   /** By `os_arch`. */
   platforms: Map<string, PlatformOutcome>;
+  /** The version's tags were replaced in this run. */
+  tagsSet: boolean;
 }

@@ -66,6 +66,14 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
   const where = issue.path.length === 0 ? 'the document' : formatPath(issue.path);
   const got = kindOf(valueAt(document, issue.path));
   switch (issue.code) {
+    case 'invalid_union': {
+      // An item that may take several documented shapes: the problems of the shape it came closest to.
+      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0];
+      if (closest === undefined || closest.length === 0) return `${where}: ${issue.message}`;
+      return closest
+        .map((inner) => describeIssue({ ...inner, path: [...issue.path, ...inner.path] }, document))
+        .join('; ');
+    }
     case 'invalid_type':
       return `${where}: expected ${withArticle(issue.expected)}, got ${got}`;
     case 'invalid_value':

@@ -68,10 +68,47 @@ export const versionResource = resource(
         data: z.array(resourceIdentifier('registry-provider-platforms')),
         links: z.looseObject({ related: z.string() }),
       }),
+      'tag-bindings': z.looseObject({ links: z.looseObject({ related: z.string() }) }).optional(),
     }),
     links: versionLinks,
   },
 );
+
+/**
+ * The answer to a version's tag PATCH: a version document whose relationships differ from the GET's in the
+ * documented sample (`registry-provider-platforms` for `platforms`), so only what identifies it is required.
+ */
+export const patchedVersionResource = z.looseObject({
+  id: z.string(),
+  type: z.literal('registry-provider-versions'),
+  attributes: z.looseObject({ version: z.string() }),
+});
+
+/** A `tag-bindings` resource (providers/version-tags.mdx). */
+export const tagBindingResource = resource(
+  'tag-bindings',
+  { key: z.string(), value: z.string().nullable(), 'created-at': z.string().optional() },
+  {},
+);
+
+/** The tag bindings of a version: one document, not paginated in the documented sample. */
+export const tagBindingList = z.looseObject({ data: z.array(tagBindingResource) });
+
+/**
+ * An item of HCP Terraform's tag-aware versions list (providers/index.mdx): the version and its tags inline.
+ * Its `type` is not checked (the documented samples disagree: `ephemeral-…` and `public-registry-provider-versions`).
+ */
+export const taggedVersionItem = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  attributes: z.looseObject({
+    version: z.string(),
+    tags: z.array(z.looseObject({ key: z.string(), value: z.string().nullable() })),
+  }),
+});
+
+/** An item of the versions list: a whole version resource, or the tag-aware item. */
+export const versionListItem = z.union([versionResource, taggedVersionItem]);
 
 /** A version just created: nothing is uploaded yet, so both upload links must be there. */
 export const createdVersionResource = versionResource.extend({

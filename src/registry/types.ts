@@ -59,8 +59,39 @@ export interface VersionResource {
   relationships: {
     'registry-provider': { data: ResourceIdentifier<'registry-providers'> };
     platforms: { data: ResourceIdentifier<'registry-provider-platforms'>[]; links: { related: string } };
+    /** HCP Terraform's version tags (2026); absent where the registry has none (Terraform Enterprise). */
+    'tag-bindings'?: { links: { related: string } };
   };
   links: VersionLinks;
+}
+
+/** `tag-bindings` resource: one tag of a provider version (providers/version-tags.mdx). */
+export interface TagBindingResource {
+  id: string;
+  type: 'tag-bindings';
+  attributes: { key: string; value: string; 'created-at': string };
+}
+
+/** `GET /api/v2/registry-provider-versions/:id/tag-bindings`: the bindings and a link back to the version. */
+export interface TagBindingListDocument {
+  data: TagBindingResource[];
+  links: { target: string };
+}
+
+/**
+ * An item of HCP Terraform's tag-aware versions list (providers/index.mdx, "Versions List for a Registry
+ * Provider"): its `type` differs between the documented samples and its `id` is not a `provver-` id.
+ */
+export interface TaggedVersionItem {
+  id: string;
+  type: string;
+  attributes: {
+    version: string;
+    tags: { key: string; value: string }[];
+    status: string;
+    name: string;
+    namespace: string;
+  };
 }
 
 /** Links of a platform: an upload link until the binary arrives, a download link after. */

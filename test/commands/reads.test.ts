@@ -13,7 +13,7 @@ import { ALL_PLATFORMS, cli, publishAll, requests, zipName, eventually } from '.
 const start = emulatorPerTest();
 
 describe('provider versions list', () => {
-  it('follows pagination to the end (150 versions, newest first) without a platform request per empty version', async () => {
+  it('follows pagination to the end (150 versions, newest first) without a platform request per empty version, one tag read per version', async () => {
     const emulator = await start();
     const { owner } = clients(emulator);
     await createProvider(owner, emulator.organization, 'example');
@@ -35,12 +35,19 @@ describe('provider versions list', () => {
     expect(doc.versions.at(-1)?.version).toBe('1.0.0');
     expect(new Set(doc.versions.map((v) => v.version)).size).toBe(150);
     const path = `/api/v2/organizations/${emulator.organization}/registry-providers/private/${emulator.organization}/example/versions`;
-    await eventually(() =>
-      expect(emulator.requestLog.records.map((r) => `${r.method} ${r.path}?${r.query ?? ''}`)).toEqual([
-        `GET ${path}?page%5Bnumber%5D=1&page%5Bsize%5D=100`,
-        `GET ${path}?page%5Bnumber%5D=2&page%5Bsize%5D=100`,
-      ]),
-    );
+    // Two list pages, no platform request, and each version's tags read once (its document names them by link).
+    const tagReads = (): string[] =>
+      emulator.requestLog.records.filter((r) => r.path.endsWith('/tag-bindings')).map((r) => r.path);
+    await eventually(() => expect(tagReads()).toHaveLength(150));
+    expect(new Set(tagReads()).size).toBe(150);
+    expect(
+      emulator.requestLog.records
+        .filter((r) => !r.path.endsWith('/tag-bindings'))
+        .map((r) => `${r.method} ${r.path}?${r.query ?? ''}`),
+    ).toEqual([
+      `GET ${path}?page%5Bnumber%5D=1&page%5Bsize%5D=100`,
+      `GET ${path}?page%5Bnumber%5D=2&page%5Bsize%5D=100`,
+    ]);
   });
 
   it('prints an aligned table with a header on a terminal and plain tab-separated rows otherwise', async () => {
@@ -57,17 +64,17 @@ describe('provider versions list', () => {
     expect(tty.exitCode).toBe(0);
     expect(normalise(tty.stdout)).toBe(
       [
-        'VERSION       PROTOCOLS  KEY ID            FILES      PLATFORMS                                                        CREATED',
-        `1.3.0-beta.1  6.0        ${keyIdOf('signer')}  1/2 + 0/1  linux_amd64                                                      <time>`,
-        `1.2.3         6.0        ${keyIdOf('signer')}  2/2 + 5/5  ${ALL_PLATFORMS.join(',')}  <time>`,
+        'VERSION       PROTOCOLS  KEY ID            FILES      PLATFORMS                                                        TAGS  CREATED',
+        `1.3.0-beta.1  6.0        ${keyIdOf('signer')}  1/2 + 0/1  linux_amd64                                                      -     <time>`,
+        `1.2.3         6.0        ${keyIdOf('signer')}  2/2 + 5/5  ${ALL_PLATFORMS.join(',')}  -     <time>`,
         '',
       ].join('\n'),
     );
     const plain = await cli(emulator, ['versions', 'list']);
     expect(normalise(plain.stdout)).toBe(
       [
-        `1.3.0-beta.1\t6.0\t${keyIdOf('signer')}\t1/2 + 0/1\tlinux_amd64\t<time>`,
-        `1.2.3\t6.0\t${keyIdOf('signer')}\t2/2 + 5/5\t${ALL_PLATFORMS.join(',')}\t<time>`,
+        `1.3.0-beta.1\t6.0\t${keyIdOf('signer')}\t1/2 + 0/1\tlinux_amd64\t-\t<time>`,
+        `1.2.3\t6.0\t${keyIdOf('signer')}\t2/2 + 5/5\t${ALL_PLATFORMS.join(',')}\t-\t<time>`,
         '',
       ].join('\n'),
     );
@@ -101,6 +108,7 @@ describe('provider versions show', () => {
       created    <time>
       updated    <time>
       files      1/2 + 1/5 (incomplete: run provider publish again to upload what is missing)
+      tags       -
 
       SHA256SUMS	-	yes	-
       SHA256SUMS.sig	-	no	-

@@ -554,3 +554,168 @@ export const BLANK_REGISTRY_NAME_ERRORS = [
   { title: 'invalid attribute', detail: "Registry name can't be blank" },
   { title: 'invalid attribute', detail: 'Registry name is not included in the list' },
 ] as const;
+
+/*
+ * Provider version tags (HCP Terraform, 2026). Source: hashicorp/web-unified-docs,
+ * content/terraform-docs-common/docs/cloud-docs/api-docs/private-registry/providers/version-tags.mdx (the same
+ * samples in manage-provider-versions.mdx) and providers/index.mdx ("Versions List for a Registry Provider",
+ * marked TFC:only), created 2026-07-15.
+ */
+
+/** version-tags.mdx, "List all tags for a provider version" sample response (200). */
+export const VERSION_TAG_BINDINGS_RESPONSE = {
+  data: [
+    {
+      id: 'tb-LDojeUQnBPGYbDdA',
+      type: 'tag-bindings',
+      attributes: { key: 'environment', value: 'dev', 'created-at': '2026-07-15T20:11:56.432Z' },
+    },
+    {
+      id: 'tb-HPnKh5kf4TiGYMVr',
+      type: 'tag-bindings',
+      attributes: { key: 'environment', value: 'testing', 'created-at': '2026-07-15T20:11:56.437Z' },
+    },
+  ],
+  links: {
+    target:
+      '/api/v2/organizations/hashicorp/registry-providers/private/hashicorp/test-provider/versions?version=5.14.0',
+  },
+} as const;
+
+/** version-tags.mdx, "Add or update tags for a provider version" sample payload. */
+export const VERSION_TAGS_PATCH_PAYLOAD = {
+  data: {
+    type: 'registry-provider-versions',
+    relationships: {
+      organization: { data: { type: 'organizations', id: 'hashicorp' } },
+      'tag-bindings': {
+        data: [
+          { type: 'tag-bindings', attributes: { key: 'environment', value: 'dev' } },
+          { type: 'tag-bindings', attributes: { key: 'environment', value: 'testing' } },
+        ],
+      },
+    },
+  },
+} as const;
+
+/**
+ * version-tags.mdx, "Add or update tags for a provider version" sample response (200). Its platforms are named
+ * `registry-provider-platforms` (the GET's `platforms`), and its platforms link names another version (5.14.0)
+ * than the one patched (0.0.4): a test maps both through its vars.
+ */
+export const VERSION_TAGS_PATCH_RESPONSE = {
+  data: {
+    id: 'provver-E94qRpUHFZezgEWC',
+    type: 'registry-provider-versions',
+    attributes: {
+      version: '0.0.4',
+      'created-at': '2026-02-24T02:45:50.571Z',
+      'updated-at': '2026-02-24T02:45:50.571Z',
+      'key-id': '34365D9472D7468F',
+      protocols: ['5.0'],
+      permissions: { 'can-delete': true, 'can-upload-asset': true },
+      'shasums-uploaded': false,
+      'shasums-sig-uploaded': false,
+    },
+    relationships: {
+      'registry-provider': { data: { id: 'prov-kYepEWv1vNWdKAsM', type: 'registry-providers' } },
+      'tag-bindings': {
+        links: { related: '/api/v2/registry-provider-versions/provver-E94qRpUHFZezgEWC/tag-bindings' },
+      },
+      'registry-provider-platforms': {
+        data: [],
+        links: {
+          related:
+            '/api/v2/organizations/hashicorp/registry-providers/private/hashicorp/test-provider/versions/5.14.0/platforms',
+        },
+      },
+    },
+    links: {
+      'shasums-upload': 'https://archivist.terraform.io/v1/object/dmF1bHQ6djU6bjNHZW9jV3NhRUxjZGJma1',
+      'shasums-sig-upload': 'https://archivist.terraform.io/v1/object/dmF1bHQ6djU6WnBVNlJ3Y2RzcEgxUHB',
+    },
+  },
+} as const;
+
+/** providers/index.mdx, "Versions List for a Registry Provider" sample response (200), TFC only. */
+export const TAGGED_VERSION_LIST_RESPONSE = {
+  data: [
+    {
+      id: 'e2ba610c-3fc1-414d-9c7e-adf446082019',
+      type: 'ephemeral-registry-provider-versions',
+      attributes: { version: '3.9.0', tags: [], status: '', name: 'random', namespace: 'hashicorp' },
+    },
+    {
+      id: '1107200c-f2f7-4c1a-a73e-1c86373841ad',
+      type: 'ephemeral-registry-provider-versions',
+      attributes: { version: '3.7.1', tags: [], status: '', name: 'random', namespace: 'hashicorp' },
+    },
+    {
+      id: '6fde0eed-f828-4c3d-8f2b-49b4691c7c76',
+      type: 'ephemeral-registry-provider-versions',
+      attributes: { version: '3.6.0', tags: [], status: '', name: 'random', namespace: 'hashicorp' },
+    },
+    {
+      id: 'a7845950-337c-4a94-924e-ea0d9a1be06f',
+      type: 'ephemeral-registry-provider-versions',
+      attributes: { version: '3.5.1', tags: [], status: '', name: 'random', namespace: 'hashicorp' },
+    },
+  ],
+  links: {
+    self: 'https://app.terraform.io/api/v2/organizations/RAUC/registry-providers/public/hashicorp/random/versions',
+    prev: null,
+    next: 'https://app.terraform.io/api/v2/organizations/hashicorp/registry-providers/public/hashicorp/random/versions?page[number]=2&page[size]=20',
+    first:
+      'https://app.terraform.io/api/v2/organizations/hashicorp/registry-providers/public/hashicorp/random/versions?page[number]=1&page[size]=20',
+    last: 'https://app.terraform.io/api/v2/organizations/hashicorp/registry-providers/public/hashicorp/random/versions?page[number]=2&page[size]=20',
+  },
+  meta: {
+    pagination: {
+      'current-page': 1,
+      'next-page': 2,
+      'prev-page': null,
+      'page-size': 20,
+      'total-pages': 1,
+      'total-count': 4,
+    },
+  },
+} as const;
+
+/**
+ * providers/index.mdx, "Sample response with query parameters" (200), for
+ * `?page[number]=1&page[size]=20&filter[tagged][0][key]=environment&filter[tagged][0][value]=testing`. Its item
+ * `type` (`public-registry-provider-versions`) and `id` ("16") differ from the unfiltered sample's.
+ */
+export const TAG_FILTERED_VERSION_LIST_RESPONSE = {
+  data: [
+    {
+      id: '16',
+      type: 'public-registry-provider-versions',
+      attributes: {
+        version: '3.1.3',
+        tags: [{ key: 'environment', value: 'testing' }],
+        status: '',
+        name: 'random',
+        namespace: 'hashicorp',
+      },
+    },
+  ],
+  links: {
+    self: 'https://app.terraform.io/api/v2/organizations/RAUC/registry-providers/public/hashicorp/random/versions?filter%5Btagged%5D%5B0%5D%5Bkey%5D=environment&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=testing&page%5Bnumber%5D=1&page%5Bsize%5D=20',
+    first:
+      'https://app.terraform.io/api/v2/organizations/RAUC/registry-providers/public/hashicorp/random/versions?filter%5Btagged%5D%5B0%5D%5Bkey%5D=environment&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=testing&page%5Bnumber%5D=1&page%5Bsize%5D=20',
+    prev: null,
+    next: null,
+    last: 'https://app.terraform.io/api/v2/organizations/RAUC/registry-providers/public/hashicorp/random/versions?filter%5Btagged%5D%5B0%5D%5Bkey%5D=environment&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=testing&page%5Bnumber%5D=1&page%5Bsize%5D=20',
+  },
+  meta: {
+    pagination: {
+      'current-page': 1,
+      'page-size': 20,
+      'prev-page': null,
+      'next-page': null,
+      'total-pages': 1,
+      'total-count': 1,
+    },
+  },
+} as const;

@@ -27,6 +27,12 @@ const ID_FORMATS: [RegExp, RegExp, string][] = [
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/,
     'a whole-second ISO 8601 time (2022-02-11T19:16:59Z)',
   ],
+  [/^tb-[A-Za-z0-9]{16}$/, /^tb-[A-Za-z0-9]{16}$/, 'a tag binding id (tb- + 16 alphanumerics)'],
+  [
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    'a UUID',
+  ],
   [/^[0-9a-f]{64}$/, /^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex'],
   [/^[0-9A-F]{16}$/, /^[0-9A-F]{16}$/, 'a long key id (16 upper-case hex digits)'],
   [/^-----BEGIN PGP PUBLIC KEY BLOCK-----/, /^-----BEGIN PGP PUBLIC KEY BLOCK-----/, 'an armored public key'],
@@ -144,6 +150,9 @@ function linkMismatch(actual: string, sample: string, vars: ShapeVars, path: str
       const mapped = vars[want];
       if (mapped !== undefined) return got === mapped;
       if (/^\d+$/.test(want)) return /^\d+$/.test(got);
+      // An id in a link (the version's in its tag-bindings link) is state: its format must agree.
+      const id = ID_FORMATS.find(([samplePattern]) => samplePattern.test(want));
+      if (id !== undefined) return id[1].test(got);
       return got === want;
     });
   if (!sameSegments) out.push(`${path}: expected a path like ${s.pathname}, got ${a.pathname}`);

@@ -1,4 +1,8 @@
-/** Provider version routes: create, list, read, delete (a delete takes the platforms and files with it). */
+/**
+ * Provider version routes: create, list, read, delete (a delete takes the platforms and files with it), and the
+ * version tags of HCP Terraform (2026): the PATCH that replaces a version's tag bindings, the GET of them by
+ * version id (providers/version-tags.mdx) and the tag-filtered versions list (providers/index.mdx).
+ */
 import { PROTOCOL_VERSIONS } from '../../terraform.js';
 import {
   authenticate,
@@ -10,10 +14,24 @@ import {
   type App,
   type Principal,
 } from '../app.js';
-import { versionResource } from '../documents.js';
-import { parseJson, sendDocument, type RequestContext, type Router } from '../http.js';
+import { providerPath, tagBindingResource, taggedVersionItem, versionResource } from '../documents.js';
+import {
+  HttpProblem,
+  invalidMany,
+  notFound,
+  parseJson,
+  sendDocument,
+  type RequestContext,
+  type Router,
+} from '../http.js';
 import { paginate } from '../pagination.js';
-import { newId, newObject, type StoredProvider } from '../state.js';
+import {
+  newId,
+  newObject,
+  type StoredProvider,
+  type StoredTagBinding,
+  type StoredVersion,
+} from '../state.js';
 import { isStrictSemver } from '../../registry/version.js';
 import { Problems, attributesOf, requiredString } from '../validate.js';
 
@@ -73,11 +91,70 @@ export function registerVersionRoutes(router: Router, app: App): void {
   router.on('GET', VERSIONS, (ctx) => {
     const [principal, provider] = providerFromPath(app, ctx, false);
     const all = app.store.data.versions.filter((v) => v.providerId === provider.id);
-    const page = paginate(all, ctx.query, `${app.baseUrl()}${ctx.path.replace(/\/$/, '')}`);
+    const linkBase = `${app.baseUrl()}${ctx.path.replace(/\/$/, '')}`;
+    const filters = tagFilters(ctx.query);
+    if (filters === undefined) {
+      const page = paginate(all, ctx.query, linkBase);
+      sendDocument(ctx.res, 200, {
+        data: page.items.map((v) => versionResource(app, provider, v, principal)),
+        links: page.links,
+        meta: { pagination: page.pagination },
+      });
+      return;
+    }
+    // The tag-filtered list answers HCP Terraform's tag-aware items, the filter kept in its links.
+    const kept = new URLSearchParams([...ctx.query].filter(([name]) => name.startsWith('filter[')));
+    const page = paginate(
+      all.filter((v) => matchesFilters(v, filters)),
+      ctx.query,
+      linkBase,
+      kept,
+    );
     sendDocument(ctx.res, 200, {
-      data: page.items.map((v) => versionResource(app, provider, v, principal)),
+      data: page.items.map((v) => taggedVersionItem(provider, v)),
       links: page.links,
       meta: { pagination: page.pagination },
+    });
+  });
+
+  router.on('PATCH', `${VERSIONS}/:version`, (ctx) => {
+    const [principal, provider] = providerFromPath(app, ctx, true);
+    const version = findVersion(app, provider, ctx.params.version!);
+    const wanted = readTagBindings(parseJson(ctx.body));
+    if (wanted !== undefined) {
+      const now = app.now();
+      app.store.change(() => {
+        version.tags = wanted.map(
+          ({ key, value }): StoredTagBinding =>
+            version.tags?.find((t) => t.key === key && t.value === value) ?? {
+              id: newId('tb'),
+              key,
+              value,
+              createdAt: now,
+            },
+        );
+      });
+    }
+    // providers/version-tags.mdx, sample response: the version document, its platforms relationship named
+    // `registry-provider-platforms`.
+    const doc = versionResource(app, provider, version, principal);
+    const { platforms, ...relationships } = doc.relationships;
+    sendDocument(ctx.res, 200, {
+      data: { ...doc, relationships: { ...relationships, 'registry-provider-platforms': platforms } },
+    });
+  });
+
+  router.on('GET', '/api/v2/registry-provider-versions/:id/tag-bindings', (ctx) => {
+    const principal = authenticate(app, ctx.req);
+    const version = app.store.data.versions.find((v) => v.id === ctx.params.id);
+    const provider = app.store.data.providers.find((p) => p.id === version?.providerId);
+    if (version === undefined || provider === undefined) throw notFound();
+    requireOrganization(principal, provider.organization);
+    sendDocument(ctx.res, 200, {
+      data: (version.tags ?? []).map(tagBindingResource),
+      links: {
+        target: `${providerPath(provider)}/versions?version=${encodeURIComponent(version.version)}`,
+      },
     });
   });
 
@@ -116,4 +193,113 @@ function readProtocols(attrs: Record<string, unknown>, problems: Problems, stric
   }
   if (strict && value.length === 0) problems.add('protocols', "Protocols can't be blank");
   return [...new Set(value)];
+}
+
+/** A `filter[tagged][INDEX]` condition: a key, a value, or both (AND); conditions of different indexes are ORed. */
+interface TagCondition {
+  key?: string;
+  value?: string;
+}
+
+const TAGGED = /^filter\[tagged\]\[(\d+)\]\[(key|value)\]$/;
+
+/** The `filter[tagged]` conditions of the query (providers/index.mdx), or undefined when there are none. */
+function tagFilters(query: URLSearchParams): TagCondition[] | undefined {
+  const byIndex = new Map<string, TagCondition>();
+  for (const [name, value] of query) {
+    if (!name.startsWith('filter[tagged]')) continue;
+    const match = TAGGED.exec(name);
+    if (!match) {
+      throw new HttpProblem(400, [
+        {
+          status: '400',
+          title: 'bad request',
+          detail: 'Tag filters are filter[tagged][INDEX][key] and filter[tagged][INDEX][value]',
+          source: { parameter: name },
+        },
+      ]);
+    }
+    const condition = byIndex.get(match[1]!) ?? {};
+    condition[match[2] as 'key' | 'value'] = value;
+    byIndex.set(match[1]!, condition);
+  }
+  return byIndex.size === 0 ? undefined : [...byIndex.values()];
+}
+
+function matchesFilters(v: StoredVersion, filters: TagCondition[]): boolean {
+  return filters.some((f) =>
+    (v.tags ?? []).some(
+      (t) => (f.key === undefined || t.key === f.key) && (f.value === undefined || t.value === f.value),
+    ),
+  );
+}
+
+// The emulator's own copy of the format rule (registry_tagging.mdx: keys up to 128, values up to 256
+// characters, of letters, digits, spaces and `_.=+-@:`); the client checks the same before sending.
+const TAG_TEXT = /^[A-Za-z0-9 _.=+\-@:]+$/;
+
+/**
+ * The tag bindings a PATCH asks for, without repeats; undefined when it names no `tag-bindings` relationship
+ * (the tags are then left as they are). 400 for a body that is not a JSON:API document, 422 for a wrong type
+ * or a key or value of the wrong format, every problem listed (providers/version-tags.mdx: 400 and 422).
+ */
+function readTagBindings(body: unknown): { key: string; value: string }[] | undefined {
+  const data = isObject(body) ? body.data : undefined;
+  if (!isObject(data)) {
+    throw new HttpProblem(400, [
+      { status: '400', title: 'bad request', detail: 'Request body cannot be parsed: no data object' },
+    ]);
+  }
+  const problems: { pointer: string; detail: string }[] = [];
+  if (data.type !== 'registry-provider-versions') {
+    problems.push({ pointer: '/data/type', detail: 'Type must be "registry-provider-versions"' });
+  }
+  const relationships = isObject(data.relationships) ? data.relationships : {};
+  const bindings = relationships['tag-bindings'];
+  if (bindings === undefined && problems.length === 0) return undefined;
+  const list = isObject(bindings) ? bindings.data : undefined;
+  const base = '/data/relationships/tag-bindings/data';
+  if (!Array.isArray(list)) {
+    problems.push({ pointer: base, detail: 'Tag bindings must be an array of tag-bindings' });
+    throw invalidMany(problems);
+  }
+  const wanted = new Map<string, { key: string; value: string }>();
+  list.forEach((item: unknown, i) => {
+    const attributes = isObject(item) && isObject(item.attributes) ? item.attributes : {};
+    const key = checkTagText(attributes.key, 'key', 128, `${base}/${i}/attributes/key`, problems);
+    const value = checkTagText(attributes.value, 'value', 256, `${base}/${i}/attributes/value`, problems);
+    if (key !== undefined && value !== undefined) wanted.set(JSON.stringify([key, value]), { key, value });
+  });
+  if (problems.length > 0) throw invalidMany(problems);
+  return [...wanted.values()];
+}
+
+function checkTagText(
+  text: unknown,
+  part: 'key' | 'value',
+  max: number,
+  pointer: string,
+  problems: { pointer: string; detail: string }[],
+): string | undefined {
+  const label = part === 'key' ? 'Tag key' : 'Tag value';
+  if (typeof text !== 'string' || text === '') {
+    problems.push({ pointer, detail: `${label} can't be blank` });
+    return undefined;
+  }
+  if (text.length > max) {
+    problems.push({ pointer, detail: `${label} is too long (maximum is ${max} characters)` });
+    return undefined;
+  }
+  if (!TAG_TEXT.test(text) || text.trim() !== text) {
+    problems.push({
+      pointer,
+      detail: `${label} has an invalid format: use letters, numbers, spaces and _.=+-@: only`,
+    });
+    return undefined;
+  }
+  return text;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

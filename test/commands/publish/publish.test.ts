@@ -142,6 +142,8 @@ describe('provider publish', () => {
       })),
       extraPlatforms: [],
       conflicts: [],
+      // No --tag: the version's tags are left as they are, and not read.
+      tags: null,
       waited: true,
       check: { status: 'passed', keyId: KEY, signingKeyId: KEY, platforms: 5 },
       durationMs: 0,
