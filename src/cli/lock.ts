@@ -10,9 +10,9 @@ export function registerLock(program: ProgramCommand): void {
   program
     .command('lock')
     .description(
-      "write the provider's block in a .terraform.lock.hcl with every platform's hashes, from a local release",
+      "write the provider's block in a .terraform.lock.hcl with every platform's hashes, from a local release or from what the registry serves",
     )
-    .argument('[release-dir]', 'the release folder goreleaser wrote', './dist')
+    .argument('[release-dir]', 'the release folder goreleaser wrote (default: ./dist; none with --registry)')
     .option(
       '--lock-file <path>',
       'the lock file to write or update (created when missing)',
@@ -39,9 +39,17 @@ export function registerLock(program: ProgramCommand): void {
       'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
     )
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
+    .option(
+      '--registry',
+      'lock what the registry serves instead of a local release (needs --version and a token; downloads every zip)',
+    )
     .runsWithSession(
       () => import('../commands/lock.js').then((m) => m.runLock),
-      ({ flags, args }: CommandRun<LockFlags>) => ({ ...flags, dir: args[0] ?? './dist' }),
+      ({ flags, args }: CommandRun<LockFlags>) => ({
+        ...flags,
+        dir: args[0] ?? './dist',
+        dirGiven: args[0] !== undefined,
+      }),
     )
     .examples(
       local({

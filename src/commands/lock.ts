@@ -21,6 +21,8 @@ import {
   type LockMaterial,
   type LockSource,
 } from '../lockfile/source.js';
+import { checkConsumerView } from '../consumer/check.js';
+import { openVersion } from '../manage/context.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { RunContext } from './context.js';
@@ -33,11 +35,15 @@ export interface LockFlags extends Pick<VerifyFlags, 'key' | 'version' | 'protoc
   platform?: string[];
   constraints?: string;
   dryRun?: boolean;
+  /** Take the hashes from what the registry serves (downloading every zip) instead of a local release. */
+  registry?: boolean;
 }
 
 /** What `provider lock` is asked to do: the flags and the release folder. */
 export interface LockOptions extends LockFlags {
   dir: string;
+  /** Whether the release folder was given on the command line (it may not be with `--registry`). */
+  dirGiven?: boolean;
 }
 
 /** The lock file written when `--lock-file` is not given (relative to the working directory). */
@@ -86,7 +92,22 @@ export async function runLock(context: RunContext, session: Session, options: Lo
       },
     );
   }
-  if (options.key === undefined && !context.env[KEY_VARIABLE]?.trim() && settings.keyFile === undefined) {
+  if (options.registry === true) {
+    if (options.dirGiven === true) {
+      throw new UsageError(`Give either a release folder (${options.dir}) or --registry, not both`, {
+        hint: 'provider lock <dir> locks a local release offline; provider lock --registry --version <v> locks what the registry serves.',
+      });
+    }
+    if (options.version === undefined) {
+      throw new UsageError('provider lock --registry needs --version: the version to lock', {
+        hint: 'Pass --version 1.2.3 (provider versions list shows the published ones).',
+      });
+    }
+  } else if (
+    options.key === undefined &&
+    !context.env[KEY_VARIABLE]?.trim() &&
+    settings.keyFile === undefined
+  ) {
     throw new UsageError('provider lock checks the release signature offline, and no public key was given', {
       hint: `Pass --key <armored-public-key-file>, set ${KEY_VARIABLE} to the armored key, or put "keyFile" in .providerrc.json.`,
     });
@@ -94,7 +115,11 @@ export async function runLock(context: RunContext, session: Session, options: Lo
   // The lock file is read and parsed first: a file that cannot be updated should not wait for hashing.
   const existing = await readLockFile(lockFile, shown);
 
-  const material = await localReleaseSource(context, session, options).load();
+  const source =
+    options.registry === true
+      ? registrySource(context, session, options.version!)
+      : localReleaseSource(context, session, options);
+  const material = await source.load();
   const address = lockAddress(settings.apiHost, namespace, material.name);
   const hashes = entryHashes(material, platforms);
   const merged = mergeLock(
@@ -137,6 +162,42 @@ export function localReleaseSource(context: RunContext, session: Session, option
     load: async () => {
       const { release } = await verifyWithFlags(context, session, { ...options, offline: true }, 'lock');
       return releaseMaterial(release);
+    },
+  };
+}
+
+/**
+ * The registry source: what `terraform providers lock` would get from the registry, checked as `provider check
+ * --download` checks it (the signature against the registered key, every filename and shasum against the signed
+ * SHA256SUMS, every zip downloaded to a temporary file, hashed and deleted; served `packages` verified). Any
+ * problem is exit 3 and the lock file is not touched. The `zh:` lines come from the signed SHA256SUMS, as
+ * Terraform's `AcceptableHashes` takes them.
+ */
+export function registrySource(context: RunContext, session: Session, versionText: string): LockSource {
+  return {
+    label: 'what the registry serves',
+    load: async () => {
+      const { provider, version } = await openVersion(context, session, versionText);
+      context.output.info(
+        `Downloading every package of ${provider.source} ${version} to hash it, as terraform providers lock would`,
+      );
+      const report = await checkConsumerView({
+        client: provider.client,
+        address: provider.address,
+        version,
+        output: context.output,
+        download: true,
+        lockHashes: true,
+        tmpDir: context.tmpDir,
+        signal: context.signal,
+        now: context.now,
+      });
+      return {
+        name: provider.address.name,
+        version,
+        platforms: report.platforms.map((p) => ({ os: p.os, arch: p.arch, hashes: p.hashes })),
+        shasums: report.shasums.zh.map((hash) => hash.slice('zh:'.length)),
+      };
     },
   };
 }

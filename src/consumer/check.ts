@@ -23,6 +23,7 @@ import type { PlatformResource, VersionResource } from '../registry/types.js';
 import { platformName } from '../terraform.js';
 import type { Output } from '../ui/output.js';
 import {
+  acceptableHashes,
   archiveChecksumProblem,
   listedHash,
   matchingChecksumProblem,
@@ -93,7 +94,8 @@ export interface ConsumerCheckReport {
   protocols: string[];
   keyId: string;
   signature: SignatureVerdict;
-  shasums: { bytes: number; lines: number };
+  /** `zh`: what terraform init records from the signed SHA256SUMS (a `zh:` for every line). */
+  shasums: { bytes: number; lines: number; zh: string[] };
   platforms: ConsumerPlatformReport[];
   downloaded: boolean;
   /** With `lockHashes`: whether the registry serves lock hashes (`packages`) in its download responses. */
@@ -266,6 +268,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     shasums: {
       bytes: sums.bytes.length,
       lines: sums.bytes.toString('utf8').split('\n').filter(Boolean).length,
+      zh: acceptableHashes(sums.bytes),
     },
     platforms: reports,
     downloaded: input.download === true,

@@ -28,6 +28,22 @@ const GO_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\
 const REPUBLISH =
   'Delete the version (provider delete <version>) and publish it again from the release directory, so the platforms match the signed SHA256SUMS.';
 
+/**
+ * The `zh:` hashes `terraform init` records from a signed SHA256SUMS (`signatureAuthentication.AcceptableHashes`
+ * in hashicorp/terraform's internal/getproviders/package_authentication.go): one for every line, whatever file it
+ * names, and none at all when any non-empty line is not `<64 hex> <name>`.
+ */
+export function acceptableHashes(document: Uint8Array): string[] {
+  const hashes: string[] = [];
+  for (const line of Buffer.from(document).toString('utf8').split('\n')) {
+    const parts = line.split(GO_SPACE).filter((part) => part !== '');
+    if (parts.length === 0) continue;
+    if (parts.length !== 2 || !HEX64.test(parts[0]!)) return [];
+    hashes.push(`zh:${parts[0]!.toLowerCase()}`);
+  }
+  return hashes;
+}
+
 /** The first hash listed for `filename`, found as Terraform finds it (whitespace-separated fields, exact bytes). */
 export function listedHash(document: Uint8Array, filename: string): string | undefined {
   const wanted = Buffer.from(filename, 'utf8');
