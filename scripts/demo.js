@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run demo`: the main job on the embedded emulator, offline. Builds if needed, starts `provider emulate`
 // in-process, runs the real `provider publish fixtures/release` against it, shows what the registry now
-// holds (`provider versions show`) and what `terraform init` would see, then stops the emulator.
+// holds (`provider versions show`), what `terraform init` would see and the lock file block for every platform
+// (`provider lock --registry --dry-run`), then stops the emulator.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -105,6 +106,19 @@ try {
   console.log(
     `linux_amd64 → ${download.filename} (sha256 ${download.shasum.slice(0, 12)}…, signed by ${download.signing_keys.gpg_public_keys.map((k) => k.key_id).join(', ')})`,
   );
+
+  step("provider lock --registry --version 1.2.3 --dry-run: the lock block with every platform's h1:");
+  const locked = await provider([
+    'lock',
+    '--registry',
+    '--version',
+    '1.2.3',
+    '--dry-run',
+    '--name',
+    'example',
+    ...target,
+  ]);
+  if (locked.code !== 0) throw new Error(`provider lock exited with ${locked.code}`);
 
   step('running the same command again writes nothing');
   const again = await provider([
