@@ -32,41 +32,28 @@ export const NAME = 'example';
 /** @typedef {Awaited<ReturnType<typeof makeRelease>>} Release a generated release, as the benchmarks know it */
 
 /**
- * Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming.
- * @param {string} file
- * @param {string} member
- * @param {number} size
+ * The records of a one-member zip around its data: the local header, and the central directory with the end
+ * record (an executable of unix mode 0755).
+ * @param {{ name: Buffer, method: 0 | 8, crc: number, compressed: number, size: number }} member
  */
-function writeZip(file, member, size) {
-  const name = Buffer.from(member);
-  const fd = fs.openSync(file, 'w');
+function zipRecords({ name, method, crc, compressed, size }) {
   const local = Buffer.alloc(30);
   local.writeUInt32LE(0x04034b50, 0);
   local.writeUInt16LE(20, 4);
   local.writeUInt16LE(0x0800, 6);
-  local.writeUInt32LE(size, 18);
+  local.writeUInt16LE(method, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(compressed, 18);
   local.writeUInt32LE(size, 22);
   local.writeUInt16LE(name.length, 26);
-  fs.writeSync(fd, local);
-  fs.writeSync(fd, name);
-  const chunk = Buffer.alloc(4 * MiB);
-  let crc = 0;
-  for (let left = size; left > 0; left -= chunk.length) {
-    const part = chunk.subarray(0, Math.min(chunk.length, left));
-    randomFillSync(part);
-    crc = crc32(part, crc);
-    fs.writeSync(fd, part);
-  }
-  const crcBuffer = Buffer.alloc(4);
-  crcBuffer.writeUInt32LE(crc, 0);
-  fs.writeSync(fd, crcBuffer, 0, 4, 14);
   const central = Buffer.alloc(46);
   central.writeUInt32LE(0x02014b50, 0);
   central.writeUInt16LE((3 << 8) | 20, 4);
   central.writeUInt16LE(20, 6);
   central.writeUInt16LE(0x0800, 8);
+  central.writeUInt16LE(method, 10);
   central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(size, 20);
+  central.writeUInt32LE(compressed, 20);
   central.writeUInt32LE(size, 24);
   central.writeUInt16LE(name.length, 28);
   central.writeUInt32LE((0o100755 << 16) >>> 0, 38);
@@ -75,8 +62,32 @@ function writeZip(file, member, size) {
   end.writeUInt16LE(1, 8);
   end.writeUInt16LE(1, 10);
   end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(local.length + name.length + size, 16);
-  fs.writeSync(fd, Buffer.concat([central, name, end]), 0, undefined, local.length + name.length + size);
+  end.writeUInt32LE(local.length + name.length + compressed, 16);
+  return { head: Buffer.concat([local, name]), tail: Buffer.concat([central, name, end]) };
+}
+
+/**
+ * Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming (the CRC-32,
+ * known at the end, is written into the header afterwards).
+ * @param {string} file
+ * @param {string} member
+ * @param {number} size
+ */
+function writeZip(file, member, size) {
+  const name = Buffer.from(member);
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, zipRecords({ name, method: 0, crc: 0, compressed: size, size }).head);
+  const chunk = Buffer.alloc(4 * MiB);
+  let crc = 0;
+  for (let left = size; left > 0; left -= chunk.length) {
+    const part = chunk.subarray(0, Math.min(chunk.length, left));
+    randomFillSync(part);
+    crc = crc32(part, crc);
+    fs.writeSync(fd, part);
+  }
+  const { head, tail } = zipRecords({ name, method: 0, crc, compressed: size, size });
+  fs.writeSync(fd, head, 0, head.length, 0);
+  fs.writeSync(fd, tail, 0, tail.length, head.length + size);
   fs.closeSync(fd);
 }
 
@@ -92,35 +103,14 @@ function writeDeflatedZip(file, member, size) {
   randomFillSync(content);
   for (let at = 2048; at < size; at += 4096) content.fill('provider', at, Math.min(at + 2048, size));
   const body = deflateRawSync(content, { level: 1 });
-  const name = Buffer.from(member);
-  const crc = crc32(content);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(0x0800, 6);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(body.length, 18);
-  local.writeUInt32LE(size, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE((3 << 8) | 20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(0x0800, 8);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(body.length, 20);
-  central.writeUInt32LE(size, 24);
-  central.writeUInt16LE(name.length, 28);
-  central.writeUInt32LE((0o100755 << 16) >>> 0, 38);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(local.length + name.length + body.length, 16);
-  fs.writeFileSync(file, Buffer.concat([local, name, body, central, name, end]));
+  const records = zipRecords({
+    name: Buffer.from(member),
+    method: 8,
+    crc: crc32(content),
+    compressed: body.length,
+    size,
+  });
+  fs.writeFileSync(file, Buffer.concat([records.head, body, records.tail]));
 }
 
 /**

@@ -14,15 +14,10 @@ import { canonicalConstraints } from '../lockfile/constraints.js';
 import { lineDiff } from '../lockfile/diff.js';
 import { mergeLock, type MergeResult } from '../lockfile/merge.js';
 import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/parse.js';
-import {
-  entryHashes,
-  platformName,
-  releaseMaterial,
-  type LockMaterial,
-  type LockSource,
-} from '../lockfile/source.js';
+import { entryHashes, releaseMaterial, type LockMaterial, type LockSource } from '../lockfile/source.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { openVersion } from '../manage/context.js';
+import { platformName } from '../terraform.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { RunContext } from './context.js';

@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { parseShasums } from '../release/shasums.js';
 import { sortHashes, zipHash } from '../release/lockHashes.js';
 import type { VerifiedRelease } from '../release/types.js';
+import { platformName } from '../terraform.js';
 
 /** One platform's package and its lock hashes. */
 export interface LockPlatform {
@@ -48,11 +49,6 @@ export function releaseMaterial(release: VerifiedRelease): LockMaterial {
     })),
     shasums: parseShasums(release.shasumsBytes, release.shasums.filename).map((e) => e.shasum),
   };
-}
-
-/** `os_arch` of a platform. */
-export function platformName(p: { os: string; arch: string }): string {
-  return `${p.os}_${p.arch}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
   PublishPlan,
 } from './types.js';
 import { lockHashes } from '../release/lockHashes.js';
+import type { PlatformJson } from '../release/report.js';
 import type { Tag } from '../registry/tags.js';
 import { platformName } from '../terraform.js';
 
@@ -46,18 +47,7 @@ export interface PublishDocument {
     action: string;
     uploaded: boolean;
   }[];
-  platforms: {
-    os: string;
-    arch: string;
-    filename: string;
-    shasum: string;
-    bytes: number;
-    /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
-    hashes: string[];
-    action: PlanAction;
-    created: boolean;
-    uploaded: boolean;
-  }[];
+  platforms: (PlatformJson & { action: PlanAction; created: boolean; uploaded: boolean })[];
   /** Platforms the registry holds that the release does not (kept, never deleted). */
   extraPlatforms: ExtraPlatform[];
   conflicts: Conflict[];

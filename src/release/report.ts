@@ -5,6 +5,17 @@ import type { Output } from '../ui/output.js';
 import { lockHashes } from './lockHashes.js';
 import type { VerifiedRelease } from './types.js';
 
+/** A platform archive in the `--json` documents of verify and publish. */
+export interface PlatformJson {
+  os: string;
+  arch: string;
+  filename: string;
+  shasum: string;
+  bytes: number;
+  /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
+  hashes: string[];
+}
+
 /** The `--json` document of a successful verify. */
 export interface VerifyDocument {
   ok: true;
@@ -14,15 +25,7 @@ export interface VerifyDocument {
   keyId: string;
   signer: string;
   signatureFile: string;
-  platforms: {
-    os: string;
-    arch: string;
-    filename: string;
-    shasum: string;
-    bytes: number;
-    /** What `.terraform.lock.hcl` records for this package: its `h1:` and `zh:`, sorted as Terraform sorts them. */
-    hashes: string[];
-  }[];
+  platforms: PlatformJson[];
   /** Present when goreleaser's artifacts.json was read and agreed with the files. */
   artifactsJson?: { file: string; archives: number };
   warnings: string[];
