@@ -31,14 +31,15 @@ const REPUBLISH =
 /**
  * The `zh:` hashes `terraform init` records from a signed SHA256SUMS (`signatureAuthentication.AcceptableHashes`
  * in hashicorp/terraform's internal/getproviders/package_authentication.go): one for every line, whatever file it
- * names, and none at all when any non-empty line is not `<64 hex> <name>`.
+ * names, and none at all when any non-empty line has fewer than two fields or a first field that is not 64 hex.
  */
 export function acceptableHashes(document: Uint8Array): string[] {
   const hashes: string[] = [];
   for (const line of Buffer.from(document).toString('utf8').split('\n')) {
     const parts = line.split(GO_SPACE).filter((part) => part !== '');
     if (parts.length === 0) continue;
-    if (parts.length !== 2 || !HEX64.test(parts[0]!)) return [];
+    // As Terraform: a line of one field spoils the document; more than two fields is a name with spaces.
+    if (parts.length < 2 || !HEX64.test(parts[0]!)) return [];
     hashes.push(`zh:${parts[0]!.toLowerCase()}`);
   }
   return hashes;

@@ -67,16 +67,30 @@ export function downloadProblem(
   };
 }
 
-/** Maps items with at most `limit` promises in flight, keeping the order of the input. */
+/**
+ * Maps items with at most `limit` promises in flight, keeping the order of the input. When one fails, no new item
+ * starts, and the first error is thrown only once every item in flight has settled (so what they use, such as a
+ * scratch folder, can be removed safely afterwards).
+ */
 export async function mapPool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !failed) {
       const index = next++;
-      results[index] = await fn(items[index]!);
+      try {
+        results[index] = await fn(items[index]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker),
+  );
+  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (rejected) throw rejected.reason;
   return results;
 }

@@ -32,6 +32,8 @@ export interface PlannedEntry {
   /** 0 stored, 8 deflate. */
   method: number;
   crc32: number;
+  /** Sizes and CRC-32 also follow the data (flag bit 3): the directory's CRC-32 is then checked even when 0. */
+  dataDescriptor: boolean;
   /** Named in errors. */
   name: string;
 }
@@ -229,6 +231,9 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
   }
   const entries: string[] = [];
   for (const flow of flows) {
+    // A deflate entry with no data at all is no deflate stream: Go's flate reader fails, and so does zlib here.
+    if (flow.entry.method === 8 && flow.inflater === undefined && flow.failure === undefined)
+      startInflater(flow);
     if (flow.inflater !== undefined) {
       flow.inflater.end();
       await flow.ended;
@@ -236,7 +241,9 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
     const { entry } = flow;
     if (flow.failure === undefined && flow.size !== entry.uncompressedSize)
       flow.failure = `its content is ${flow.size} bytes, not the ${entry.uncompressedSize} the directory says`;
-    if (flow.failure === undefined && flow.crc >>> 0 !== entry.crc32 >>> 0)
+    // As Go's archive/zip: a CRC-32 of 0 in the directory means "not set" unless a data descriptor follows.
+    const crcSet = entry.crc32 !== 0 || entry.dataDescriptor;
+    if (flow.failure === undefined && crcSet && flow.crc >>> 0 !== entry.crc32 >>> 0)
       flow.failure = 'its content does not match its CRC-32';
     if (flow.failure !== undefined)
       return { ok: false, path, code: 'EZIP', message: flow.failure, entry: entry.name };

@@ -52,6 +52,8 @@ export interface ZipHashPlan {
   plan: ZipPlan;
   /** Raw names (bytes, as Go's archive/zip keeps them), in plan order. */
   names: Buffer[];
+  /** Plan positions in the central directory's order (where, for a repeated name, the last one wins). */
+  directoryOrder: number[];
 }
 
 /**
@@ -69,7 +71,7 @@ export async function planZipHash(path: string, filename: string): Promise<ZipHa
   }
   try {
     if (zip.entryCount > MAX_ZIP_ENTRIES) throw hashFailure(filename, `it holds ${zip.entryCount} entries`);
-    const found: { entry: PlannedEntry; name: Buffer }[] = [];
+    const found: { entry: PlannedEntry; name: Buffer; index: number }[] = [];
     try {
       for await (const entry of zip.eachEntry()) {
         const name = entry.fileNameRaw;
@@ -79,17 +81,25 @@ export async function planZipHash(path: string, filename: string): Promise<ZipHa
             `entry ${shown} uses compression method ${entry.compressionMethod}, not stored (0) or deflate (8)`,
           );
         }
+        // Go's archive/zip opens a name ending in "/" as a folder: empty whatever data follows, and an error
+        // when the directory gives it a size.
+        const folder = name.at(-1) === 0x2f;
+        if (folder && entry.uncompressedSize !== 0) {
+          throw new Error(`folder entry ${shown} declares ${entry.uncompressedSize} bytes of content`);
+        }
         const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
         found.push({
           entry: {
             start: fileDataStart,
-            compressedSize: entry.compressedSize,
+            compressedSize: folder ? 0 : entry.compressedSize,
             uncompressedSize: entry.uncompressedSize,
-            method: entry.compressionMethod,
-            crc32: entry.crc32,
+            method: folder ? 0 : entry.compressionMethod,
+            crc32: folder ? 0 : entry.crc32,
+            dataDescriptor: !folder && (entry.generalPurposeBitFlag & 0x8) !== 0,
             name: shown,
           },
           name,
+          index: found.length,
         });
       }
     } catch (error) {
@@ -105,19 +115,23 @@ export async function planZipHash(path: string, filename: string): Promise<ZipHa
         );
       }
     }
-    return { plan: found.map((f) => f.entry), names: found.map((f) => f.name) };
+    const directoryOrder = found.map((_, position) => position);
+    directoryOrder.sort((a, b) => found[a]!.index - found[b]!.index);
+    return { plan: found.map((f) => f.entry), names: found.map((f) => f.name), directoryOrder };
   } finally {
     zip.close();
   }
 }
 
 /**
- * Go's dirhash `Hash1` from the entries' content hashes: every name in the list (duplicates too), each
- * opened by name where the last entry of that name wins, names sorted as bytes.
+ * Go's dirhash `Hash1` from the entries' content hashes (in plan order): every name in the list (duplicates too),
+ * each opened by name where the last entry of that name in the central directory wins (`HashZip`'s map), names
+ * sorted as bytes.
  */
-export function hash1FromEntries(filename: string, names: Buffer[], contents: string[]): string {
+export function hash1FromEntries(filename: string, zip: ZipHashPlan, contents: string[]): string {
+  const { names } = zip;
   const byName = new Map<string, string>();
-  names.forEach((name, i) => byName.set(name.toString('latin1'), contents[i]!));
+  for (const i of zip.directoryOrder) byName.set(names[i]!.toString('latin1'), contents[i]!);
   const summary = createHash('sha256');
   for (const name of [...names].sort((a, b) => Buffer.compare(a, b))) {
     if (name.includes(0x0a))
@@ -135,12 +149,13 @@ export async function zipHash1(
   filename: string,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<string> {
-  const { plan, names } = await planZipHash(path, filename);
+  const planned = await planZipHash(path, filename);
+  const { plan } = planned;
   if (options.signal?.aborted) throw new InterruptedError(`Interrupted while hashing ${filename}`);
   const digest = await hashFile(path, plan).catch((error: unknown) => {
     throw entryFailure(filename, error);
   });
-  return hash1FromEntries(filename, names, digest.entries!);
+  return hash1FromEntries(filename, planned, digest.entries!);
 }
 
 /** The PackageHashError for a read of planned entries that failed. */

@@ -122,7 +122,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       shasum: entry.shasum,
       bytes: digest.bytes,
       executable: zip.executable,
-      h1: hash1FromEntries(platform.filename, plan.names, digest.entries!),
+      h1: hash1FromEntries(platform.filename, plan, digest.entries!),
     });
   }
 

@@ -164,6 +164,59 @@ describe('h1: of a zip', () => {
     );
   });
 
+  // Go's archive/zip and dirhash on the odd shapes (golang/mod: sumdb/dirhash/hash.go HashZip builds a map from
+  // name to file in central-directory order; golang/go: src/archive/zip/reader.go checksumReader and File.Open).
+  it('takes, for a repeated name, the content of the last entry in the central directory (not in the data)', async () => {
+    const zip = makeZip([
+      { name: 'a', data: 'first' },
+      { name: 'a', data: 'second' },
+    ]);
+    // Swap the two central directory records (47 bytes each): the directory now lists "second" first.
+    const cd = zip.readUInt32LE(zip.length - 22 + 16);
+    const one = Buffer.from(zip.subarray(cd, cd + 47));
+    zip.copy(zip, cd, cd + 47, cd + 94);
+    one.copy(zip, cd + 47);
+    const file = writeZip('repeated.zip', zip);
+    const h = (text: string) => createHash('sha256').update(text).digest('hex');
+    const want = `h1:${createHash('sha256')
+      .update(`${h('first')}  a\n${h('first')}  a\n`)
+      .digest('base64')}`;
+    expect(await zipHash1(file, 'repeated.zip')).toBe(want);
+  });
+
+  it('accepts a CRC-32 of 0 in the directory as "not set" (no data descriptor), as Go does', async () => {
+    const zip = makeZip([{ name: 'terraform-provider-x', data: 'hello' }]);
+    zip.writeUInt32LE(0, 14); // local header
+    const cd = zip.readUInt32LE(zip.length - 22 + 16);
+    zip.writeUInt32LE(0, cd + 16); // central directory
+    const file = writeZip('crc0.zip', zip);
+    expect(await zipHash1(file, 'crc0.zip')).toBe(hash1(readZipByHand(zip)));
+  });
+
+  it("refuses a deflate entry with no data at all (Go's flate reader fails on it)", async () => {
+    const zip = makeZip([{ name: 'terraform-provider-x', data: '' }]);
+    zip.writeUInt16LE(8, 8); // local header: method deflate
+    const cd = zip.readUInt32LE(zip.length - 22 + 16);
+    zip.writeUInt16LE(8, cd + 10);
+    const file = writeZip('empty-deflate.zip', zip);
+    const error = await zipHash1(file, 'empty-deflate.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toMatch(
+      /entry "terraform-provider-x" cannot be read \(its deflate data is damaged/,
+    );
+  });
+
+  it('refuses a folder entry that declares content (Go opens it as an error)', async () => {
+    const zip = makeZip([{ name: 'docs/', data: '' }]);
+    const cd = zip.readUInt32LE(zip.length - 22 + 16);
+    zip.writeUInt32LE(4, cd + 24); // uncompressed size
+    zip.writeUInt32LE(4, cd + 20); // compressed size, so the stored sizes agree
+    const file = writeZip('folder.zip', zip);
+    const error = await zipHash1(file, 'folder.zip').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageHashError);
+    expect((error as Error).message).toMatch(/"docs\/"/);
+  });
+
   it('refuses an entry whose name holds a newline, as dirhash does', async () => {
     const file = writeZip('newline.zip', makeZip([{ name: 'bad\nname', data: 'x' }]));
     const error = await zipHash1(file, 'newline.zip').catch((e: unknown) => e);
@@ -206,7 +259,8 @@ describe('entries hashed in the same read as the file', () => {
   ])('gives the documented h1: and the file SHA-256 %s (entries across 1 MiB reads)', async (_, inline) => {
     const zip = makeZip(members);
     const file = writeZip('pooled.zip', zip);
-    const { plan, names } = await planZipHash(file, 'pooled.zip');
+    const planned = await planZipHash(file, 'pooled.zip');
+    const { plan } = planned;
     const digests = await hashFiles([file], {
       plans: new Map([[file, plan]]),
       inlineBelowBytes: inline,
@@ -214,7 +268,7 @@ describe('entries hashed in the same read as the file', () => {
     });
     const digest = digests.get(file)!;
     expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
-    expect(hash1FromEntries('pooled.zip', names, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+    expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
   });
 
   it('refuses entries that share bytes (a zip-bomb shape) before reading them', async () => {
