@@ -181,9 +181,16 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
     if (flow.failure !== undefined || inflater.destroyed) return;
     // A copy: the read buffer is reused while the inflater may still hold the chunk.
     if (!inflater.write(Buffer.from(data))) {
+      // Both listeners go once either fires: a large entry waits here once per chunk, and listeners left behind
+      // would pile up (Node warns past ten).
       await new Promise<void>((resolve) => {
-        inflater.once('drain', resolve);
-        inflater.once('close', resolve);
+        const done = (): void => {
+          inflater.off('drain', done);
+          inflater.off('close', done);
+          resolve();
+        };
+        inflater.on('drain', done);
+        inflater.on('close', done);
       });
     }
   };

@@ -11,7 +11,7 @@
  * (end record → central directory → local header → inflate), sharing nothing with src/ (which reads zips with
  * yauzl), and from literal values Go and Terraform published (three, reproduced from their exact bytes).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -269,6 +269,23 @@ describe('entries hashed in the same read as the file', () => {
     const digest = digests.get(file)!;
     expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
     expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+  });
+
+  it('hashes a deflated entry of many chunks without piling up listeners (no process warning)', async () => {
+    // Incompressible, so the deflated data spans more than ten 1 MiB reads (each one a wait on the inflater).
+    const content = randomBytes(14 * 1024 * 1024);
+    const zip = makeZip([{ name: 'terraform-provider-x', data: content, deflate: true }]);
+    const file = writeZip('large.zip', zip);
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      expect(await zipHash1(file, 'large.zip')).toBe(hash1(readZipByHand(zip)));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.message)).toEqual([]);
   });
 
   it('refuses entries that share bytes (a zip-bomb shape) before reading them', async () => {
