@@ -103,7 +103,17 @@ function walled(files, walls, ignores = []) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'fixtures/', 'bench/results/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'fixtures/',
+      'bench/results/',
+      'action/main.cjs',
+      'build/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

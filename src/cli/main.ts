@@ -4,7 +4,6 @@
  * imported lazily to keep start-up fast: `provider --help` loads only commander and the command declarations.
  */
 import { homedir } from 'node:os';
-import { readFileSync } from 'node:fs';
 import { CommanderError, Option, type Command } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
 import type { GlobalFlags } from '../config/index.js';
@@ -22,14 +21,8 @@ import { registerGpgKeys } from './gpgKeys.js';
 import { registerLock } from './lock.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
+import { packageVersion } from './version.js';
 import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 /** Builds the program. `state.exitCode` receives the result of the action that ran. */
 export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): ProgramCommand {

@@ -8,6 +8,8 @@ import { verifyWithFlags, type VerifyFlags } from './verify.js';
 import { appendStepSummary } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
+import { lockAddress } from '../lockfile/address.js';
+import { entryHashes, releaseMaterial } from '../lockfile/source.js';
 import { publishDocument, type CheckReport } from '../publish/document.js';
 import { assertPublishable } from '../publish/guards.js';
 import { isNoop, planPublish } from '../publish/plan.js';
@@ -56,6 +58,11 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
   const { client } = registry;
   const address = providerAddress(registry, release.name);
   const hostname = settings.apiHost.host;
+  const lock = {
+    address: lockAddress(settings.apiHost, address.namespace, address.name),
+    version: release.version,
+    hashes: entryHashes(releaseMaterial(release), undefined),
+  };
   const progress = await createProgress(output, { stream: context.stderr, now: clock });
   try {
     const reading = progress.step(
@@ -89,6 +96,7 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
       const doc = publishDocument({
         plan,
         hostname,
+        lock,
         waited: false,
         check: { status: 'skipped', reason: 'dry run' },
         durationMs: clock() - started,
@@ -120,7 +128,15 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     } else if (options.check !== false) {
       check = await checkStep(finish);
     }
-    const doc = publishDocument({ plan, outcome, hostname, waited, check, durationMs: clock() - started });
+    const doc = publishDocument({
+      plan,
+      outcome,
+      hostname,
+      lock,
+      waited,
+      check,
+      durationMs: clock() - started,
+    });
     report(output, doc);
     await appendStepSummary(output, env, markdownSummary(doc));
     return 0;

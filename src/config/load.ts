@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type * as nodeSea from 'node:sea';
 import { cosmiconfig, type CosmiconfigResult } from 'cosmiconfig';
 import { UsageError } from '../errors.js';
 import type { FileConfig } from './schema.js';
@@ -98,11 +99,31 @@ async function wrapErrors<T>(action: () => Promise<T>, explicitFile: string | un
     if (err.code === 'EISDIR') {
       throw new UsageError(`Configuration file ${file} is a folder`, { hint: 'Give --config a file.' });
     }
+    if (/\.[cm]?js$/.test(file) && singleExecutable()) {
+      throw new UsageError(
+        `Cannot read configuration file ${file}: the single executable reads JSON and YAML only`,
+        {
+          hint:
+            'Put the same settings in .providerrc.json or .providerrc.yaml, or run provider from its npm package ' +
+            '(npx provider-registry-cli …), which also reads JavaScript configuration files.',
+        },
+      );
+    }
     throw new UsageError(`Cannot read configuration file ${file}: ${loaderReason(err)}`, {
       // No `cause`: a parser's error may quote the file, and the file is the user's, not ours to print.
       hint: `Fix the syntax of ${file}.`,
     });
   }
+}
+
+/**
+ * True inside Node's single executable (build/provider-<platform>-<arch>), which cannot import a JavaScript file
+ * from disk (Node's documentation: "Single executable applications", module loading).
+ */
+function singleExecutable(): boolean {
+  // Not `import('node:sea')`: a single executable's script cannot import() at all, not even a built-in module.
+  const sea = process.getBuiltinModule('node:sea') as typeof nodeSea | undefined;
+  return sea?.isSea() === true;
 }
 
 /** The loader's reason without quoted content: JSON and YAML parsers echo the file back, tokens and all. */

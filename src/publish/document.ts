@@ -58,6 +58,12 @@ export interface PublishDocument {
    * run sent the PATCH.
    */
   tags: { action: 'set' | 'skip'; tags: Tag[]; previous: Tag[] | null; set: boolean } | null;
+  /**
+   * The provider's entry of a `.terraform.lock.hcl` for every platform of the version, as `provider lock` writes
+   * it: the address consumers use, the version, and the sorted `h1:`/`zh:` hashes (the GitHub Action renders
+   * its `lock-block` output from it).
+   */
+  lock: { address: string; version: string; hashes: string[] };
   /** True when the run polled the uploaded flags (false with --no-wait, a dry run, or nothing to wait for). */
   waited: boolean;
   check: CheckReport;
@@ -69,6 +75,7 @@ export function publishDocument(input: {
   plan: PublishPlan;
   outcome?: PublishOutcome | undefined;
   hostname: string;
+  lock: PublishDocument['lock'];
   waited: boolean;
   check: CheckReport;
   durationMs: number;
@@ -130,6 +137,7 @@ export function publishDocument(input: {
             previous: plan.tags.current,
             set: outcome ? outcome.tagsSet : plan.tags.action === 'set',
           },
+    lock: input.lock,
     waited: input.waited,
     check: input.check,
     durationMs: input.durationMs,

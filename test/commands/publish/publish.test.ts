@@ -144,6 +144,19 @@ describe('provider publish', () => {
       conflicts: [],
       // No --tag: the version's tags are left as they are, and not read.
       tags: null,
+      // The lock entry `provider lock` writes: every platform's h1:, a zh: for every line of SHA256SUMS.
+      lock: {
+        address: `${new URL(e.url).host}/example-org/example`,
+        version: '1.2.3',
+        hashes: [
+          ...Object.values(FIXTURE_H1),
+          ...fixture.sums
+            .toString('utf8')
+            .trim()
+            .split('\n')
+            .map((line) => `zh:${line.split(/\s+/)[0]!}`),
+        ].sort(),
+      },
       waited: true,
       check: { status: 'passed', keyId: KEY, signingKeyId: KEY, platforms: 5 },
       durationMs: 0,

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The single executable, for runners without Node.js: Node's single executable applications (SEA,
+// https://nodejs.org/api/single-executable-applications.html). Builds for the machine it runs on, with the node
+// binary running it:
+//
+//   npm run build:binary            # build/provider-<platform>-<arch>[.exe]
+//   npm run build:binary -- --out <file>
+//
+// Steps, as Node's documentation gives them: the whole CLI bundled into one CommonJS file (scripts/bundle.mjs
+// cli), a preparation blob from it (`node --experimental-sea-config`), a copy of this node binary, the blob
+// injected into the copy with postject (npm registry), and on macOS the copy signed again (ad hoc). The
+// hashing workers run from source text (`new Worker(code, { eval: true })`), which a single executable supports;
+// nothing is read beside the binary. A node binary without the SEA fuse (some distributions build Node without
+// it) cannot build one: the script says so and exits 3.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundle } from './bundle.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+/** The sentinel postject looks for, from Node's documentation. */
+const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/**
+ * Whether this node binary can become a single executable; the reason when it cannot.
+ * @returns {string | undefined}
+ */
+export function cannotBuild() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major === undefined || minor === undefined || major < 20)
+    return `Node ${process.versions.node} has no SEA`;
+  if (!fs.readFileSync(process.execPath).includes(FUSE)) {
+    return `${process.execPath} was built without the SEA fuse (${FUSE}); use an official Node.js binary`;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the executable; resolves to its path.
+ * @param {string} [out]
+ */
+export async function buildBinary(out) {
+  const reason = cannotBuild();
+  if (reason !== undefined)
+    throw Object.assign(new Error(`cannot build a single executable here: ${reason}`), { exitCode: 3 });
+  const exe = process.platform === 'win32' ? '.exe' : '';
+  const target = path.resolve(ROOT, out ?? `build/provider-${process.platform}-${process.arch}${exe}`);
+  const work = fs.mkdtempSync(path.join(path.dirname(target), '.sea-'));
+  try {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const script = await bundle('cli', path.join(work, 'provider.cjs'));
+    const blob = path.join(work, 'provider.blob');
+    const config = path.join(work, 'sea-config.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }),
+    );
+    execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' });
+    fs.rmSync(target, { force: true });
+    fs.copyFileSync(process.execPath, target);
+    fs.chmodSync(target, 0o755);
+    if (process.platform === 'darwin') execFileSync('codesign', ['--remove-signature', target]);
+    const postject = require.resolve('postject/dist/cli.js');
+    const args = [postject, target, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE];
+    if (process.platform === 'darwin') args.push('--macho-segment-name', 'NODE_SEA');
+    execFileSync(process.execPath, args, { stdio: 'pipe' });
+    if (process.platform === 'darwin') execFileSync('codesign', ['--sign', '-', target]);
+    return target;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  try {
+    const written = await buildBinary(args[0] === '--out' ? args[1] : undefined);
+    const version = execFileSync(written, ['--version'], { encoding: 'utf8' }).trim();
+    const size = fs.statSync(written).size;
+    console.log(
+      `${path.relative(process.cwd(), written)}: ${(size / 2 ** 20).toFixed(0)} MiB, provider ${version}`,
+    );
+  } catch (error) {
+    console.error(`build:binary: ${/** @type {Error} */ (error).message}`);
+    process.exit(/** @type {{ exitCode?: number }} */ (error).exitCode ?? 1);
+  }
+}

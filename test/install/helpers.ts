@@ -1,0 +1,59 @@
+/**
+ * Running what users install (the packed package, the Action bundle, the single executable, the GitLab job)
+ * as a separate process against an in-process emulator: spawned asynchronously so the emulator keeps serving,
+ * with only the environment given (a fresh machine's).
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { expect } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import type { CliResult } from '../helpers/result.js';
+
+export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
+export const SIGNER_KEY_FILE = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
+export const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+
+/** Runs `command args` in `cwd` with exactly `env` (PATH and HOME added when missing); never throws. */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+): Promise<CliResult> {
+  const env = { PATH: process.env.PATH ?? '', HOME: options.cwd, ...options.env };
+  const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ exitCode: null, signal: null, stdout, stderr: `${stderr}${error.message}` }));
+    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, stdout, stderr }));
+  });
+}
+
+/** The emulator's writes (POST, PUT, PATCH, DELETE), as `METHOD path`. */
+export function writeRequests(emulator: Emulator): string[] {
+  return emulator.requestLog.records
+    .filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method))
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+/** Asserts that no token of the emulator appears in `text`. */
+export function expectNoTokens(text: string, emulator: Emulator, where: string): void {
+  for (const token of [emulator.ownerToken, emulator.memberToken, emulator.outsiderToken]) {
+    expect(text.includes(token), `a token in ${where}`).toBe(false);
+  }
+}
+
+/** A copy of the fixture release in `dir` with one zip's bytes changed (SHA256SUMS no longer matches it). */
+export function tamperedRelease(dir: string): string {
+  const copy = path.join(dir, 'release');
+  fs.cpSync(RELEASE, copy, { recursive: true });
+  const zip = path.join(copy, 'terraform-provider-example_1.2.3_linux_amd64.zip');
+  const bytes = fs.readFileSync(zip);
+  bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+  fs.writeFileSync(zip, bytes);
+  return copy;
+}
