@@ -70,6 +70,16 @@ const COMMON = new Set([
   'freebsd/arm64',
 ]);
 
+/** Every pair Go can build for, as `os_arch` names, in Go's order. */
+export function knownPlatformNames(): string[] {
+  return [...KNOWN].map((pair) => pair.replace('/', '_'));
+}
+
+/** The pairs HashiCorp recommends building, as `os_arch` names, in Go's order. */
+export function commonPlatformNames(): string[] {
+  return [...KNOWN].filter((pair) => COMMON.has(pair)).map((pair) => pair.replace('/', '_'));
+}
+
 /** True when Go knows the os/arch pair. */
 export function isKnownPlatform(os: string, arch: string): boolean {
   return KNOWN.has(`${os}/${arch}`);

@@ -9,11 +9,13 @@ import { describe, expect, it } from 'vitest';
 import {
   JSONAPI,
   PROTOCOL_VERSIONS,
+  commonPlatformNames,
   formatBytes,
   isKnownOs,
   isKnownPlatform,
   isProtocolVersion,
   isUnusualPlatform,
+  knownPlatformNames,
   normalizeProtocols,
   parsePlatformName,
   platformName,
@@ -62,6 +64,32 @@ describe('platform names', () => {
     expect(isUnusualPlatform('darwin', '386')).toBe(false);
     expect(isKnownOs('darwin')).toBe(true);
     expect(isKnownOs('beos')).toBe(false);
+  });
+
+  it("lists Go's pairs and the recommended ones as os_arch names, in Go's order (shell completion offers them)", () => {
+    const known = knownPlatformNames();
+    expect(known).toHaveLength(49);
+    expect(known.slice(0, 3)).toEqual(['aix_ppc64', 'android_386', 'android_amd64']);
+    expect(commonPlatformNames()).toEqual([
+      'darwin_amd64',
+      'darwin_arm64',
+      'freebsd_386',
+      'freebsd_amd64',
+      'freebsd_arm',
+      'freebsd_arm64',
+      'linux_386',
+      'linux_amd64',
+      'linux_arm',
+      'linux_arm64',
+      'windows_386',
+      'windows_amd64',
+      'windows_arm64',
+    ]);
+    for (const name of known) {
+      const { os, arch } = parsePlatformName(name)!;
+      expect(isKnownPlatform(os, arch)).toBe(true);
+      expect(commonPlatformNames().includes(name)).toBe(!isUnusualPlatform(os, arch));
+    }
   });
 });
 

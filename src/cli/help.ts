@@ -86,6 +86,7 @@ export const COMMAND_GROUPS = {
   cleanup: 'Cleanup and keys:',
   runtask: 'Run tasks:',
   local: 'The local platform:',
+  shell: 'Shell:',
 } as const;
 
 /** The exit codes, as README.md "Exit codes" lists them (src/errors.ts decides them). */

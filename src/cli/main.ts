@@ -19,6 +19,7 @@ import { registerCheck } from './check.js';
 import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
 import { registerLock } from './lock.js';
+import { registerCompletion } from './completion.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
 import { packageVersion } from './version.js';
@@ -81,6 +82,8 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   registerRuntask(program);
   program.commandsGroup(COMMAND_GROUPS.local);
   registerEmulate(program);
+  program.commandsGroup(COMMAND_GROUPS.shell);
+  registerCompletion(program);
   // Created now rather than lazily, so it lands in a group of its own instead of a stray "Commands:".
   program.commandsGroup('Help:').helpCommand('help [command]', 'display help for command');
   program.addHelpText('after', renderExitCodes());
@@ -110,11 +113,24 @@ function versionAlias(argv: string[]): string[] {
   return out;
 }
 
+/**
+ * The hidden command the completion scripts call on every Tab (`provider __complete <words…>`, see
+ * src/cli/complete.ts). Answered before commander parses anything rather than declared as a command: commander
+ * would read the program's own options among the words (`--name`, `--help`), which are the user's half-typed
+ * command line here, to be completed and not obeyed.
+ */
+const COMPLETE = '__complete';
+
 /** Runs the program on an argv (without node and script) and resolves to the exit code. Never exits itself. */
 export async function run(io: CliIo): Promise<number> {
   const state: { exitCode: number; output?: Output } = { exitCode: ExitCode.ok };
   const program = buildProgram(io, state);
   try {
+    if (io.argv[0] === COMPLETE) {
+      const { complete, formatCompletion } = await import('./complete.js');
+      io.stdout.write(formatCompletion(complete(program, io.argv.slice(1))));
+      return ExitCode.ok;
+    }
     await program.parseAsync(versionAlias(io.argv), { from: 'user' });
     return state.exitCode;
   } catch (error) {

@@ -61,6 +61,7 @@ describe('every command teaches by example', () => {
       'provider runtask callback',
       'provider runtask send',
       'provider emulate',
+      'provider completion',
     ]) {
       expect(paths).toContain(path);
     }
@@ -170,6 +171,7 @@ describe('provider --help', () => {
     expect(under(COMMAND_GROUPS.cleanup)).toEqual(['delete', 'gpg-keys']);
     expect(under(COMMAND_GROUPS.runtask)).toEqual(['runtask']);
     expect(under(COMMAND_GROUPS.local)).toEqual(['emulate']);
+    expect(under(COMMAND_GROUPS.shell)).toEqual(['completion']);
     expect(stdout).not.toMatch(/^Commands:$/m);
   });
 
