@@ -29255,6 +29255,12 @@ function parsePlatformName(text) {
   const match = /^([a-z0-9]+)[_/]([a-z0-9]+)$/.exec(text.trim());
   return match ? { os: match[1], arch: match[2] } : void 0;
 }
+function knownPlatformNames() {
+  return [...KNOWN].map((pair) => pair.replace("/", "_"));
+}
+function commonPlatformNames() {
+  return [...KNOWN].filter((pair) => COMMON.has(pair)).map((pair) => pair.replace("/", "_"));
+}
 function isKnownPlatform(os3, arch) {
   return KNOWN.has(`${os3}/${arch}`);
 }
@@ -74559,6 +74565,118 @@ var init_lock = __esm({
   }
 });
 
+// src/commands/completion.ts
+var completion_exports = {};
+__export2(completion_exports, {
+  SCRIPTS: () => SCRIPTS,
+  runCompletion: () => runCompletion
+});
+function runCompletion(context, options2) {
+  const script = SCRIPTS[options2.shell];
+  const { output: output2 } = context;
+  if (output2.json) output2.resultJson({ shell: options2.shell, script });
+  else output2.result(script.trimEnd());
+  return Promise.resolve(0);
+}
+var BASH, ZSH, FISH, SCRIPTS;
+var init_completion = __esm({
+  "src/commands/completion.ts"() {
+    "use strict";
+    BASH = `# bash completion for provider. Install: add this line to ~/.bashrc
+#   source <(provider completion bash)
+# On every Tab it asks 'provider __complete <words...>' what fits, so it never goes stale after an upgrade.
+_provider_completion() {
+  local nl=$'\\n' line=\${COMP_LINE:0:COMP_POINT} blank cur text i out directive candidate
+  local -a words=()
+  line=\${line#*"\${COMP_WORDS[0]}"}
+  for ((i = 1; i <= COMP_CWORD; i++)); do
+    blank=\${line%%[![:space:]]*}
+    line=\${line#"$blank"}
+    if ((i == COMP_CWORD)); then
+      cur=$line
+    else
+      cur=\${COMP_WORDS[i]}
+      line=\${line#"$cur"}
+    fi
+    if ((i > 1)) && [[ -z $blank ]]; then
+      words[\${#words[@]}-1]+=$cur
+    else
+      words+=("$cur")
+    fi
+  done
+  cur=\${words[\${#words[@]}-1]}
+  text=$cur
+  [[ $COMP_WORDBREAKS == *=* ]] && text=\${text##*=}
+  [[ $COMP_WORDBREAKS == *:* ]] && text=\${text##*:}
+  out=$(provider __complete "\${words[@]}" 2>/dev/null) || return 0
+  directive=\${out##*"$nl"}
+  COMPREPLY=()
+  case $directive in
+    :files | :dirs)
+      compopt -o filenames 2>/dev/null
+      if [[ $directive == :dirs ]]; then directive=-d; else directive=-f; fi
+      while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen "$directive" -- "$text")
+      ;;
+    *)
+      [[ $out == *"$nl"* ]] || return 0
+      while IFS= read -r candidate; do
+        candidate=\${candidate%%$'\\t'*}
+        COMPREPLY+=("\${candidate#"\${cur%"$text"}"}")
+      done <<<"\${out%"$nl"*}"
+      ;;
+  esac
+  return 0
+}
+complete -F _provider_completion provider
+`;
+    ZSH = `#compdef provider
+# zsh completion for provider. Install: save it on your fpath, then open a new shell (compinit on)
+#   provider completion zsh > "\${fpath[1]}/_provider"
+# or add this line to ~/.zshrc, after compinit: source <(provider completion zsh)
+# On every Tab it asks 'provider __complete <words...>' what fits, so it never goes stale after an upgrade.
+_provider() {
+  local line value
+  local -a lines candidates
+  lines=("\${(@f)$(provider __complete "\${(@)words[2,CURRENT-1]}" "$PREFIX" 2>/dev/null)}")
+  case \${lines[-1]} in
+    :files) compset -P '*='; _files; return ;;
+    :dirs) compset -P '*='; _files -/; return ;;
+  esac
+  for line in "\${(@)lines[1,-2]}"; do
+    value=\${line%%$'\\t'*}
+    candidates+=("\${value//:/\\\\:}\${line[\${#value}+1,-1]/$'\\t'/:}")
+  done
+  _describe -t values provider candidates
+}
+if [[ \${funcstack[1]} == _provider ]]; then _provider "$@"; else compdef _provider provider; fi
+`;
+    FISH = `# fish completion for provider. Install:
+#   provider completion fish > ~/.config/fish/completions/provider.fish
+# On every Tab it asks 'provider __complete <words...>' what fits, so it never goes stale after an upgrade.
+function __provider_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l current (commandline -ct)
+    set -l lines (provider __complete $words "$current" 2>/dev/null)
+    or return
+    switch "$lines[-1]"
+        case :files
+            __fish_complete_path "$current"
+        case :dirs
+            __fish_complete_directories "$current"
+        case '*'
+            set -e lines[-1]
+            for line in $lines
+                printf '%s\\n' $line
+            end
+    end
+end
+complete -c provider -f -a '(__provider_complete)'
+`;
+    SCRIPTS = { bash: BASH, zsh: ZSH, fish: FISH };
+  }
+});
+
 // src/ui/output.ts
 function colorLevel(options2) {
   if (options2.color === false) return 0;
@@ -74714,6 +74832,149 @@ var init_context2 = __esm({
   }
 });
 
+// src/cli/complete.ts
+var complete_exports = {};
+__export2(complete_exports, {
+  complete: () => complete,
+  formatCompletion: () => formatCompletion
+});
+function valueKind(placeholder, choices) {
+  if (choices !== void 0) return { kind: "choices", choices };
+  const name2 = placeholder.toLowerCase();
+  if (name2 === "os_arch" || name2 === "platform") return { kind: "platform" };
+  if (/(^|-)dir$/.test(name2)) return { kind: "dirs" };
+  if (/(^|-)(file|path)$/.test(name2) || /^file\./.test(name2)) return { kind: "files" };
+  return { kind: "none" };
+}
+function optionValueKind(option) {
+  const placeholder = /[<[]([^>\]]+?)(\.\.\.)?[>\]]/.exec(option.flags)?.[1] ?? "";
+  return valueKind(placeholder, option.argChoices);
+}
+function argumentValueKind(argument) {
+  return valueKind(argument.name(), argument.argChoices);
+}
+function takesValue(option) {
+  return option.required || option.optional;
+}
+function oneLine(text) {
+  const line = text.split("\n")[0].replace(/\s+/g, " ").trim();
+  return line === "" ? void 0 : line;
+}
+function findOption(options2, word) {
+  return options2.find((o2) => o2.long === word || o2.short === word);
+}
+function optionsOf(command) {
+  const seen = /* @__PURE__ */ new Set();
+  const out2 = [];
+  for (let c3 = command; c3; c3 = c3.parent) {
+    const own2 = c3 === command ? c3.createHelp().visibleOptions(c3) : c3.options.filter((o2) => !o2.hidden);
+    for (const option of own2) {
+      const key2 = option.long ?? option.short ?? option.flags;
+      if (seen.has(key2)) continue;
+      seen.add(key2);
+      out2.push(option);
+    }
+  }
+  return out2;
+}
+function subcommandsOf(command) {
+  return command.createHelp().visibleCommands(command);
+}
+function valuesFor(kind, prefix, shown = "") {
+  const starting = (list) => list.filter((v) => v.startsWith(prefix)).map((v) => ({ value: shown + v }));
+  switch (kind.kind) {
+    case "choices":
+      return { candidates: starting(kind.choices), directive: "done" };
+    case "platform": {
+      const common = starting(commonPlatformNames());
+      return { candidates: common.length > 0 ? common : starting(knownPlatformNames()), directive: "done" };
+    }
+    case "files":
+    case "dirs":
+      return { candidates: [], directive: kind.kind };
+    case "none":
+      return { candidates: [], directive: "done" };
+  }
+}
+function complete(program2, words) {
+  const typed = words.slice(0, -1);
+  const current = words[words.length - 1] ?? "";
+  let command = program2;
+  let helpFor;
+  let positionals = 0;
+  let afterDashes = false;
+  let pending;
+  const given = /* @__PURE__ */ new Set();
+  for (const word of typed) {
+    if (pending) {
+      pending = void 0;
+      continue;
+    }
+    if (!afterDashes && word === "--") {
+      afterDashes = true;
+      continue;
+    }
+    if (!afterDashes && word.startsWith("-") && word.length > 1) {
+      const equals = word.indexOf("=");
+      const option = findOption(optionsOf(command), equals > 0 ? word.slice(0, equals) : word);
+      if (option) {
+        given.add(option);
+        if (takesValue(option) && equals < 0) pending = option;
+      }
+      continue;
+    }
+    if (helpFor === void 0 && positionals === 0 && !afterDashes) {
+      const sub = subcommandsOf(command).find((c3) => c3.name() === word || c3.aliases().includes(word));
+      if (sub && !command.commands.includes(sub)) {
+        helpFor = command;
+        continue;
+      }
+      if (sub) {
+        command = sub;
+        continue;
+      }
+    }
+    positionals++;
+  }
+  if (pending) return valuesFor(optionValueKind(pending), current);
+  if (!afterDashes && current.startsWith("-")) {
+    const equals = current.indexOf("=");
+    if (equals > 0) {
+      const option = findOption(optionsOf(command), current.slice(0, equals));
+      if (!option || !takesValue(option)) return { candidates: [], directive: "done" };
+      return valuesFor(optionValueKind(option), current.slice(equals + 1), current.slice(0, equals + 1));
+    }
+    const candidates = optionsOf(command).filter((o2) => !given.has(o2) || o2.parseArg !== void 0).map((o2) => ({ value: o2.long ?? o2.short ?? "", description: oneLine(o2.description) })).filter((c3) => c3.value.startsWith(current));
+    return { candidates, directive: "done" };
+  }
+  if (helpFor) {
+    if (positionals > 0) return { candidates: [], directive: "done" };
+    return { candidates: commandsStarting(helpFor, current, true), directive: "done" };
+  }
+  if (positionals === 0) {
+    const commands = commandsStarting(command, current, false);
+    if (subcommandsOf(command).length > 0) return { candidates: commands, directive: "done" };
+  }
+  const declared = command.registeredArguments;
+  const last = declared[declared.length - 1];
+  const argument = declared[positionals] ?? (last?.variadic ? last : void 0);
+  if (!argument) return { candidates: [], directive: "done" };
+  return valuesFor(argumentValueKind(argument), current);
+}
+function commandsStarting(command, prefix, helpless) {
+  return subcommandsOf(command).filter((c3) => !(helpless && !command.commands.includes(c3))).filter((c3) => c3.name().startsWith(prefix)).map((c3) => ({ value: c3.name(), description: oneLine(c3.summary() || c3.description()) }));
+}
+function formatCompletion({ candidates, directive }) {
+  const lines = candidates.map((c3) => c3.description ? `${c3.value}	${c3.description}` : c3.value);
+  return [...lines, `:${directive}`].join("\n") + "\n";
+}
+var init_complete = __esm({
+  "src/cli/complete.ts"() {
+    "use strict";
+    init_terraform();
+  }
+});
+
 // src/cli/action.ts
 var import_node_crypto17 = require("node:crypto");
 var import_node_fs10 = require("node:fs");
@@ -74785,7 +75046,8 @@ var COMMAND_GROUPS = {
   lock: "Lock files for consumers:",
   cleanup: "Cleanup and keys:",
   runtask: "Run tasks:",
-  local: "The local platform:"
+  local: "The local platform:",
+  shell: "Shell:"
 };
 var EXIT_CODES = [
   [ExitCode.ok, "success"],
@@ -75183,6 +75445,28 @@ function registerLock(program2) {
   );
 }
 
+// src/cli/completion.ts
+var SHELLS = ["bash", "zsh", "fish"];
+var INSTALL = `
+Install (once; a new shell then completes commands, flags, os_arch and files):
+  bash  in ~/.bashrc: source <(provider completion bash)
+  zsh   provider completion zsh > "\${fpath[1]}/_provider"   (compinit on)
+  fish  provider completion fish > ~/.config/fish/completions/provider.fish
+Each Tab asks the installed provider what fits (provider __complete), so the
+script does not go stale after an upgrade.`;
+function registerCompletion(program2) {
+  program2.command("completion").description("print the completion script of a shell: commands, flags, os_arch values, files").addArgument(new Argument("<shell>", "the shell").choices(SHELLS)).runs(
+    () => Promise.resolve().then(() => (init_completion(), completion_exports)).then((m) => m.runCompletion),
+    ({ args: args2 }) => ({ shell: args2[0] })
+  ).addHelpText("after", INSTALL).examples(
+    local({
+      "the bash script (source it from ~/.bashrc)": "completion bash",
+      "the zsh script (save it as _provider on your fpath)": "completion zsh",
+      "the fish script (save it as ~/.config/fish/completions/provider.fish)": "completion fish"
+    })
+  );
+}
+
 // src/ui/prompt.ts
 init_errors();
 
@@ -75230,6 +75514,8 @@ function buildProgram(io, state) {
   registerRuntask(program2);
   program2.commandsGroup(COMMAND_GROUPS.local);
   registerEmulate(program2);
+  program2.commandsGroup(COMMAND_GROUPS.shell);
+  registerCompletion(program2);
   program2.commandsGroup("Help:").helpCommand("help [command]", "display help for command");
   program2.addHelpText("after", renderExitCodes());
   program2.examples(
@@ -75250,10 +75536,16 @@ function versionAlias(argv) {
   }
   return out2;
 }
+var COMPLETE = "__complete";
 async function run2(io) {
   const state = { exitCode: ExitCode.ok };
   const program2 = buildProgram(io, state);
   try {
+    if (io.argv[0] === COMPLETE) {
+      const { complete: complete2, formatCompletion: formatCompletion2 } = await Promise.resolve().then(() => (init_complete(), complete_exports));
+      io.stdout.write(formatCompletion2(complete2(program2, io.argv.slice(1))));
+      return ExitCode.ok;
+    }
     await program2.parseAsync(versionAlias(io.argv), { from: "user" });
     return state.exitCode;
   } catch (error64) {
