@@ -15,7 +15,15 @@ import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { PLATFORMS, RELEASE, SIGNER_KEY_FILE, expectNoTokens, runProcess, tamperedRelease, writeRequests } from './helpers.js';
+import {
+  PLATFORMS,
+  RELEASE,
+  SIGNER_KEY_FILE,
+  expectNoTokens,
+  runProcess,
+  tamperedRelease,
+  writeRequests,
+} from './helpers.js';
 
 const BUNDLE = path.join(REPO_ROOT, 'action', 'main.cjs');
 const emulator = emulatorPerTest();
@@ -46,7 +54,10 @@ function readOutputs(file: string): Record<string, string> {
 /** Runs the bundle in a fresh workspace with the runner's variables and `inputs` as INPUT_ variables. */
 async function runAction(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
   const workspace = tempRoot('action');
-  const files = { output: path.join(workspace, 'github_output'), summary: path.join(workspace, 'step_summary') };
+  const files = {
+    output: path.join(workspace, 'github_output'),
+    summary: path.join(workspace, 'step_summary'),
+  };
   const env: Record<string, string> = {
     GITHUB_ACTIONS: 'true',
     CI: 'true',
@@ -57,7 +68,8 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
     PROVIDER_POLL_INTERVAL: '5ms',
     ...extraEnv,
   };
-  for (const [name, value] of Object.entries(inputs)) env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  for (const [name, value] of Object.entries(inputs))
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
   const result = await runProcess(process.execPath, [BUNDLE], { cwd: workspace, env });
   const summary = fs.existsSync(files.summary) ? fs.readFileSync(files.summary, 'utf8') : '';
   return { ...result, outputs: readOutputs(files.output), summary, workspace };
@@ -69,7 +81,9 @@ describe('the committed bundle', () => {
   it('is what npm run build:action builds from the sources now (else: npm run build:action, and commit it)', async () => {
     const fresh = await bundle('action', path.join(tempRoot('bundle'), 'main.cjs'));
     const same = fs.readFileSync(fresh).equals(fs.readFileSync(BUNDLE));
-    expect(same, 'action/main.cjs differs from a fresh build: run npm run build:action and commit it').toBe(true);
+    expect(same, 'action/main.cjs differs from a fresh build: run npm run build:action and commit it').toBe(
+      true,
+    );
   });
 
   it("action.yml runs it on node24 and declares every input the bundle reads, with the CLI's defaults", () => {
@@ -80,11 +94,20 @@ describe('the committed bundle', () => {
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'action/main.cjs' });
     const source = fs.readFileSync(path.join(REPO_ROOT, 'src', 'cli', 'action.ts'), 'utf8');
-    const read = new Set([...source.matchAll(/(?:actionInput|booleanInput)\(env, '([a-z-]+)'/g)].map((m) => m[1]!));
+    const read = new Set(
+      [...source.matchAll(/(?:actionInput|booleanInput)\(env, '([a-z-]+)'/g)].map((m) => m[1]!),
+    );
     for (const flag of source.matchAll(/^ {2}'?([a-z-]+)'?: '--[a-z-]+',$/gm)) read.add(flag[1]!);
     expect([...read].sort()).toEqual(Object.keys(action.inputs).sort());
     expect(action.inputs.directory?.default).toBe('dist');
-    expect(Object.keys(action.outputs).sort()).toEqual(['dry-run', 'json', 'key-id', 'lock-block', 'platforms', 'version']);
+    expect(Object.keys(action.outputs).sort()).toEqual([
+      'dry-run',
+      'json',
+      'key-id',
+      'lock-block',
+      'platforms',
+      'version',
+    ]);
   });
 });
 
@@ -110,7 +133,9 @@ describe('node action/main.cjs as the runner runs it', () => {
     expectNoTokens(JSON.stringify(run.outputs), e, 'the outputs');
 
     expect(run.outputs.version).toBe('1.2.3');
-    expect(run.outputs['key-id']).toBe(fs.readFileSync(path.join(REPO_ROOT, 'fixtures/keys/signer.keyid'), 'utf8').trim());
+    expect(run.outputs['key-id']).toBe(
+      fs.readFileSync(path.join(REPO_ROOT, 'fixtures/keys/signer.keyid'), 'utf8').trim(),
+    );
     expect(run.outputs['dry-run']).toBe('false');
     const platforms = JSON.parse(run.outputs.platforms!) as { os: string; arch: string; hashes: string[] }[];
     expect(platforms.map((p) => `${p.os}_${p.arch}`).sort()).toEqual(PLATFORMS);

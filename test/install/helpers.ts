@@ -28,7 +28,9 @@ export function runProcess(
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ exitCode: null, signal: null, stdout, stderr: `${stderr}${error.message}` }));
+    child.on('error', (error) =>
+      resolve({ exitCode: null, signal: null, stdout, stderr: `${stderr}${error.message}` }),
+    );
     child.on('close', (exitCode, signal) => resolve({ exitCode, signal, stdout, stderr }));
   });
 }
