@@ -18,8 +18,9 @@
 //                        action bundle attached
 //
 // RELEASE_DRY_OFFLINE=1 selects the offline exercise: the same plugins with the same options except that npm
-// does not publish and the plugins that need a network service (NETWORK_PLUGINS) are left out, and it is always
-// a dry run, so nothing is pushed. test/release/release-job.test.ts runs it against a local bare repository.
+// does not publish and the plugins that need a network service (NETWORK_PLUGINS) are left out, and it is a dry
+// run, so nothing is pushed (only an explicit --no-dry-run, with --repository-url naming a local bare repository,
+// goes further). test/release/release-job.test.ts runs both against a local bare repository.
 
 /**
  * A semantic-release plugin entry: its package name and its options.

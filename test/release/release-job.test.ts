@@ -1,10 +1,19 @@
 // The release job (release.config.mjs, docs/releasing.md), exercised offline as far as it goes: semantic-release
-// itself, from the project's node_modules, runs the offline configuration (RELEASE_DRY_OFFLINE=1) as a dry run
-// against a local bare repository, and this checks the version it decides, the notes it writes, and that it pushes
-// nothing. The configuration's other facts (the same plugins as the real release minus the network ones, every
-// plugin installed and running on Node 20.19) and the release build check (scripts/check-release-build.mjs) too.
+// itself, from the project's node_modules, runs the offline configuration (RELEASE_DRY_OFFLINE=1) against a local
+// bare repository: as the dry run it is, checking the version it decides, the notes it writes, and that it pushes
+// nothing; then with --no-dry-run and the builds stubbed, checking the release commit and tag it pushes there. The
+// configuration's other facts (the same plugins as the real release minus the network ones, every plugin
+// installed and running on Node 20.19) and the release build check (scripts/check-release-build.mjs) too.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import * as path from 'node:path';
 import semver from 'semver';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -46,53 +55,90 @@ function git(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): string {
   return result.stdout.trim();
 }
 
+/** A release repository in a temporary folder, its bare remote, and the environment the commands run in. */
+interface Fixture {
+  bare: string;
+  repo: string;
+  env: NodeJS.ProcessEnv;
+  /** The commit the remote's main had before semantic-release ran. */
+  pushedMain: string;
+}
+
+/**
+ * A repository with the project's package.json (through `adapt`) and release.config.mjs, the project's
+ * node_modules linked (not installed: semantic-release loads the configuration and the plugins from here as it
+ * does in the project), `extra` files, a tag v1.0.0, then a feat, a fix and a docs commit on main, all pushed to
+ * a local bare repository as origin.
+ */
+function releaseFixture(
+  label: string,
+  adapt: (pkg: Record<string, unknown>) => Record<string, unknown> = (pkg) => pkg,
+  extra: Record<string, string> = {},
+): Fixture {
+  const root = tempDir(label);
+  const home = path.join(root, 'home');
+  const bare = path.join(root, 'remote.git');
+  const repo = path.join(root, 'repo');
+  mkdirSync(home);
+  mkdirSync(repo);
+  const env = cleanEnv(home);
+  git(root, env, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+  git(repo, env, 'init', '--quiet', '--initial-branch=main');
+
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  writeFileSync(path.join(repo, 'package.json'), `${JSON.stringify(adapt(pkg), null, 2)}\n`);
+  copyFileSync(path.join(REPO_ROOT, 'release.config.mjs'), path.join(repo, 'release.config.mjs'));
+  for (const [file, text] of Object.entries(extra)) {
+    mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+    writeFileSync(path.join(repo, file), text);
+  }
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
+  writeFileSync(path.join(repo, '.git/info/exclude'), 'node_modules\nbuild/\n');
+
+  git(repo, env, 'add', '.');
+  git(repo, env, 'commit', '--quiet', '-m', 'chore: the project as released in 1.0.0');
+  git(repo, env, 'tag', 'v1.0.0');
+  const commit = (file: string, message: string) => {
+    writeFileSync(path.join(repo, file), `${message}\n`);
+    git(repo, env, 'add', file);
+    git(repo, env, 'commit', '--quiet', '-m', message);
+  };
+  commit('feature.txt', 'feat: versions list shows each version tag');
+  commit('fix.txt', 'fix: the lock block keeps the platforms in order');
+  commit('docs.txt', 'docs: how a release happens');
+  git(repo, env, 'remote', 'add', 'origin', `file://${bare}`);
+  git(repo, env, 'push', '--quiet', 'origin', 'main', '--tags');
+  return { bare, repo, env, pushedMain: git(bare, env, 'rev-parse', 'refs/heads/main') };
+}
+
+/** semantic-release from the project's node_modules, offline (RELEASE_DRY_OFFLINE=1), against the bare remote. */
+function semanticRelease(fixture: Fixture, ...args: string[]) {
+  return run(
+    process.execPath,
+    [
+      SEMANTIC_RELEASE,
+      ...args,
+      '--no-ci',
+      '--branches',
+      'main',
+      '--repository-url',
+      `file://${fixture.bare}`,
+    ],
+    fixture.repo,
+    { ...fixture.env, [OFFLINE_SWITCH]: '1' },
+  );
+}
+
 describe('the release job, offline: a semantic-release dry run against a local bare remote', () => {
-  let home: string;
-  let bare: string;
-  let repo: string;
-  let env: NodeJS.ProcessEnv;
-  let pushedMain: string;
+  let fixture: Fixture;
   let result: { status: number | null; stdout: string; stderr: string };
 
   beforeAll(() => {
-    const root = tempDir('dry-run');
-    home = path.join(root, 'home');
-    bare = path.join(root, 'remote.git');
-    repo = path.join(root, 'repo');
-    mkdirSync(home);
-    mkdirSync(repo);
-    env = cleanEnv(home);
-    git(root, env, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
-    git(repo, env, 'init', '--quiet', '--initial-branch=main');
-
-    // The project's own package.json and release configuration, and its node_modules (linked, not installed):
-    // semantic-release loads the configuration and the plugins from here as it does in the project.
-    copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(repo, 'package.json'));
-    copyFileSync(path.join(REPO_ROOT, 'release.config.mjs'), path.join(repo, 'release.config.mjs'));
-    symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(repo, 'node_modules'), 'dir');
-    writeFileSync(path.join(repo, '.git/info/exclude'), 'node_modules\n');
-
-    git(repo, env, 'add', '.');
-    git(repo, env, 'commit', '--quiet', '-m', 'chore: the project as released in 1.0.0');
-    git(repo, env, 'tag', 'v1.0.0');
-    const commit = (file: string, message: string) => {
-      writeFileSync(path.join(repo, file), `${message}\n`);
-      git(repo, env, 'add', file);
-      git(repo, env, 'commit', '--quiet', '-m', message);
-    };
-    commit('feature.txt', 'feat: versions list shows each version tag');
-    commit('fix.txt', 'fix: the lock block keeps the platforms in order');
-    commit('docs.txt', 'docs: how a release happens');
-    git(repo, env, 'remote', 'add', 'origin', `file://${bare}`);
-    git(repo, env, 'push', '--quiet', 'origin', 'main', '--tags');
-    pushedMain = git(bare, env, 'rev-parse', 'refs/heads/main');
-
-    result = run(
-      process.execPath,
-      [SEMANTIC_RELEASE, '--dry-run', '--no-ci', '--branches', 'main', '--repository-url', `file://${bare}`],
-      repo,
-      cleanEnv(home, { [OFFLINE_SWITCH]: '1' }),
-    );
+    fixture = releaseFixture('dry-run');
+    result = semanticRelease(fixture, '--dry-run');
   }, 60_000);
 
   it('exits 0, having loaded the offline plugins only (no @semantic-release/github)', () => {
@@ -141,9 +187,105 @@ describe('the release job, offline: a semantic-release dry run against a local b
       expect(output).toContain(`Skip step "prepare" of plugin "@semantic-release/${plugin}" in dry-run mode`);
     }
     expect(output).toContain('Skip v1.1.0 tag creation in dry-run mode');
+    const { bare, env, pushedMain } = fixture;
     expect(git(bare, env, 'tag', '--list')).toBe('v1.0.0');
     expect(git(bare, env, 'rev-parse', 'refs/heads/main')).toBe(pushedMain);
     expect(git(bare, env, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/main\nrefs/tags/v1.0.0');
+  });
+});
+
+describe('the release job, offline, past the dry run: prepare and the tag, with the builds stubbed', () => {
+  // `--no-dry-run` overrides the offline configuration's dryRun: semantic-release then runs every step that needs
+  // no network: the changelog, npm's version and pack (publishing off), the exec builds and the release build
+  // check, the git commit, the tag, and the pushes, all to the local bare remote. The builds are stand-ins that
+  // write what `npm run build:action` and `npm run build:binary` write, from the version package.json says when
+  // they run: so the release commit shows whether they ran after npm set the version. npm pack's own build
+  // (prepack) is a no-op here, as the project's sources are not in the repository.
+  const STUB = [
+    "import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';",
+    "const { version } = JSON.parse(readFileSync('package.json', 'utf8'));",
+    "if (process.argv[2] === 'action') {",
+    "  mkdirSync('action', { recursive: true });",
+    "  writeFileSync('action/main.cjs', `// stand-in bundle built for ${version}\\n`);",
+    '} else {',
+    "  mkdirSync('build', { recursive: true });",
+    '  const file = `build/provider-${process.platform}-${process.arch}`;',
+    '  writeFileSync(file, `#!/bin/sh\\necho ${version}\\n`);',
+    '  chmodSync(file, 0o755);',
+    '}',
+    '',
+  ].join('\n');
+  const { name } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { name: string };
+  let fixture: Fixture;
+  let result: { status: number | null; stdout: string; stderr: string };
+
+  beforeAll(() => {
+    fixture = releaseFixture(
+      'prepare',
+      (pkg) => ({
+        ...pkg,
+        scripts: {
+          prepack: 'node -e ""',
+          'build:action': 'node stub-build.mjs action',
+          'build:binary': 'node stub-build.mjs binary',
+        },
+      }),
+      {
+        'stub-build.mjs': STUB,
+        'package-lock.json': `${JSON.stringify(
+          {
+            name,
+            version: '0.0.0-development',
+            lockfileVersion: 3,
+            requires: true,
+            packages: { '': { name } },
+          },
+          null,
+          2,
+        )}\n`,
+        'scripts/check-release-build.mjs': readFileSync(
+          path.join(REPO_ROOT, 'scripts/check-release-build.mjs'),
+          'utf8',
+        ),
+      },
+    );
+    result = semanticRelease(fixture, '--no-dry-run');
+  }, 60_000);
+
+  it('exits 0; npm packs but does not publish; the release build check passes', () => {
+    const output = result.stdout + result.stderr;
+    expect(result.status, output).toBe(0);
+    expect(output).toContain('Skip publishing to npm registry as npmPublish is false');
+    expect(output).toContain(`check-release-build: package.json, action/main.cjs and build/provider-`);
+    expect(existsSync(path.join(fixture.repo, TARBALL_DIR, `${name}-1.1.0.tgz`))).toBe(true);
+  });
+
+  it('pushes the release commit with CHANGELOG.md, package.json, package-lock.json and the bundle, tagged v1.1.0', () => {
+    const { bare, env } = fixture;
+    expect(git(bare, env, 'tag', '--list')).toBe('v1.0.0\nv1.1.0');
+    expect(git(bare, env, 'rev-parse', 'refs/heads/main')).toBe(
+      git(bare, env, 'rev-parse', 'v1.1.0^{commit}'),
+    );
+    expect(git(bare, env, 'log', '-1', '--format=%s', 'v1.1.0')).toBe('chore(release): 1.1.0 [skip ci]');
+    expect(git(bare, env, 'rev-parse', 'v1.1.0^')).toBe(fixture.pushedMain);
+    expect(git(bare, env, 'show', '--name-only', '--format=', 'v1.1.0').split('\n').sort()).toEqual([
+      'CHANGELOG.md',
+      'action/main.cjs',
+      'package-lock.json',
+      'package.json',
+    ]);
+  });
+
+  it('the committed bundle and the binary were built after npm set the version', () => {
+    const { bare, env } = fixture;
+    const pkg = JSON.parse(git(bare, env, 'show', 'v1.1.0:package.json')) as { version: string };
+    const lock = JSON.parse(git(bare, env, 'show', 'v1.1.0:package-lock.json')) as { version: string };
+    expect([pkg.version, lock.version]).toEqual(['1.1.0', '1.1.0']);
+    expect(git(bare, env, 'show', 'v1.1.0:action/main.cjs')).toBe('// stand-in bundle built for 1.1.0');
+    const changelog = git(bare, env, 'show', 'v1.1.0:CHANGELOG.md');
+    expect(changelog).toMatch(/^## \[1\.1\.0\]\(/);
+    expect(changelog).toContain('versions list shows each version tag');
+    expect(changelog).toContain('the lock block keeps the platforms in order');
   });
 });
 
