@@ -15,13 +15,24 @@ export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
 export const SIGNER_KEY_FILE = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
 export const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
 
+/**
+ * PATH without the node_modules/.bin folders that npm and vitest put first: the commands a user's shell finds
+ * (their npm, not the npm 10 that @semantic-release/npm installs into node_modules/.bin).
+ */
+export function userPath(): string {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => !dir.split(path.sep).includes('node_modules'))
+    .join(path.delimiter);
+}
+
 /** Runs `command args` in `cwd` with exactly `env` (PATH and HOME added when missing); never throws. */
 export function runProcess(
   command: string,
   args: string[],
   options: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<CliResult> {
-  const env = { PATH: process.env.PATH ?? '', HOME: options.cwd, ...options.env };
+  const env = { PATH: userPath(), HOME: options.cwd, ...options.env };
   const child = spawn(command, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

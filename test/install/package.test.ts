@@ -22,6 +22,7 @@ import {
   expectNoTokens,
   runProcess,
   tamperedRelease,
+  userPath,
   writeRequests,
 } from './helpers.js';
 
@@ -43,6 +44,11 @@ let entries: string[] = [];
 let installDir = '';
 let bin = '';
 
+/** The environment npm runs with here: the user's PATH (their npm), nothing inherited from `npm test`. */
+function npmEnv(): Record<string, string> {
+  return { PATH: userPath(), HOME: process.env.HOME ?? '' };
+}
+
 /** Packs a staged copy of the repository's package files (the repository itself is never written). */
 function pack(): string {
   const stage = tempRoot('pack-stage');
@@ -52,7 +58,11 @@ function pack(): string {
   execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'shrinkwrap.mjs'), 'write', stage]);
   const out = tempRoot('pack-out');
   // --ignore-scripts: prepack (build, shrinkwrap) was done above on the stage, not on the repository.
-  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', out], { cwd: stage, stdio: 'pipe' });
+  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', out], {
+    cwd: stage,
+    stdio: 'pipe',
+    env: npmEnv(),
+  });
   return path.join(out, `${pkg.name}-${pkg.version}.tgz`);
 }
 
@@ -217,7 +227,7 @@ async function runJob(inputs: Record<string, string>, env: Record<string, string
   const result = await runProcess('sh', ['-c', script], {
     cwd: project,
     env: {
-      PATH: `${path.dirname(bin)}:${process.env.PATH ?? ''}`,
+      PATH: `${path.dirname(bin)}${path.delimiter}${userPath()}`,
       CI: 'true',
       GITLAB_CI: 'true',
       CI_PROJECT_DIR: project,
