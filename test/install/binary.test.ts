@@ -1,0 +1,124 @@
+/**
+ * The single executable (`npm run build:binary`: Node's SEA with the bundle injected by postject), built for this
+ * machine into a temporary folder and run with no Node.js on PATH and no node_modules anywhere near: --version,
+ * verify (its hashing workers), lock (the HCL parser's WebAssembly, embedded) and a publish against the emulator.
+ * A machine whose node binary cannot become a single executable skips the build and prints why (the script's
+ * own check, also used by `npm run build:binary`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBinary, cannotBuild } from '../../scripts/build-binary.mjs';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempRoot } from '../helpers/tmp.js';
+import {
+  PLATFORMS,
+  RELEASE,
+  SIGNER_KEY_FILE,
+  expectNoTokens,
+  runProcess,
+  tamperedRelease,
+  writeRequests,
+} from './helpers.js';
+
+const emulator = emulatorPerTest();
+const reason = cannotBuild();
+if (reason !== undefined) process.stderr.write(`single executable not built on this machine: ${reason}\n`);
+const version = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+const FAST = { PROVIDER_RETRY_DELAY: '2ms', PROVIDER_POLL_INTERVAL: '5ms', NO_COLOR: '1' };
+/** No node on PATH: only the system's folders (the binary must carry its own runtime). */
+const NO_NODE = { PATH: '/usr/bin:/bin' };
+
+let binary = '';
+
+describe.skipIf(reason !== undefined)('the single executable', () => {
+  beforeAll(async () => {
+    // Outside the repository: no node_modules or package.json to fall back on.
+    binary = await buildBinary(path.join(tempRoot('sea'), 'provider'));
+  }, 120_000);
+
+  it('is a copy of node with the program injected: --version without Node.js on PATH', async () => {
+    expect(fs.statSync(binary).mode & 0o111).not.toBe(0);
+    const result = await runProcess(binary, ['--version'], { cwd: tempRoot('v'), env: NO_NODE });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+    const help = await runProcess(binary, ['verify', '--help'], { cwd: tempRoot('h'), env: NO_NODE });
+    expect(help.stdout).toContain('Usage: provider verify [options] [dir]');
+  });
+
+  it('verify: the hashing workers run inside it; a bad release is exit 3', async () => {
+    const ok = await runProcess(
+      binary,
+      ['verify', RELEASE, '--key', SIGNER_KEY_FILE, '--offline', '--json'],
+      {
+        cwd: tempRoot('verify'),
+        env: NO_NODE,
+      },
+    );
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const doc = JSON.parse(ok.stdout) as { platforms: { os: string; arch: string; hashes: string[] }[] };
+    expect(doc.platforms.map((p) => `${p.os}_${p.arch}`).sort()).toEqual(PLATFORMS);
+    for (const p of doc.platforms) expect(p.hashes[0]).toMatch(/^h1:/);
+    const bad = await runProcess(
+      binary,
+      ['verify', tamperedRelease(tempRoot('bad')), '--key', SIGNER_KEY_FILE, '--offline'],
+      {
+        cwd: tempRoot('verify-bad'),
+        env: NO_NODE,
+      },
+    );
+    expect(bad.exitCode).toBe(3);
+    expect(bad.stderr).toContain('linux_amd64.zip');
+  });
+
+  it('publishes the fixture release to the emulator, and lock writes the block with the embedded parser', async () => {
+    const e = await emulator();
+    const cwd = tempRoot('publish');
+    const where = ['--hostname', e.url, '--organization', e.organization];
+    const published = await runProcess(
+      binary,
+      ['publish', RELEASE, '--key', SIGNER_KEY_FILE, ...where, '--json'],
+      {
+        cwd,
+        env: { ...NO_NODE, TFE_TOKEN: e.ownerToken, ...FAST },
+      },
+    );
+    expect(published.exitCode, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ ok: true, check: { status: 'passed' } });
+    expectNoTokens(published.stdout + published.stderr, e, 'the output');
+    expect(e.store.data.platforms.filter((p) => p.binary.uploadedAt !== null)).toHaveLength(5);
+    e.requestLog.clear();
+    const again = await runProcess(binary, ['publish', RELEASE, '--key', SIGNER_KEY_FILE, ...where], {
+      cwd,
+      env: { ...NO_NODE, TFE_TOKEN: e.ownerToken, ...FAST },
+    });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(writeRequests(e)).toEqual([]);
+    // An existing lock file holding another provider: the block is merged, the other one kept.
+    const other = 'provider "registry.terraform.io/hashicorp/null" {\n  version = "3.2.4"\n}\n';
+    fs.writeFileSync(path.join(cwd, '.terraform.lock.hcl'), other);
+    const locked = await runProcess(binary, ['lock', RELEASE, '--key', SIGNER_KEY_FILE, ...where], {
+      cwd,
+      env: NO_NODE,
+    });
+    expect(locked.exitCode, locked.stderr).toBe(0);
+    const lockFile = fs.readFileSync(path.join(cwd, '.terraform.lock.hcl'), 'utf8');
+    expect(lockFile).toContain(other); // kept byte for byte (the new block goes in address order)
+    expect(lockFile.match(/"h1:/g)).toHaveLength(5);
+  });
+
+  it('a JavaScript configuration file is refused with a way out (a single executable cannot import one)', async () => {
+    const cwd = tempRoot('config');
+    fs.writeFileSync(path.join(cwd, 'provider.config.mjs'), 'export default { organization: "x" };\n');
+    const result = await runProcess(binary, ['versions', 'list', '--hostname', 'http://127.0.0.1:9'], {
+      cwd,
+      env: NO_NODE,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('provider.config.mjs: the single executable reads JSON and YAML only');
+    expect(result.stderr).toContain('.providerrc.json');
+  });
+});
