@@ -75601,7 +75601,10 @@ function publishInvocation(env2) {
     if (!key3.startsWith("INPUT_")) cliEnv[key3] = value;
   }
   const token = actionInput(env2, "token");
-  if (token !== "") cliEnv.TFE_TOKEN = token;
+  if (token !== "") {
+    for (const key3 of Object.keys(cliEnv)) if (/^TF_TOKEN_/i.test(key3)) delete cliEnv[key3];
+    cliEnv.TFE_TOKEN = token;
+  }
   const key2 = actionInput(env2, "gpg-public-key");
   if (key2 !== "") cliEnv.PROVIDER_GPG_KEY = key2;
   return { argv, env: cliEnv };
@@ -75671,7 +75674,10 @@ async function runAction(io) {
     io.stdout.write(captured);
     return code === ExitCode.ok ? ExitCode.internal : code;
   }
-  if (code !== ExitCode.ok || doc.ok !== true || !("lock" in doc)) return code;
+  if (code !== ExitCode.ok || doc.ok !== true || !("lock" in doc)) {
+    setOutput(io.env, "json", JSON.stringify(doc));
+    return code;
+  }
   const outputs = actionOutputs(doc);
   for (const [name2, value] of Object.entries(outputs)) setOutput(io.env, name2, value);
   const done = doc.dryRun ? "would publish" : "published";

@@ -48,9 +48,10 @@ export async function buildBinary(out) {
     throw Object.assign(new Error(`cannot build a single executable here: ${reason}`), { exitCode: 3 });
   const exe = process.platform === 'win32' ? '.exe' : '';
   const target = path.resolve(ROOT, out ?? `build/provider-${process.platform}-${process.arch}${exe}`);
+  // build/ is not in a fresh clone (ignored by git): made before the scratch folder beside the target.
+  fs.mkdirSync(path.dirname(target), { recursive: true });
   const work = fs.mkdtempSync(path.join(path.dirname(target), '.sea-'));
   try {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
     const script = await bundle('cli', path.join(work, 'provider.cjs'));
     const blob = path.join(work, 'provider.blob');
     const config = path.join(work, 'sea-config.json');

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The published package pins its dependencies: `npm pack` (prepack) writes npm-shrinkwrap.json, the runtime
 // part of package-lock.json (the root and every package not marked dev), and postpack removes it again. npm
-// installs a package's shrinkwrap as it is (docs.npmjs.com, "npm-shrinkwrap.json": the recommended use is "an
-// application deployed through the publishing process", e.g. a command-line tool), so `npm install -g` and `npx`
-// get exactly the versions and integrity hashes the tests ran with, resolve nothing, and work from the cache
-// alone (`--offline`), as test/install/package.test.ts installs it.
+// installs a registry package's shrinkwrap as it is (docs.npmjs.com, "npm-shrinkwrap.json": meant for "an
+// application deployed through the publishing process", e.g. a command-line tool), so `npm install -g
+// provider-registry-cli` and `npx provider-registry-cli` get exactly the versions and integrity hashes the tests
+// ran with. A tarball installed by path (`npm install ./provider-registry-cli-X.tgz`) is another matter: npm then
+// resolves the ranges in package.json itself (seen with npm 11.19: it fetches each dependency's packument).
+// test/install/package.test.ts installs exactly the shrinkwrap's tree (`npm ci` of a lock made from it, offline).
 //
 //   node scripts/shrinkwrap.mjs write|remove [package folder, default: this repository]
 import * as fs from 'node:fs';
@@ -32,7 +34,8 @@ if (action === 'write') {
   const packages = {};
   for (const [where, entry] of Object.entries(lock.packages)) {
     if (entry.dev === true) continue;
-    // devOptional: needed by the package only as an optional dependency of a dev one; not at run time.
+    // devOptional: a dev dependency that a runtime package also names as optional (here the optional peers of
+    // cosmiconfig: typescript and its types). Listed in a shrinkwrap, npm would install it; provider never loads it.
     if (entry.devOptional === true) continue;
     packages[where] = where === '' ? { ...entry, devDependencies: undefined } : entry;
   }

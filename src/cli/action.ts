@@ -82,7 +82,12 @@ export function publishInvocation(env: ActionIo['env']): {
     if (!key.startsWith('INPUT_')) cliEnv[key] = value;
   }
   const token = actionInput(env, 'token');
-  if (token !== '') cliEnv.TFE_TOKEN = token;
+  if (token !== '') {
+    // The input wins: the CLI would prefer a TF_TOKEN_<host> of the step's environment (set for terraform
+    // init, say) over TFE_TOKEN, and publish with another identity than the one the workflow names.
+    for (const key of Object.keys(cliEnv)) if (/^TF_TOKEN_/i.test(key)) delete cliEnv[key];
+    cliEnv.TFE_TOKEN = token;
+  }
   const key = actionInput(env, 'gpg-public-key');
   if (key !== '') cliEnv.PROVIDER_GPG_KEY = key;
   return { argv, env: cliEnv };
@@ -153,7 +158,11 @@ export async function runAction(io: ActionIo): Promise<number> {
     io.stdout.write(captured);
     return code === ExitCode.ok ? ExitCode.internal : code;
   }
-  if (code !== ExitCode.ok || doc.ok !== true || !('lock' in doc)) return code;
+  if (code !== ExitCode.ok || doc.ok !== true || !('lock' in doc)) {
+    // A failure still hands later steps the document (the error, or what a partial run did): `if: failure()`.
+    setOutput(io.env, 'json', JSON.stringify(doc));
+    return code;
+  }
   const outputs = actionOutputs(doc);
   for (const [name, value] of Object.entries(outputs)) setOutput(io.env, name, value);
   const done = doc.dryRun ? 'would publish' : 'published';

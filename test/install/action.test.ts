@@ -190,9 +190,30 @@ describe('node action/main.cjs as the runner runs it', () => {
     });
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/^::error::.*linux_amd64\.zip/m);
-    expect(run.outputs).toEqual({});
+    // Only the result document, for steps that run on failure.
+    expect(Object.keys(run.outputs)).toEqual(['json']);
+    expect(JSON.parse(run.outputs.json!)).toMatchObject({ ok: false, error: { code: 'verification' } });
     expect(writeRequests(e)).toEqual([]);
     expectNoTokens(run.stdout.split('\n').slice(1).join('\n') + run.stderr, e, 'the log');
+  });
+
+  it("the token input wins over a TF_TOKEN_<host> in the step's environment", async () => {
+    const e = await emulator();
+    // Terraform's encoding of the hostname: `.` → `_`, `-` → `__`.
+    const host = new URL(e.url).hostname.replaceAll('-', '__').replaceAll('.', '_');
+    const run = await runAction(
+      {
+        directory: RELEASE,
+        organization: e.organization,
+        hostname: e.url,
+        token: e.ownerToken,
+        'gpg-public-key': KEY,
+      },
+      // A member token (may not create providers) set for terraform init, say.
+      { [`TF_TOKEN_${host}`]: e.memberToken },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(e.store.data.providers).toHaveLength(1);
   });
 
   it('no token anywhere: exit 2 naming what to set, nothing sent', async () => {

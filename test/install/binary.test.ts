@@ -37,7 +37,8 @@ let binary = '';
 describe.skipIf(reason !== undefined)('the single executable', () => {
   beforeAll(async () => {
     // Outside the repository: no node_modules or package.json to fall back on.
-    binary = await buildBinary(path.join(tempRoot('sea'), 'provider'));
+    // Into a folder that does not exist yet, as build/ in a fresh clone.
+    binary = await buildBinary(path.join(tempRoot('sea'), 'build', 'provider'));
   }, 120_000);
 
   it('is a copy of node with the program injected: --version without Node.js on PATH', async () => {

@@ -1,8 +1,9 @@
 /**
  * The npm package as users get it: `npm pack` of a staged copy of the package's files (what `files` names, plus
  * the npm-shrinkwrap.json that prepack writes), installed into an empty folder with production dependencies
- * only, offline (from npm's cache: the shrinkwrap pins every version and integrity, so nothing is resolved),
- * then `provider` from that install: --version, verify, lock and a publish against the emulator. The GitLab
+ * only: the tree the shrinkwrap pins (what npm installs from the registry), through `npm ci --offline` of a lock
+ * made from it, so from npm's cache and without the network (`npm install ./x.tgz` by path would resolve the
+ * ranges from the registry instead, see scripts/shrinkwrap.mjs). Then `provider` from that install: --version, verify, lock and a publish against the emulator. The GitLab
  * CI/CD component's job script (templates/publish.yml) runs against the emulator with that same install, as
  * GitLab runs it: inputs interpolated, the script lines in one shell, artifacts left in the project folder.
  */
@@ -258,7 +259,7 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
   it('the job publishes with the installed package: result document, dotenv report, lock block', async () => {
     const e = await emulator();
     const run = await runJob(
-      { organization: e.organization, hostname: e.url, directory: RELEASE, tags: 'team=core,stage=beta' },
+      { organization: e.organization, hostname: e.url, directory: RELEASE, tags: 'team=core, stage=beta' },
       { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: KEY },
     );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
