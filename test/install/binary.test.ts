@@ -5,7 +5,9 @@
  * A machine whose node binary cannot become a single executable skips the build and prints why (the script's
  * own check, also used by `npm run build:binary`).
  */
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary, cannotBuild } from '../../scripts/build-binary.mjs';
@@ -33,6 +35,16 @@ const FAST = { PROVIDER_RETRY_DELAY: '2ms', PROVIDER_POLL_INTERVAL: '5ms', NO_CO
 const NO_NODE = { PATH: '/usr/bin:/bin' };
 
 let binary = '';
+
+/** A port nothing listens on now (the kernel's pick, released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 describe.skipIf(reason !== undefined)('the single executable', () => {
   beforeAll(async () => {
@@ -109,6 +121,47 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
     const lockFile = fs.readFileSync(path.join(cwd, '.terraform.lock.hcl'), 'utf8');
     expect(lockFile).toContain(other); // kept byte for byte (the new block goes in address order)
     expect(lockFile.match(/"h1:/g)).toHaveLength(5);
+  });
+
+  it('runtask serve runs its handlers inside it (the handler runner is the executable itself), send judges them', async () => {
+    const cwd = tempRoot('runtask');
+    const env = { ...NO_NODE, RUNTASK_HMAC_KEY: 'test-hmac-key-not-a-secret' };
+    // The platform's port is fixed so the integrator can be told where callbacks may go.
+    const platformPort = await freePort();
+    const serve = spawn(
+      binary,
+      [
+        'runtask',
+        'serve',
+        '--port',
+        '0',
+        '--json',
+        '--state-dir',
+        path.join(cwd, 'state'),
+        '--exec',
+        'echo checked',
+        '--platform-host',
+        `http://127.0.0.1:${platformPort}`,
+      ],
+      { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serve.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const line = out.split('\n')[0];
+          if (out.includes('\n')) resolve((JSON.parse(line!) as { url: string }).url);
+        });
+        serve.on('exit', (code) => reject(new Error(`runtask serve exited (${code})`)));
+      });
+      const args = ['runtask', 'send', url, '--port', String(platformPort), '--expect', 'passed', '--json'];
+      const sent = await runProcess(binary, args, { cwd, env });
+      expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+      expect(JSON.parse(sent.stdout)).toMatchObject({ ok: true });
+    } finally {
+      serve.kill('SIGTERM');
+    }
   });
 
   it('a JavaScript configuration file is refused with a way out (a single executable cannot import one)', async () => {
