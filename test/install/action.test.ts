@@ -11,13 +11,16 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { bundle } from '../../scripts/bundle.mjs';
+import type { Emulator } from '../../src/emulator/server.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
 import {
+  FAST,
   PLATFORMS,
   RELEASE,
+  SIGNER_KEY,
   SIGNER_KEY_FILE,
   expectNoTokens,
   runProcess,
@@ -51,6 +54,18 @@ function readOutputs(file: string): Record<string, string> {
   return outputs;
 }
 
+/** The inputs of a publish of the fixture release to `e` with its owner token and the signer's key. */
+function publishInputs(e: Emulator, extra: Record<string, string> = {}): Record<string, string> {
+  const inputs: Record<string, string> = {
+    directory: RELEASE,
+    organization: e.organization,
+    hostname: e.url,
+    token: e.ownerToken,
+    'gpg-public-key': SIGNER_KEY,
+  };
+  return { ...inputs, ...extra };
+}
+
 /** Runs the bundle in a fresh workspace with the runner's variables and `inputs` as INPUT_ variables. */
 async function runAction(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
   const workspace = tempRoot('action');
@@ -64,8 +79,7 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
     GITHUB_WORKSPACE: workspace,
     GITHUB_OUTPUT: files.output,
     GITHUB_STEP_SUMMARY: files.summary,
-    PROVIDER_RETRY_DELAY: '2ms',
-    PROVIDER_POLL_INTERVAL: '5ms',
+    ...FAST,
     ...extraEnv,
   };
   for (const [name, value] of Object.entries(inputs))
@@ -74,8 +88,6 @@ async function runAction(inputs: Record<string, string>, extraEnv: Record<string
   const summary = fs.existsSync(files.summary) ? fs.readFileSync(files.summary, 'utf8') : '';
   return { ...result, outputs: readOutputs(files.output), summary, workspace };
 }
-
-const KEY = fs.readFileSync(SIGNER_KEY_FILE, 'utf8');
 
 describe('the committed bundle', () => {
   it('is what npm run build:action builds from the sources now (else: npm run build:action, and commit it)', async () => {
@@ -116,15 +128,12 @@ describe('node action/main.cjs as the runner runs it', () => {
 
   it('publishes the release: outputs, the job summary, the token masked before anything else', async () => {
     const e = await emulator();
-    const run = await runAction({
-      directory: RELEASE,
-      organization: e.organization,
-      hostname: e.url,
-      token: e.ownerToken,
-      'gpg-public-key': KEY,
-      tags: 'team=core\nstage=beta',
-      'dry-run': 'false',
-    });
+    const run = await runAction(
+      publishInputs(e, {
+        tags: 'team=core\nstage=beta',
+        'dry-run': 'false',
+      }),
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     // The runner masks a value from the moment it reads ::add-mask::, so it comes first, and only there.
     const [first, ...rest] = run.stdout.split('\n');
@@ -164,14 +173,11 @@ describe('node action/main.cjs as the runner runs it', () => {
 
   it('dry-run: the plan as outputs, nothing written', async () => {
     const e = await emulator();
-    const run = await runAction({
-      directory: RELEASE,
-      organization: e.organization,
-      hostname: e.url,
-      token: e.ownerToken,
-      'gpg-public-key': KEY,
-      'dry-run': 'true',
-    });
+    const run = await runAction(
+      publishInputs(e, {
+        'dry-run': 'true',
+      }),
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.outputs['dry-run']).toBe('true');
     expect(run.outputs.version).toBe('1.2.3');
@@ -181,13 +187,7 @@ describe('node action/main.cjs as the runner runs it', () => {
 
   it('a release whose zip does not match SHA256SUMS: exit 3, an ::error:: annotation, no output, nothing written', async () => {
     const e = await emulator();
-    const run = await runAction({
-      directory: tamperedRelease(tempRoot('bad')),
-      organization: e.organization,
-      hostname: e.url,
-      token: e.ownerToken,
-      'gpg-public-key': KEY,
-    });
+    const run = await runAction(publishInputs(e, { directory: tamperedRelease(tempRoot('bad')) }));
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/^::error::.*linux_amd64\.zip/m);
     // Only the result document, for steps that run on failure.
@@ -202,13 +202,7 @@ describe('node action/main.cjs as the runner runs it', () => {
     // Terraform's encoding of the hostname: `.` → `_`, `-` → `__`.
     const host = new URL(e.url).hostname.replaceAll('-', '__').replaceAll('.', '_');
     const run = await runAction(
-      {
-        directory: RELEASE,
-        organization: e.organization,
-        hostname: e.url,
-        token: e.ownerToken,
-        'gpg-public-key': KEY,
-      },
+      publishInputs(e),
       // A member token (may not create providers) set for terraform init, say.
       { [`TF_TOKEN_${host}`]: e.memberToken },
     );
@@ -222,7 +216,7 @@ describe('node action/main.cjs as the runner runs it', () => {
       directory: RELEASE,
       organization: e.organization,
       hostname: e.url,
-      'gpg-public-key': KEY,
+      'gpg-public-key': SIGNER_KEY,
     });
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stdout).not.toContain('::add-mask::');

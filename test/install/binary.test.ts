@@ -12,14 +12,15 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary, cannotBuild } from '../../scripts/build-binary.mjs';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
-import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
 import {
+  FAST,
   PLATFORMS,
   RELEASE,
   SIGNER_KEY_FILE,
   expectNoTokens,
   runProcess,
+  VERSION,
   tamperedRelease,
   writeRequests,
 } from './helpers.js';
@@ -27,10 +28,6 @@ import {
 const emulator = emulatorPerTest();
 const reason = cannotBuild();
 if (reason !== undefined) process.stderr.write(`single executable not built on this machine: ${reason}\n`);
-const version = (
-  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
-).version;
-const FAST = { PROVIDER_RETRY_DELAY: '2ms', PROVIDER_POLL_INTERVAL: '5ms', NO_COLOR: '1' };
 /** No node on PATH: only the system's folders (the binary must carry its own runtime). */
 const NO_NODE = { PATH: '/usr/bin:/bin' };
 
@@ -57,7 +54,7 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
     expect(fs.statSync(binary).mode & 0o111).not.toBe(0);
     const result = await runProcess(binary, ['--version'], { cwd: tempRoot('v'), env: NO_NODE });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toBe(`${version}\n`);
+    expect(result.stdout).toBe(`${VERSION}\n`);
     const help = await runProcess(binary, ['verify', '--help'], { cwd: tempRoot('h'), env: NO_NODE });
     expect(help.stdout).toContain('Usage: provider verify [options] [dir]');
   });

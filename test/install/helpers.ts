@@ -14,6 +14,14 @@ import type { CliResult } from '../helpers/result.js';
 export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
 export const SIGNER_KEY_FILE = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
 export const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+/** The signer's armored public key, as text (the Action's input and PROVIDER_GPG_KEY take the key itself). */
+export const SIGNER_KEY = fs.readFileSync(SIGNER_KEY_FILE, 'utf8');
+/** Millisecond retries and polls, no colour: what every run here adds to its environment. */
+export const FAST = { PROVIDER_RETRY_DELAY: '2ms', PROVIDER_POLL_INTERVAL: '5ms', NO_COLOR: '1' };
+/** The package's version (what --version prints). */
+export const VERSION = (
+  JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /**
  * PATH without the node_modules/.bin folders that npm and vitest put first: the commands a user's shell finds

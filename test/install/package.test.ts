@@ -17,8 +17,10 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { ensureBuilt } from '../helpers/spawn-cli.js';
 import { tempRoot } from '../helpers/tmp.js';
 import {
+  FAST,
   PLATFORMS,
   RELEASE,
+  SIGNER_KEY,
   SIGNER_KEY_FILE,
   expectNoTokens,
   runProcess,
@@ -37,8 +39,6 @@ const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'ut
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
 };
-const KEY = fs.readFileSync(SIGNER_KEY_FILE, 'utf8');
-const FAST = { PROVIDER_RETRY_DELAY: '2ms', PROVIDER_POLL_INTERVAL: '5ms', NO_COLOR: '1' };
 
 let tarball = '';
 let entries: string[] = [];
@@ -260,7 +260,7 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
     const e = await emulator();
     const run = await runJob(
       { organization: e.organization, hostname: e.url, directory: RELEASE, tags: 'team=core, stage=beta' },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: KEY },
+      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
     );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain(`${pkg.version}\n`);
@@ -287,7 +287,7 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
     const e = await emulator();
     const run = await runJob(
       { organization: e.organization, hostname: e.url, directory: tamperedRelease(tempRoot('bad')) },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: KEY },
+      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
     );
     expect(run.exitCode).toBe(3);
     expect(run.stdout).toContain('provider publish failed with exit code 3');
@@ -305,7 +305,7 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
     const e = await emulator();
     const run = await runJob(
       { organization: e.organization, hostname: e.url, directory: RELEASE, 'dry-run': 'true' },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: KEY },
+      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
     );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(
