@@ -1,0 +1,176 @@
+/**
+ * SARIF 2.1.0 (OASIS Static Analysis Results Interchange Format; what Checkov, Trivy, tfsec, KICS, Terrascan,
+ * Semgrep and Snyk IaC print) as findings: one per result, from every run (one run per tool) of the document.
+ * What is read, by the sections of the SARIF 2.1.0 specification:
+ * - the tool: `run.tool.driver.name` (§3.19); its rules `run.tool.driver.rules` (§3.49), found by `ruleIndex`
+ *   or by `ruleId` (§3.27.5–6);
+ * - the level (§3.27.10): `result.level`, else the rule's `defaultConfiguration.level`, else `warning`; a result
+ *   whose `kind` is not `fail` (pass, notApplicable, informational, review, open) has level `none`;
+ * - the message (§3.11): `text` with its `{0}` placeholders filled from `arguments`, or the rule's
+ *   `messageStrings[id]`;
+ * - `security-severity` in the result's or the rule's `properties` (a 0.0–10.0 score as a string, GitHub code
+ *   scanning's convention that Trivy, Checkov and Snyk follow);
+ * - locations (§3.28): `physicalLocation.artifactLocation.uri` and `region.startLine`;
+ * - suppressions (§3.35): a result with a suppression whose status is absent or `accepted` is left out (and
+ *   counted); `underReview` and `rejected` ones still count;
+ * - fixes (§3.55): their `description.text`; the rule's help (§3.49.15, `markdown` preferred) and `helpUri`.
+ * A document that does not have this shape is refused with the path of the first thing wrong.
+ */
+import type { Finding, FindingLevel } from './findings.js';
+
+/** A SARIF document that cannot be read, with the path of what is wrong (`runs[0].results[2].message`). */
+export class SarifError extends Error {}
+
+/** The findings of a SARIF document, the tools that ran, and how many results were suppressed. */
+export interface SarifReport {
+  findings: Finding[];
+  tools: string[];
+  suppressed: number;
+}
+
+type Obj = Record<string, unknown>;
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+const LEVELS = new Set(['none', 'note', 'warning', 'error']);
+
+function level(value: unknown, path: string): FindingLevel | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !LEVELS.has(value)) {
+    throw new SarifError(
+      `${path} must be one of none, note, warning, error (found ${JSON.stringify(value)})`,
+    );
+  }
+  return value as FindingLevel;
+}
+
+/** A `security-severity` property as a number, when it is one. */
+function securitySeverity(properties: unknown): number | undefined {
+  if (!isObj(properties)) return undefined;
+  const value = properties['security-severity'];
+  const score = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  return Number.isFinite(score) && score >= 0 && score <= 10 ? score : undefined;
+}
+
+/** A message object's text (§3.11): `text` with `{n}` filled from `arguments`, else the rule's string `id`. */
+function messageText(message: unknown, rule: Obj | undefined, path: string): string {
+  if (!isObj(message)) throw new SarifError(`${path} must be an object (a message with "text")`);
+  const args = Array.isArray(message.arguments) ? message.arguments.map((a) => String(a)) : [];
+  let template = str(message.text) ?? str(message.markdown);
+  const id = str(message.id);
+  if (template === undefined && id !== undefined && rule !== undefined && isObj(rule.messageStrings)) {
+    const strings = rule.messageStrings;
+    const entry = strings[id];
+    if (isObj(entry)) template = str(entry.text) ?? str(entry.markdown);
+  }
+  if (template === undefined) throw new SarifError(`${path} has neither "text" nor a rule message "id"`);
+  return template.replace(/\{(\d+)\}/g, (whole, n: string) => args[Number(n)] ?? whole);
+}
+
+/** `file:line` of each physical location of a result. */
+function locations(value: unknown, path: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new SarifError(`${path} must be an array`);
+  const out: string[] = [];
+  value.forEach((location: unknown, i) => {
+    if (!isObj(location)) throw new SarifError(`${path}[${i}] must be an object`);
+    const physical = location.physicalLocation;
+    if (!isObj(physical)) return;
+    const uri = isObj(physical.artifactLocation) ? str(physical.artifactLocation.uri) : undefined;
+    if (uri === undefined) return;
+    const line = isObj(physical.region) ? physical.region.startLine : undefined;
+    out.push(typeof line === 'number' ? `${uri}:${line}` : uri);
+  });
+  return out;
+}
+
+/** Whether a result is suppressed (§3.35: a suppression whose status is absent or accepted). */
+function suppressed(value: unknown, path: string): boolean {
+  if (value === undefined) return false;
+  if (!Array.isArray(value)) throw new SarifError(`${path} must be an array`);
+  return value.some((s: unknown) => isObj(s) && (s.status === undefined || s.status === 'accepted'));
+}
+
+function fixes(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((fix: unknown) => (isObj(fix) && isObj(fix.description) ? str(fix.description.text) : undefined))
+    .filter((text): text is string => text !== undefined && text.trim() !== '');
+}
+
+/** The help of a rule: its help's Markdown or text, else its full or short description. */
+function ruleHelp(rule: Obj | undefined): string | undefined {
+  if (rule === undefined) return undefined;
+  for (const key of ['help', 'fullDescription', 'shortDescription']) {
+    const value = rule[key];
+    if (isObj(value)) {
+      const text = str(value.markdown) ?? str(value.text);
+      if (text !== undefined && text.trim() !== '') return text;
+    }
+  }
+  return undefined;
+}
+
+/** Reads a SARIF 2.1.0 document (parsed JSON); throws SarifError naming the first thing wrong. */
+export function readSarif(doc: unknown): SarifReport {
+  if (!isObj(doc)) throw new SarifError('the SARIF document must be a JSON object');
+  if (doc.version !== '2.1.0') {
+    throw new SarifError(`version must be "2.1.0" (found ${JSON.stringify(doc.version)})`);
+  }
+  if (!Array.isArray(doc.runs)) throw new SarifError('runs must be an array');
+  const report: SarifReport = { findings: [], tools: [], suppressed: 0 };
+  doc.runs.forEach((run: unknown, r) => {
+    const at = `runs[${r}]`;
+    if (!isObj(run)) throw new SarifError(`${at} must be an object`);
+    const driver = isObj(run.tool) ? run.tool.driver : undefined;
+    if (!isObj(driver) || typeof driver.name !== 'string' || driver.name === '') {
+      throw new SarifError(`${at}.tool.driver.name is missing (every run names its tool)`);
+    }
+    const tool = driver.name;
+    report.tools.push(tool);
+    const rules = Array.isArray(driver.rules) ? driver.rules.filter(isObj) : [];
+    const results = run.results;
+    if (results === undefined || results === null) return;
+    if (!Array.isArray(results)) throw new SarifError(`${at}.results must be an array`);
+    results.forEach((result: unknown, i) => {
+      const path = `${at}.results[${i}]`;
+      if (!isObj(result)) throw new SarifError(`${path} must be an object`);
+      const index = typeof result.ruleIndex === 'number' ? result.ruleIndex : undefined;
+      const ruleId = str(result.ruleId) ?? (isObj(result.rule) ? str(result.rule.id) : undefined);
+      const rule =
+        (index !== undefined ? rules[index] : undefined) ??
+        rules.find((candidate) => candidate.id === ruleId);
+      const id = ruleId ?? str(rule?.id) ?? 'result';
+      if (suppressed(result.suppressions, `${path}.suppressions`)) {
+        report.suppressed++;
+        return;
+      }
+      const kind = result.kind ?? 'fail';
+      const configured = isObj(rule?.defaultConfiguration) ? rule.defaultConfiguration.level : undefined;
+      const found =
+        kind === 'fail'
+          ? (level(result.level, `${path}.level`) ??
+            level(configured, `rule ${id} defaultConfiguration.level`) ??
+            'warning')
+          : 'none';
+      report.findings.push({
+        tool,
+        ruleId: id,
+        level: found,
+        securitySeverity: securitySeverity(result.properties) ?? securitySeverity(rule?.properties),
+        message: messageText(result.message, rule, `${path}.message`),
+        help: ruleHelp(rule),
+        helpUri: str(rule?.helpUri),
+        locations: locations(result.locations, `${path}.locations`),
+        fixes: fixes(result.fixes),
+      });
+    });
+  });
+  return report;
+}
