@@ -93,6 +93,10 @@ export function registerRuntask(program: ProgramCommand): void {
     .option('--expect <status>', 'the result the check should reach: passed or failed')
     .option('--progress-window <duration>', 'errored without a progress update for this long', '10m')
     .option('--max-duration <duration>', 'errored when not final after this long', '60m')
+    .option(
+      '--report <file.html>',
+      'also write the task result as the run page shows it (self-contained HTML)',
+    )
     .listens('0', 'the local platform')
     .option(
       '--public-url <url>',

@@ -3,6 +3,8 @@
  * happens (or one JSON report at the end), then the verdict: exit 0, or the error that decides the exit code
  * (3 contract violation, 4 request not accepted, 6 timeout, 1 result other than `--expect`, 130 interrupted).
  */
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { sendOptionsFromFlags, type SendFlags } from '../../runtask/send/options.js';
 import type { SendTuning } from '../../runtask/send/post.js';
 import { reportDocument, timelineLines, verdictLines } from '../../runtask/send/render.js';
@@ -41,6 +43,13 @@ export async function runSend(
   );
   record.startedAt = startedAt;
   const verdict = decideVerdict(record, expected, windows);
+  if (flags.report !== undefined) {
+    // Written whatever the verdict: a failed check is what a preview is most often wanted for.
+    const file = path.resolve(context.cwd, flags.report);
+    const { previewPage } = await import('../../runtask/send/report.js');
+    await writeFile(file, output.redact(previewPage(record, verdict, windows)));
+    output.info(`The task result as the run page shows it: ${file}`);
+  }
   if (output.json) output.resultJson(reportDocument(record, verdict, settings.integratorUrl.href));
   else for (const line of verdictLines(record, verdict, output.color)) output.result(line);
   if (verdict.error !== undefined) throw verdict.error;

@@ -6,6 +6,7 @@
  */
 import type { Violation } from './events.js';
 import { judgeCallbackDocument } from './judge.js';
+import { resultFromCallbackDocument } from '../../runtask/wire/result.js';
 import type { PlatformTaskResult } from './taskResult.js';
 import { JSONAPI } from '../../terraform.js';
 
@@ -124,6 +125,9 @@ function judge(task: PlatformTaskResult, request: CallbackRequest): Verdict {
       "this callback came more than 10 minutes after the token was issued: the real platform's run task tokens live 10 minutes, and whether updates extend that is undocumented",
     );
   task.update(judged.status as 'running' | 'passed' | 'failed', judged.message, judged.url);
+  // A platform that offered outcomes shows them (a valid document: the judge found no problem above).
+  const outcomes = task.issued.outcomesOffered ? resultFromCallbackDocument(doc).result?.outcomes : undefined;
+  if (outcomes !== undefined && outcomes.length > 0) task.outcomes = outcomes;
   return { answer: { http: 200, document: task.document() }, violations, read };
 }
 

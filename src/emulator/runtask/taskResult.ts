@@ -4,6 +4,7 @@
  * the request was sent. When one closes before a final status, the platform errors the task result.
  */
 import type { PlatformEvents, PlatformTaskStatus } from './events.js';
+import type { Outcome } from '../../runtask/wire/result.js';
 import type { IssuedTask } from './issue.js';
 
 /** How long the platform waits. */
@@ -19,6 +20,12 @@ export class PlatformTaskResult {
   status: PlatformTaskStatus = 'pending';
   message: string | undefined;
   url: string | undefined;
+  /**
+   * The outcomes the run page shows: those of the latest accepted callback that carried any. Whether the real
+   * platform replaces or appends when several callbacks carry outcomes is undocumented (run-tasks.md §4.3 only
+   * calls sending them once, while running, good practice); replacing never shows one twice.
+   */
+  outcomes: Outcome[] = [];
   readonly timestamps: Record<string, string> = {};
   private progressTimer: NodeJS.Timeout | undefined;
   private maxTimer: NodeJS.Timeout | undefined;

@@ -31,6 +31,8 @@ export interface SendFlags extends Pick<GlobalFlags, 'organization'> {
   expect?: string;
   progressWindow: string;
   maxDuration: string;
+  /** `--report <file.html>`: the preview page of the task result. */
+  report?: string;
   host: string;
   port: string;
   publicUrl?: string;

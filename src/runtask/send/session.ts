@@ -11,6 +11,7 @@ import type { IssuedTask } from '../../emulator/runtask/issue.js';
 import type { PlatformTaskResult } from '../../emulator/runtask/taskResult.js';
 import { signBody } from '../wire/hmac.js';
 import type { RunTaskStage } from '../wire/payload.js';
+import type { Outcome } from '../wire/result.js';
 import { postRequest, type SendTuning } from './post.js';
 import { buildRunTaskRequest, requestBytes } from './request.js';
 import { violationsOf, type SendEvent } from './events.js';
@@ -49,6 +50,10 @@ export interface SessionRecord {
   accepted: boolean;
   events: SendEvent[];
   taskStatus: PlatformTaskStatus;
+  /** The task result's last message, URL and outcomes, as the run page shows them. */
+  taskMessage: string | undefined;
+  taskUrl: string | undefined;
+  outcomes: Outcome[];
   end: SessionEnd;
 }
 
@@ -139,6 +144,9 @@ export async function runSession(
       accepted,
       events,
       taskStatus: task.status,
+      taskMessage: task.message,
+      taskUrl: task.url,
+      outcomes: task.outcomes,
       end,
     };
   } finally {
