@@ -59,7 +59,14 @@ export function registerRuntask(program: ProgramCommand): void {
     .option('--status <status>', 'passed, failed or running')
     .option('--message <text>', 'short message shown on the run (up to 1000 characters)')
     .option('--result-url <url>', 'link to the details (http or https, up to 500 characters)')
-    .option('--outcomes <file>', 'JSON array of outcomes {id, description, body, url, tags}; - reads stdin')
+    .option(
+      '--outcomes <file>',
+      'JSON array of outcomes {id, description, body, url, tags}, or a SARIF 2.1.0 or JUnit XML report; - reads stdin',
+    )
+    .option(
+      '--fail-on <level>',
+      'with a report and no --status: error, warning, note or never fails (default error)',
+    )
     .option('--payload <file>', 'the saved run task request (callback URL, token, capabilities)')
     .option('--url <url>', 'the task_result_callback_url (token from RUNTASK_ACCESS_TOKEN)')
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)

@@ -17,8 +17,11 @@ import {
   checkTaskResult,
   parseRunTaskRequest,
   type RunTaskRequest,
+  type TaskResult,
 } from '../../runtask/wire/payload.js';
 import type { RunContext } from '../context.js';
+import type { FailOn } from '../../runtask/formats/findings.js';
+import { FAIL_ON, ReportError, detectReportFormat, reportResult } from '../../runtask/formats/report.js';
 
 /** Flags of `provider runtask callback`. */
 export interface CallbackFlags {
@@ -26,6 +29,8 @@ export interface CallbackFlags {
   message?: string;
   resultUrl?: string;
   outcomes?: string;
+  /** `--fail-on`: with a SARIF or JUnit report and no --status, the least severe level that fails. */
+  failOn?: string;
   payload?: string;
   url?: string;
   platformHost?: string[];
@@ -58,26 +63,64 @@ async function readPayload(flags: CallbackFlags, context: RunContext): Promise<R
   return parsed.request;
 }
 
-async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<unknown> {
-  if (flags.outcomes === undefined) return undefined;
+/** What `--outcomes` held: outcomes as JSON, or a scanner's report (SARIF, JUnit) made into a result. */
+type OutcomesInput =
+  | { kind: 'none' }
+  | { kind: 'json'; value: unknown }
+  | { kind: 'report'; result: TaskResult; format: string };
+
+async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<OutcomesInput> {
+  if (flags.outcomes === undefined) return { kind: 'none' };
   const text = await readText(flags.outcomes, 'outcomes file', '--outcomes', context);
+  const format = detectReportFormat(text);
+  if (format !== undefined) {
+    const failOn = (flags.failOn ?? 'error') as FailOn;
+    try {
+      const { result } = reportResult(text, format, failOn);
+      return { kind: 'report', result, format };
+    } catch (error) {
+      if (!(error instanceof ReportError)) throw error;
+      throw new UsageError(`--outcomes ${flags.outcomes}: ${error.message}`, {
+        hint: `Give the ${format === 'sarif' ? 'SARIF 2.1.0' : 'JUnit XML'} report as the tool wrote it, or a JSON array of outcomes.`,
+      });
+    }
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`--outcomes ${flags.outcomes} is not JSON: ${(error as Error).message}`, {
-      hint: 'Give a JSON array of {"id","description","body","url","tags"} objects, or {"outcomes": [...]}.',
+      hint: 'Give a JSON array of {"id","description","body","url","tags"} objects, or {"outcomes": [...]}, or a SARIF 2.1.0 or JUnit XML report.',
     });
   }
   const wrapped = value as { outcomes?: unknown } | null;
-  return !Array.isArray(value) && typeof wrapped === 'object' && wrapped !== null && 'outcomes' in wrapped
-    ? wrapped.outcomes
-    : value;
+  return {
+    kind: 'json',
+    value:
+      !Array.isArray(value) && typeof wrapped === 'object' && wrapped !== null && 'outcomes' in wrapped
+        ? wrapped.outcomes
+        : value,
+  };
 }
 
 /** Sends the callback; resolves with the exit code or throws the error that decides it. */
 export async function runCallbackCommand(context: RunContext, flags: CallbackFlags): Promise<number> {
   const { output } = context;
+  if (flags.failOn !== undefined && !(FAIL_ON as readonly string[]).includes(flags.failOn)) {
+    throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${flags.failOn}"`, {
+      hint: 'error fails on errors only (the default); never always passes.',
+    });
+  }
+  // A scanner's report decides the status and message unless they are given (read first: exit 2 on a bad one).
+  const outcomes = await readOutcomes(flags, context);
+  const fromReport = outcomes.kind === 'report' ? outcomes.result : undefined;
+  if (fromReport !== undefined) {
+    flags = {
+      ...flags,
+      status: flags.status ?? fromReport.status,
+      message: flags.message ?? fromReport.message,
+    };
+  }
   if (flags.status === undefined || !(TASK_RESULT_STATUSES as readonly string[]).includes(flags.status)) {
     throw new UsageError(
       `--status must be one of ${TASK_RESULT_STATUSES.join(', ')}, got "${flags.status ?? ''}"`,
@@ -119,7 +162,12 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
     status: flags.status,
     message: flags.message,
     url: flags.resultUrl,
-    outcomes: await readOutcomes(flags, context),
+    outcomes:
+      outcomes.kind === 'report'
+        ? outcomes.result.outcomes
+        : outcomes.kind === 'json'
+          ? outcomes.value
+          : undefined,
   };
   const checked = checkTaskResult(candidate);
   if (checked.result === undefined || checked.problems.length > 0) {

@@ -1,0 +1,70 @@
+/**
+ * A scanner's or test runner's report, whichever it is: SARIF 2.1.0 (a JSON object with `runs`) or JUnit XML (a
+ * document starting with `<`), told apart by their first bytes unless the format is given, read into findings.
+ */
+import { findingsResult, type FailOn, type FindingsResult } from './findings.js';
+import { JunitError, readJunit } from './junit.js';
+import { SarifError, readSarif } from './sarif.js';
+
+/** The formats a report may have. */
+export const REPORT_FORMATS = ['sarif', 'junit'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** `--fail-on` values, from the most to the least severe, then never. */
+export const FAIL_ON = ['error', 'warning', 'note', 'never'] as const;
+
+/** A report that cannot be read: the format it was taken for and why. */
+export class ReportError extends Error {
+  constructor(
+    readonly format: ReportFormat,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The format a text looks like, or undefined when it is neither (a JSON result or outcomes, say). */
+export function detectReportFormat(text: string): ReportFormat | undefined {
+  const start = text.trimStart();
+  if (start.startsWith('<')) return 'junit';
+  if (!start.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(start) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'runs' in value)
+      return 'sarif';
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Reads a report of `format` into a task result; throws ReportError saying what is wrong. */
+export function reportResult(
+  text: string,
+  format: ReportFormat,
+  failOn: FailOn,
+): FindingsResult & { format: ReportFormat } {
+  try {
+    if (format === 'junit') {
+      const junit = readJunit(text);
+      return { ...findingsResult(junit.findings, { failOn, tools: junit.suites }), format };
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (error) {
+      throw new SarifError(`the SARIF report is not JSON: ${(error as Error).message}`);
+    }
+    const sarif = readSarif(doc);
+    return { ...findingsResult(sarif.findings, { failOn, tools: sarif.tools }), format };
+  } catch (error) {
+    if (error instanceof SarifError || error instanceof JunitError) {
+      const what = format === 'sarif' ? 'SARIF 2.1.0' : 'JUnit XML';
+      const message = error.message.startsWith('the ')
+        ? error.message
+        : `the ${what} report: ${error.message}`;
+      throw new ReportError(format, message);
+    }
+    throw error;
+  }
+}
