@@ -73,7 +73,7 @@ export async function bundle(target, out) {
 
 /**
  * What a bundle carries instead of reading it beside itself: src/cli/version.ts becomes the version it was built
- * with; src/lockfile/wasm.ts a module holding the HCL parser's WebAssembly (tree-sitter's runtime and the grammar
+ * with; src/runtask/formats/sarifSchema.ts the SARIF schema of assets/; src/lockfile/wasm.ts a module holding the HCL parser's WebAssembly (tree-sitter's runtime and the grammar
  * in assets/); and web-tree-sitter and openpgp their CommonJS builds.
  * @param {string} version
  * @returns {esbuild.Plugin}
@@ -93,6 +93,15 @@ function embedded(version) {
         return {
           loader: 'js',
           contents: `// src/cli/version.ts, bundled\nexport function packageVersion() {\n  return ${JSON.stringify(version)};\n}\n`,
+        };
+      });
+      const schemaModule = path.join(ROOT, 'src', 'runtask', 'formats', 'sarifSchema.ts');
+      build.onLoad({ filter: /[\\/]src[\\/]runtask[\\/]formats[\\/]sarifSchema\.ts$/ }, (args) => {
+        if (path.resolve(args.path) !== schemaModule) return undefined;
+        const schema = fs.readFileSync(path.join(ROOT, 'assets', 'sarif-schema-2.1.0.json'), 'utf8');
+        return {
+          loader: 'js',
+          contents: `// src/runtask/formats/sarifSchema.ts, bundled: assets/sarif-schema-2.1.0.json\nexport function sarifSchema() {\n  return ${JSON.stringify(JSON.parse(schema))};\n}\n`,
         };
       });
       build.onLoad({ filter: /[\\/]src[\\/]lockfile[\\/]wasm\.ts$/ }, (args) => {

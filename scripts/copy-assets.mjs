@@ -9,6 +9,7 @@ const require = createRequire(import.meta.url);
 const copies = [
   ['@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-hcl.wasm', 'tree-sitter-hcl.wasm'],
   ['@tree-sitter-grammars/tree-sitter-hcl/LICENSE', 'tree-sitter-hcl.LICENSE'],
+  ['@microsoft/sarif-matcher-utils/lib/schemas/sarif-2.1.0-rtm.5.json', 'sarif-schema-2.1.0.json'],
 ];
 for (const [from, to] of copies) {
   fs.copyFileSync(require.resolve(from), new URL(`../assets/${to}`, import.meta.url));

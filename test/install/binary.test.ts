@@ -161,6 +161,32 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
     }
   });
 
+  it('runtask callback validates a SARIF report against the schema the executable carries', async () => {
+    const cwd = tempRoot('sarif');
+    const report = {
+      version: '2.1.0',
+      runs: [{ tool: { driver: { name: 't' } }, results: [{ level: 'fatal', message: { text: 'x' } }] }],
+    };
+    fs.writeFileSync(path.join(cwd, 'bad.sarif'), JSON.stringify(report));
+    const url = 'http://127.0.0.1:9/api/v2/task-results/x/callback';
+    const result = await runProcess(
+      binary,
+      [
+        'runtask',
+        'callback',
+        '--url',
+        url,
+        '--platform-host',
+        'http://127.0.0.1:9',
+        '--outcomes',
+        'bad.sarif',
+      ],
+      { cwd, env: { ...NO_NODE, RUNTASK_ACCESS_TOKEN: 'not-a-real-token' } },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('#/definitions/result/properties/level/enum');
+  });
+
   it('a JavaScript configuration file is refused with a way out (a single executable cannot import one)', async () => {
     const cwd = tempRoot('config');
     fs.writeFileSync(path.join(cwd, 'provider.config.mjs'), 'export default { organization: "x" };\n');

@@ -14,6 +14,7 @@ describe('assets/ copies', () => {
   for (const [from, to] of [
     ['@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-hcl.wasm', 'tree-sitter-hcl.wasm'],
     ['@tree-sitter-grammars/tree-sitter-hcl/LICENSE', 'tree-sitter-hcl.LICENSE'],
+    ['@microsoft/sarif-matcher-utils/lib/schemas/sarif-2.1.0-rtm.5.json', 'sarif-schema-2.1.0.json'],
   ] as const) {
     it(`assets/${to} is ${from} (npm run assets refreshes it)`, () => {
       const copy = fs.readFileSync(path.join(REPO_ROOT, 'assets', to));

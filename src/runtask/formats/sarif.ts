@@ -14,9 +14,14 @@
  * - suppressions (§3.35): a result with a suppression whose status is absent or `accepted` is left out (and
  *   counted); `underReview` and `rejected` ones still count;
  * - fixes (§3.55): their `description.text`; the rule's help (§3.49.15, `markdown` preferred) and `helpUri`.
- * A document that does not have this shape is refused with the path of the first thing wrong.
+ * A document is first validated against the published SARIF 2.1.0 JSON schema (assets/, see ./sarifSchema.ts;
+ * draft-04, hence ajv-draft-04, with ajv-formats for its `uri` and `date-time` formats and non-Unicode regular
+ * expressions, which one of its patterns needs); one that breaks it is refused naming where and which rule.
  */
+import ajvDraft04, { type ValidateFunction } from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import type { Finding, FindingLevel } from './findings.js';
+import { sarifSchema } from './sarifSchema.js';
 
 /** A SARIF document that cannot be read, with the path of what is wrong (`runs[0].results[2].message`). */
 export class SarifError extends Error {}
@@ -117,12 +122,77 @@ function ruleHelp(rule: Obj | undefined): string | undefined {
   return undefined;
 }
 
+let validator: ValidateFunction | undefined;
+
+/** `/runs/0/results/2/level` → `runs[0].results[2].level`. */
+function dotted(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`),
+      '',
+    );
+}
+
+/** The schema definition an error's rule sits in (`fix`, `result`…), found by identity; `#` is the top level. */
+function ruleName(parent: unknown): string {
+  const definitions = (schemaDocument?.definitions ?? {}) as Record<string, unknown>;
+  for (const [name, definition] of Object.entries(definitions)) {
+    if (definition === parent) return `#/definitions/${name}`;
+    // A rule on one of the definition's properties: schemaPath goes on from the definition.
+    const properties =
+      isObj(definition) && isObj(definition.properties) ? Object.values(definition.properties) : [];
+    if (properties.includes(parent)) return `#/definitions/${name}`;
+  }
+  return '#';
+}
+
+let schemaDocument: { definitions?: unknown } | undefined;
+
+/** Validates a document against the SARIF 2.1.0 schema; throws SarifError naming where and which rule. */
+export function validateSarif(doc: unknown): void {
+  // Both packages are CommonJS whose module.exports also carries itself as `default`, which is what TypeScript
+  // sees through an ES import.
+  const validate = (validator ??= (() => {
+    const ajv = new ajvDraft04.default({
+      allErrors: false,
+      strict: false,
+      unicodeRegExp: false,
+      verbose: true,
+    });
+    ajvFormats.default(ajv);
+    schemaDocument = sarifSchema();
+    return ajv.compile(schemaDocument);
+  })());
+  if (validate(doc)) return;
+  const [error] = validate.errors ?? [];
+  if (error === undefined) throw new SarifError('the document does not follow the SARIF 2.1.0 schema');
+  const where = dotted(error.instancePath) || 'the document';
+  const params = error.params as {
+    allowedValues?: unknown[];
+    missingProperty?: string;
+    additionalProperty?: string;
+  };
+  const detail =
+    params.allowedValues !== undefined
+      ? `${error.message ?? 'is not allowed'}: ${params.allowedValues.map((v) => String(v)).join(', ')}`
+      : params.additionalProperty !== undefined
+        ? `has a property the schema does not allow: "${params.additionalProperty}"`
+        : (error.message ?? 'is not allowed');
+  throw new SarifError(
+    `${where} ${detail} (SARIF 2.1.0 schema rule ${ruleName(error.parentSchema)}${error.schemaPath.slice(1)})`,
+  );
+}
+
 /** Reads a SARIF 2.1.0 document (parsed JSON); throws SarifError naming the first thing wrong. */
 export function readSarif(doc: unknown): SarifReport {
   if (!isObj(doc)) throw new SarifError('the SARIF document must be a JSON object');
   if (doc.version !== '2.1.0') {
     throw new SarifError(`version must be "2.1.0" (found ${JSON.stringify(doc.version)})`);
   }
+  validateSarif(doc);
   if (!Array.isArray(doc.runs)) throw new SarifError('runs must be an array');
   const report: SarifReport = { findings: [], tools: [], suppressed: 0 };
   doc.runs.forEach((run: unknown, r) => {

@@ -130,7 +130,7 @@ describe('runtask callback --outcomes <report>', () => {
       file('{"version":"2.1.0","runs":[{"tool":{}}]}'),
     ]);
     expect(badSarif.exitCode).toBe(2);
-    expect(badSarif.stderr).toContain('runs[0].tool.driver.name is missing');
+    expect(badSarif.stderr).toContain("runs[0].tool must have required property 'driver'");
     const badXml = await cli([
       '--payload',
       payload,

@@ -39,7 +39,19 @@ const SARIF = {
           locations: [
             { physicalLocation: { artifactLocation: { uri: 'main.tf' }, region: { startLine: 12 } } },
           ],
-          fixes: [{ description: { text: 'Use a private ACL' } }],
+          fixes: [
+            {
+              description: { text: 'Use a private ACL' },
+              artifactChanges: [
+                {
+                  artifactLocation: { uri: 'main.tf' },
+                  replacements: [
+                    { deletedRegion: { startLine: 12 }, insertedContent: { text: 'acl = "private"' } },
+                  ],
+                },
+              ],
+            },
+          ],
         },
         {
           ruleId: 'CKV_AWS_18',
@@ -162,22 +174,54 @@ describe('SARIF 2.1.0', () => {
     expect([...outcomeId(long)].length).toBeLessThanOrEqual(RESULT_LIMITS.outcomeId);
   });
 
-  it('a document of the wrong shape is refused with the path of the first thing wrong', () => {
+  it('a document that breaks the published SARIF 2.1.0 schema is refused naming where and which rule', () => {
+    const driver = { name: 't' };
     const cases: [unknown, string][] = [
       [[], 'the SARIF document must be a JSON object'],
       [{ version: '2.0.0', runs: [] }, 'version must be "2.1.0" (found "2.0.0")'],
-      [{ version: '2.1.0' }, 'runs must be an array'],
-      [{ version: '2.1.0', runs: [{ tool: {} }] }, 'runs[0].tool.driver.name is missing'],
       [
-        { version: '2.1.0', runs: [{ tool: { driver: { name: 't' } }, results: [{ message: 'x' }] }] },
-        'runs[0].results[0].message must be an object',
+        { version: '2.1.0' },
+        "the document must have required property 'runs' (SARIF 2.1.0 schema rule #/required)",
+      ],
+      [
+        { version: '2.1.0', runs: [{ tool: {} }] },
+        "runs[0].tool must have required property 'driver' (SARIF 2.1.0 schema rule #/definitions/tool/required)",
+      ],
+      [
+        { version: '2.1.0', runs: [{ tool: { driver }, results: [{ message: 'x' }] }] },
+        'runs[0].results[0].message must be object (SARIF 2.1.0 schema rule #/definitions/message/type)',
       ],
       [
         {
           version: '2.1.0',
-          runs: [{ tool: { driver: { name: 't' } }, results: [{ level: 'fatal', message: { text: 'x' } }] }],
+          runs: [{ tool: { driver }, results: [{ level: 'fatal', message: { text: 'x' } }] }],
         },
-        'runs[0].results[0].level must be one of none, note, warning, error (found "fatal")',
+        'runs[0].results[0].level must be equal to one of the allowed values: none, note, warning, error ' +
+          '(SARIF 2.1.0 schema rule #/definitions/result/properties/level/enum)',
+      ],
+      [
+        {
+          version: '2.1.0',
+          runs: [
+            {
+              tool: { driver },
+              results: [{ message: { text: 'x' }, fixes: [{ description: { text: 'y' } }] }],
+            },
+          ],
+        },
+        "runs[0].results[0].fixes[0] must have required property 'artifactChanges' (SARIF 2.1.0 schema rule #/definitions/fix/required)",
+      ],
+      [
+        {
+          version: '2.1.0',
+          runs: [{ tool: { driver: { name: 't', rules: [{ id: 'r', helpUri: 'not a uri' }] } } }],
+        },
+        'runs[0].tool.driver.rules[0].helpUri must match format "uri" ' +
+          '(SARIF 2.1.0 schema rule #/definitions/reportingDescriptor/properties/helpUri/format)',
+      ],
+      [
+        { version: '2.1.0', runs: [], extra: 1 },
+        'the document has a property the schema does not allow: "extra" (SARIF 2.1.0 schema rule #/additionalProperties)',
       ],
     ];
     for (const [doc, message] of cases) {
