@@ -2,14 +2,16 @@
  * Where each route keeps its jobs, and what /healthz says of them all. Route `/` (and the single route without a
  * routes file, whatever its path) uses the state dir itself, as before routes existed, so that a journal left by
  * an older version is finished as route `/`; every other route has `routes/<name>` below it, named after its
- * path, with a `route.json` saying which path that is. A job's route is where its record is: a restart
- * finishes it with its own route's settings (platform hosts, callbacks) and counts it under its own route.
+ * path, with a `route.json` saying which path that is and where its tokens may go. A job's route is where its
+ * record is: a restart finishes it with its own route's settings (platform hosts, callbacks) and counts it under
+ * its own route, even once the route has left the configuration.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
 import type { Journal, JournalHealth } from './journal.js';
+import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
 import type { HealthReport } from './requests.js';
 import type { RouteOptions } from './server.js';
@@ -38,11 +40,12 @@ export function routeStateDir(stateDir: string, path: string, routed: boolean): 
   return join(resolve(stateDir), ROUTES_DIR, `${readable}-${hash}`);
 }
 
-/** Writes `route.json` (which path the folder belongs to) in a route's own folder; best effort. */
-export function labelRouteDir(stateDir: string, dir: string, path: string): void {
+/** Writes `route.json` (the path and platform hosts of the folder's route) in a route's own folder; best effort. */
+export function labelRouteDir(stateDir: string, dir: string, route: RouteOptions): void {
   if (dir === resolve(stateDir)) return;
+  const label = { path: route.path, platformHosts: [...route.allowed.origins] };
   try {
-    writeFileSync(join(dir, ROUTE_FILE), JSON.stringify({ path }) + '\n', { mode: 0o600 });
+    writeFileSync(join(dir, ROUTE_FILE), JSON.stringify(label) + '\n', { mode: 0o600 });
   } catch {
     // Only a label for people and for a later start: the journal in the folder works without it.
   }
@@ -64,9 +67,9 @@ function holdsJobs(dir: string): boolean {
 export function leftoverJournalDirs(
   stateDir: string,
   owned: ReadonlySet<string>,
-): { dir: string; path: string }[] {
+): { dir: string; path: string; allowed?: PlatformOrigins }[] {
   const root = resolve(stateDir);
-  const found: { dir: string; path: string }[] = [];
+  const found: { dir: string; path: string; allowed?: PlatformOrigins }[] = [];
   if (!owned.has(root) && holdsJobs(root)) found.push({ dir: root, path: '/' });
   let names: string[];
   try {
@@ -78,13 +81,17 @@ export function leftoverJournalDirs(
     const dir = join(root, ROUTES_DIR, name);
     if (owned.has(dir) || !holdsJobs(dir)) continue;
     let path = `/${name}`;
+    let allowed: PlatformOrigins | undefined;
     try {
-      const label = JSON.parse(readFileSync(join(dir, ROUTE_FILE), 'utf8')) as { path?: unknown };
+      const label = JSON.parse(readFileSync(join(dir, ROUTE_FILE), 'utf8')) as Record<string, unknown>;
       if (typeof label.path === 'string') path = label.path;
+      const hosts = label.platformHosts;
+      if (Array.isArray(hosts) && hosts.every((h) => typeof h === 'string'))
+        allowed = new PlatformOrigins(hosts);
     } catch {
-      // No label: the folder's name stands for the path.
+      // No label: the folder's name stands for the path, and the default platform hosts apply.
     }
-    found.push({ dir, path });
+    found.push({ dir, path, ...(allowed === undefined ? {} : { allowed }) });
   }
   return found;
 }

@@ -95,7 +95,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   };
   const open = (route: RouteOptions, dir: string, retired: boolean): void => {
     const journal = Journal.open(dir, log);
-    if (!retired) labelRouteDir(options.stateDir, journal.dir, route.path);
+    if (!retired) labelRouteDir(options.stateDir, journal.dir, route);
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
     const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
     served.push({ route, journal, jobs, log: routeLog, retired });
@@ -103,9 +103,10 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   try {
     for (const route of configured) open(route, routeStateDir(options.stateDir, route.path, routed), false);
     // Jobs left in the folder of a route that is no longer served (the routes file changed): delivered or
-    // reported failed like any other, with the default settings; their path is served no more.
+    // reported failed like any other, to the platform hosts the route had; their path is served no more.
     for (const leftover of leftoverJournalDirs(options.stateDir, new Set(served.map((r) => r.journal.dir)))) {
-      open({ ...configured[0]!, path: leftover.path, allowed: options.allowed }, leftover.dir, true);
+      const allowed = leftover.allowed ?? options.allowed;
+      open({ ...configured[0]!, path: leftover.path, allowed }, leftover.dir, true);
     }
   } catch (error) {
     await releaseAll();

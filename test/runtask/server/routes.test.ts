@@ -159,6 +159,7 @@ describe('routes', () => {
     expect(readdirSync(join(stateDir, 'routes', bFolder))).toContain(`job-${b.task_result_id}.json`);
     expect(JSON.parse(readFileSync(join(stateDir, 'routes', bFolder, 'route.json'), 'utf8'))).toEqual({
       path: '/tenants/b',
+      platformHosts: [platform.url],
     });
     expect(readdirSync(stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
 
@@ -174,7 +175,7 @@ describe('routes', () => {
     expect(s.value('runtask_callbacks_total', { route: '/policy-a' })).toBe(0);
   });
 
-  it('still reports a job left by a route that is no longer configured, and serves that path no more', async () => {
+  it('still reports a job left by a route that is no longer configured, to that route’s platform hosts, and serves that path no more', async () => {
     const stateDir = tempDir('state');
     t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
     const b = requestFor(POST_PLAN_REQUEST, platform);
@@ -183,7 +184,14 @@ describe('routes', () => {
     await t.integrator.destroy();
     t = undefined;
 
-    t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes().slice(0, 1) });
+    // The remaining route and the defaults allow another platform host only: route B's own is in its folder.
+    const elsewhere = new PlatformOrigins(['https://tfe.elsewhere.example']);
+    const [a] = twoRoutes();
+    t = await startTestIntegrator(platform, {
+      stateDir,
+      allowed: elsewhere,
+      routes: [{ ...a!, allowed: elsewhere }],
+    });
     expect(await finalOf(b.task_result_id)).toEqual({ status: 'failed', message: RESTARTED_MESSAGE });
     await t.integrator.idle();
     expect(platform.callbacks(b.task_result_id).map(statusOf)).toEqual(['running', 'failed']);
