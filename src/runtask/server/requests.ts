@@ -1,10 +1,10 @@
 /**
  * One request to the integrator. First, a target that is not a URL, a bad escape or a bad Host → 400; then
- * `GET /healthz`, `GET /metrics`, and a path no route serves → 404. Order of checks on a POST to a route: stopping → 503; body over the limit → 413;
- * signature (when a key is set) → 401 and nothing else happens; empty body or the verification request → 200
- * and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422; no usable callback (URL on an allowed host,
- * token) → 422; a job record that cannot be written → 503 with Retry-After; otherwise the job is journaled and
- * the answer is 200 at once, the check running afterwards.
+ * `GET /healthz`, `GET /metrics`, and a path no route serves → 404. Order of checks on a POST to a route:
+ * stopping → 503; body over the limit → 413; signature (when a key is set) → 401 and nothing else happens;
+ * empty body or the verification request → 200 and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422;
+ * no usable callback (URL on an allowed host, token) → 422; a job record that cannot be written → 503 with
+ * Retry-After; otherwise the job is journaled and the answer is 200 at once, the check running afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
