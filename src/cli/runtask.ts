@@ -31,9 +31,13 @@ export function registerRuntask(program: ProgramCommand): void {
     .command('serve')
     .description('run a run task integrator: verify, answer 200, run --exec per request, report back')
     .listens('8080')
-    .option('--path <path>', 'path the platform POSTs to', '/')
+    .option('--path <path>', 'path the platform POSTs to (default: "/")')
     .option('--exec <command>', 'the check to run per request, through the shell (see docs/runtask.md)')
     .hmacKey()
+    .option(
+      '--routes <file>',
+      'several run tasks, each with its own path, HMAC key and handler (YAML or JSON; instead of --path, --exec and the key flags)',
+    )
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
     .option('--heartbeat <duration>', 'interval of running callbacks (under the 10-minute window)', '4m')
     .option('--timeout <duration>', 'how long a handler may run before it is killed', '50m')
@@ -49,7 +53,8 @@ export function registerRuntask(program: ProgramCommand): void {
       local({
         'on port 8080, a check that always passes': `${KEY} runtask serve --exec true`,
         'fail any plan that deletes something (the handler reads the plan JSON file)': `${KEY} runtask serve --exec '! grep -q delete "$RUNTASK_PLAN_JSON"'`,
-        'callbacks to a local runtask send too, 16 checks at once': `${KEY} runtask serve --exec true --platform-host 127.0.0.1 --max-jobs 16`,
+        'one run task per path, each with its own key and handler (docs/runtask.md, "Routes")':
+          'runtask serve --routes routes.yaml',
       }),
     );
 

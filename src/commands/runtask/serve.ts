@@ -1,6 +1,6 @@
 /**
- * The `provider runtask serve` core: flags → options, start the integrator, print where it listens, serve until
- * the signal (SIGINT/SIGTERM) fires, then stop gracefully (`--grace`) and exit 0.
+ * The `provider runtask serve` core: flags (or a routes file) → options, start the integrator, print where it
+ * listens, serve until the signal (SIGINT/SIGTERM) fires, then stop gracefully (`--grace`) and exit 0.
  */
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
@@ -14,9 +14,16 @@ export async function runServe(
   onLog?: (log: EventLog) => void,
 ): Promise<number> {
   const { output, signal } = context;
-  const { options, warnings } = serveOptionsFromFlags(flags, context);
+  const { options, warnings } =
+    flags.routes === undefined
+      ? serveOptionsFromFlags(flags, context)
+      : (await import('../../runtask/server/routesFile.js')).serveOptionsFromRoutes(
+          { ...flags, routes: flags.routes },
+          context,
+        );
   const grace = graceMs(flags);
   output.addSecret(options.hmacKey);
+  for (const route of options.routes ?? []) output.addSecret(route.hmacKey);
   const log = EventLog.for(output);
   onLog?.(log);
   const integrator = await startIntegrator({ ...options, log });
@@ -26,20 +33,42 @@ export async function runServe(
     port: integrator.port,
     path: options.path,
     healthz: new URL('/healthz', integrator.url).href,
+    metrics: new URL('/metrics', integrator.url).href,
     stateDir: options.stateDir,
     platformHosts: [...options.allowed.origins],
-    hmac: options.hmacKey !== undefined,
+    // A routes file gives every route a key of its own.
+    hmac: options.routes !== undefined || options.hmacKey !== undefined,
     maxJobs: options.maxJobs,
+    ...(options.routes === undefined
+      ? {}
+      : {
+          routes: options.routes.map((route) => ({
+            path: route.path,
+            url: new URL(route.path, integrator.url).href,
+            maxJobs: route.maxJobs,
+            platformHosts: [...route.allowed.origins],
+          })),
+        }),
   };
   if (output.json) output.resultJson(started);
-  else output.result(`provider runtask serve listening on ${integrator.url}`);
-  log.info('serve.started', `listening on ${integrator.url}`, {
+  else if (options.routes === undefined)
+    output.result(`provider runtask serve listening on ${integrator.url}`);
+  else {
+    const urls = integrator.routes.map((route) => `  ${route.url}`).join('\n');
+    output.result(`provider runtask serve listening for ${integrator.routes.length} run tasks:\n${urls}`);
+  }
+  const where =
+    options.routes === undefined
+      ? integrator.url
+      : `${new URL('/', integrator.url).href} (routes ${integrator.routes.map((r) => r.path).join(', ')})`;
+  log.info('serve.started', `listening on ${where}`, {
     url: integrator.url,
     state_dir: options.stateDir,
     platform_hosts: started.platformHosts.join(','),
     max_jobs: options.maxJobs,
+    routes: options.routes?.map((route) => route.path).join(','),
   });
-  if (options.hmacKey === undefined) {
+  if (!started.hmac) {
     log.warn(
       'serve.unauthenticated',
       'no HMAC key: requests are NOT authenticated, anyone who can reach this port can start checks',
@@ -55,11 +84,22 @@ export async function runServe(
   log.info(
     'serve.stopping',
     `stopping: new requests get 503; waiting up to ${flags.grace} for running checks`,
-    {
-      ...integrator.jobs.counts(),
-    },
+    totalCounts(integrator.routes.map((route) => route.jobs.counts())),
   );
   await integrator.stop(grace);
   log.info('serve.stopped', 'stopped');
   return 0;
+}
+
+/** Job counts of every route added up. */
+function totalCounts(
+  counts: { queued: number; running: number; reporting: number }[],
+): Record<string, number> {
+  const total = { queued: 0, running: 0, reporting: 0 };
+  for (const c of counts) {
+    total.queued += c.queued;
+    total.running += c.running;
+    total.reporting += c.reporting;
+  }
+  return total;
 }

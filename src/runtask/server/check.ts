@@ -127,6 +127,7 @@ export async function runCheck(
     const level = exit.timedOut || exit.spawnError !== undefined ? 'error' : 'info';
     log[level]('handler.finished', `handler finished: ${interpreted.result.status} (${interpreted.source})`, {
       ...fields,
+      status: interpreted.result.status,
       exit_code: exit.exitCode,
       signal: exit.signal,
       timed_out: exit.timedOut,

@@ -23,6 +23,8 @@ export interface LogEvent {
 /** Structured event log over the output sink. */
 export class EventLog {
   private readonly listeners = new Set<(event: LogEvent) => void>();
+  /** Set on a child log (see `child`): where its events go, and the fields it adds to each. */
+  private parent: { log: EventLog; fields: LogFields } | undefined;
 
   constructor(
     private readonly output: Output,
@@ -38,6 +40,16 @@ export class EventLog {
   subscribe(listener: (event: LogEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * A log that adds `fields` to every event (e.g. the route of a job) and writes through this one: this one's
+   * listeners see its events too, its own listeners only its events.
+   */
+  child(fields: LogFields): EventLog {
+    const child = new EventLog(this.output, this.options);
+    child.parent = { log: this, fields };
+    return child;
   }
 
   debug(event: string, msg: string, fields: LogFields = {}): void {
@@ -56,7 +68,17 @@ export class EventLog {
     this.write('error', event, msg, fields);
   }
 
-  private write(level: LogLevel, event: string, msg: string, fields: LogFields): void {
+  private write(
+    level: LogLevel,
+    event: string,
+    msg: string,
+    fields: LogFields,
+    childListeners: ReadonlySet<(event: LogEvent) => void> = new Set(),
+  ): void {
+    if (this.parent !== undefined) {
+      const listeners = new Set([...this.listeners, ...childListeners]);
+      return this.parent.log.write(level, event, msg, { ...this.parent.fields, ...fields }, listeners);
+    }
     const clean: LogFields = {};
     for (const [key, value] of Object.entries(fields)) if (value !== undefined) clean[key] = value;
     const entry: LogEvent = {
@@ -66,6 +88,7 @@ export class EventLog {
       msg,
       fields: clean,
     };
+    for (const listener of childListeners) listener(entry);
     for (const listener of this.listeners) listener(entry);
     if (level === 'debug' && !this.output.verbose) return;
     if (this.options.json) {

@@ -13,8 +13,11 @@ import type { IntegratorOptions } from './server.js';
 export interface ServeFlags {
   host: string;
   port: string;
-  path: string;
+  /** Default `/`. */
+  path?: string;
   exec?: string;
+  /** A routes file (routesFile.ts): several run tasks instead of `path`, `exec` and the key flags. */
+  routes?: string;
   hmacKeyFile?: string;
   hmacKeyEnv?: string;
   platformHost?: string[];
@@ -103,8 +106,9 @@ export function serveOptionsFromFlags(
       hint: 'For example: provider runtask serve --exec "./check-plan.sh" (see docs/runtask.md for the handler contract).',
     });
   }
-  if (!flags.path.startsWith('/') || flags.path === '/healthz') {
-    throw new UsageError(`--path must start with / and may not be /healthz, got "${flags.path}"`);
+  const path = flags.path ?? '/';
+  if (!path.startsWith('/') || path === '/healthz' || path === '/metrics') {
+    throw new UsageError(`--path must start with / and may not be /healthz or /metrics, got "${path}"`);
   }
   const heartbeatMs = parseDuration(flags.heartbeat, '--heartbeat');
   if (heartbeatMs >= PROGRESS_WINDOW_MS) {
@@ -125,7 +129,7 @@ export function serveOptionsFromFlags(
     options: {
       host: flags.host,
       port: integer(flags.port, '--port', 0, 65535),
-      path: flags.path,
+      path,
       exec: anchorExec(exec, world.cwd),
       hmacKey: key,
       allowed: parsePlatformHosts(flags.platformHost),

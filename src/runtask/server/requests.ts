@@ -1,10 +1,10 @@
 /**
- * One request to the integrator. First, a target that is not a URL, a bad escape or a bad Host → 400. Order of
- * checks on a POST: stopping → 503; body over the limit → 413;
- * signature (when a key is set) → 401 and nothing else happens; empty body or the verification request → 200
- * and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422; no usable callback (URL on an allowed host,
- * token) → 422; a job record that cannot be written → 503 with Retry-After; otherwise the job is journaled and
- * the answer is 200 at once, the check running afterwards.
+ * One request to the integrator. First, a target that is not a URL, a bad escape or a bad Host → 400; then
+ * `GET /healthz`, `GET /metrics`, and a path no route serves → 404. Order of checks on a POST to a route:
+ * stopping → 503; body over the limit → 413; signature (when a key is set) → 401 and nothing else happens;
+ * empty body or the verification request → 200 and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422;
+ * no usable callback (URL on an allowed host, token) → 422; a job record that cannot be written → 503 with
+ * Retry-After; otherwise the job is journaled and the answer is 200 at once, the check running afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,16 +13,35 @@ import { readBody } from './body.js';
 import { SIGNATURE_HEADER, verifySignature } from '../wire/hmac.js';
 import type { JobManager } from './jobs.js';
 import type { EventLog } from './log.js';
+import { tagRequest, type IntegratorMetrics } from './metrics.js';
 import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from '../wire/payload.js';
 import { parseRequestTarget } from '../../net/requestTarget.js';
 import type { IntegratorOptions } from './server.js';
 
-/** What a request handler sees of the integrator. */
-export interface RequestContext {
+/** One run task the integrator serves: its path, key and platform hosts, and its jobs. */
+export interface RouteContext {
   options: Pick<IntegratorOptions, 'path' | 'hmacKey' | 'allowed' | 'bodyLimit'>;
   jobs: JobManager;
+  /** The route's log (its events name the route), when it has its own. */
+  log?: EventLog;
+}
+
+/** What /healthz answers: its HTTP status follows `status`. */
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'stopping';
+  [detail: string]: unknown;
+}
+
+/** What a request handler sees of the integrator. */
+export interface RequestContext extends RouteContext {
   log: EventLog;
   stopping: () => boolean;
+  /** Several run tasks (`--routes`): each route by its path. Without it, `options.path` is the only one. */
+  routes?: ReadonlyMap<string, RouteContext>;
+  /** What /healthz says. */
+  health: () => HealthReport;
+  /** Served on `GET /metrics` when set. */
+  metrics?: IntegratorMetrics;
 }
 
 /** Seconds a request refused for a failing journal is told to wait (the journal retries once a second). */
@@ -71,7 +90,7 @@ export async function handleRequest(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const { options, jobs, log } = context;
+  let { log } = context;
   const remote = req.socket.remoteAddress;
   const target = parseRequestTarget(req.url, req.headers.host);
   if (!target.ok) {
@@ -80,14 +99,40 @@ export async function handleRequest(
     return refuse(res, 400, 'bad request', target.reason);
   }
   const { path } = target.target;
-  if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+  const probe = req.method === 'GET' || req.method === 'HEAD';
+  if (path === '/healthz' && probe) {
+    tagRequest(res, { probe: true });
     // 503 while new jobs would be refused (stopping, or a journal that cannot be written), so that a load
     // balancer sends them elsewhere; the jobs already accepted run and report either way.
-    const journal = jobs.journalHealth();
-    const status = context.stopping() ? 'stopping' : journal.status === 'failing' ? 'degraded' : 'ok';
-    return send(res, status === 'ok' ? 200 : 503, { status, jobs: jobs.counts(), journal });
+    const health = context.health();
+    return send(res, health.status === 'ok' ? 200 : 503, health);
   }
-  if (path !== options.path) return refuse(res, 404, 'not found', `run task requests go to ${options.path}`);
+  if (path === '/metrics' && probe && context.metrics !== undefined) {
+    tagRequest(res, { probe: true });
+    const text = await context.metrics.text();
+    res.writeHead(200, {
+      'content-type': context.metrics.contentType,
+      'content-length': String(Buffer.byteLength(text)),
+    });
+    return void res.end(text);
+  }
+  const route =
+    context.routes === undefined
+      ? path === context.options.path
+        ? context
+        : undefined
+      : context.routes.get(path);
+  if (route === undefined) {
+    // With several routes, the others are not named: each tenant knows its own URL only.
+    const detail =
+      context.routes === undefined
+        ? `run task requests go to ${context.options.path}`
+        : 'no run task is served at this path';
+    return refuse(res, 404, 'not found', detail);
+  }
+  tagRequest(res, { route: route.options.path });
+  const { options, jobs } = route;
+  log = route.log ?? log;
   if (req.method !== 'POST') {
     return refuse(res, 405, 'method not allowed', 'run task requests are POSTs', { allow: 'POST' });
   }
@@ -115,6 +160,7 @@ export async function handleRequest(
   }
   if (body.toString('utf8').trim() === '') {
     log.info('request.verification', 'answered a verification request (empty body)', { remote });
+    tagRequest(res, { outcome: 'verification' });
     return send(res, 200);
   }
   const parsed = parseRunTaskRequest(body);
@@ -125,6 +171,7 @@ export async function handleRequest(
   const { request, raw, ignored } = parsed;
   if (isVerificationRequest(request)) {
     log.info('request.verification', 'answered a verification request', { remote, stage: request.stage });
+    tagRequest(res, { outcome: 'verification' });
     return send(res, 200);
   }
   if (request.payload_version !== PAYLOAD_VERSION) {
@@ -153,6 +200,7 @@ export async function handleRequest(
   const accepted = jobs.has(id) ? 'duplicate' : await jobs.accept({ id, request, raw });
   if (accepted === 'duplicate') {
     log.info('request.duplicate', 'the platform re-sent a request for a job already running', fields);
+    tagRequest(res, { outcome: 'duplicate' });
     return send(res, 200);
   }
   if (accepted === 'unjournaled') {

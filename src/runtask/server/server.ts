@@ -1,17 +1,40 @@
 /**
- * The integrator's HTTP side (node:http): the platform's POST on `path` (see requests.ts), `GET /healthz`,
- * nothing else. Starting opens the journal (taking its lock), listens, then finishes what a previous process
- * with the same state dir left; stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
+ * The integrator's HTTP side (node:http): the platform's POST on `path`, or on each route's path with
+ * `routes` (see requests.ts), `GET /healthz`, `GET /metrics`, nothing else. Starting opens the journal of each
+ * route (taking its lock), listens, then finishes what a previous process with the same state dir left;
+ * stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
 import { listen } from '../../net/listen.js';
+import type { PlatformOrigins } from '../callback/origins.js';
 import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
 import type { EventLog } from './log.js';
-import { handleRequest, refuse, type RequestContext } from './requests.js';
+import { IntegratorMetrics } from './metrics.js';
+import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
+import {
+  combinedHealth,
+  labelRouteDir,
+  leftoverJournalDirs,
+  routeStateDir,
+  type ServedRoute,
+} from './routing.js';
 
 export { BODY_LIMIT } from './requests.js';
+
+/** One run task of several (`--routes`): its path, key and handler, each with its own jobs and journal. */
+export interface RouteOptions {
+  /** Normalised: starts with `/`, no trailing `/` (but `/` itself), not /healthz or /metrics. */
+  path: string;
+  hmacKey: string | undefined;
+  exec: string;
+  timeoutMs: number;
+  timeoutText: string;
+  /** Handlers of this route running at once (each route has its own slots). */
+  maxJobs: number;
+  allowed: PlatformOrigins;
+}
 
 /** Everything the integrator needs. */
 export interface IntegratorOptions extends JobSettings {
@@ -19,6 +42,12 @@ export interface IntegratorOptions extends JobSettings {
   port: number;
   /** The path the platform POSTs to, e.g. `/`. */
   path: string;
+  /**
+   * Several run tasks, each on its own path (a routes file): then `path`, `exec`, `hmacKey`, `timeoutMs` and
+   * `maxJobs` above are not used. Route `/` keeps its journal in `stateDir`, the others in
+   * `stateDir/routes/<name>`, so that a restart finishes each job with its own route's settings.
+   */
+  routes?: readonly RouteOptions[];
   stateDir: string;
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
@@ -30,23 +59,87 @@ export interface Integrator {
   /** Where the platform should POST, e.g. `http://127.0.0.1:8080/`. */
   url: string;
   port: number;
+  /** The jobs of the first route (the only one without `routes`). */
   jobs: JobManager;
+  /** Every route served, with its URL and jobs. */
+  routes: { path: string; url: string; jobs: JobManager }[];
+  metrics: IntegratorMetrics;
+  /** Resolves when no job of any route is left. */
+  idle(): Promise<void>;
   /** Graceful stop: new requests get 503, jobs get `graceMs`, the rest are reported failed. */
   stop(graceMs: number): Promise<void>;
   /** Hard stop, as a crash: handlers killed, nothing reported, journal kept. */
   destroy(): Promise<void>;
 }
 
-/** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
+/** Starts the integrator: journals, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
-  const journal = Journal.open(options.stateDir, log);
+  const routed = options.routes !== undefined;
+  const configured: RouteOptions[] = options.routes
+    ? [...options.routes]
+    : [
+        {
+          path: options.path,
+          hmacKey: options.hmacKey,
+          exec: options.exec,
+          timeoutMs: options.timeoutMs,
+          timeoutText: options.timeoutText,
+          maxJobs: options.maxJobs,
+          allowed: options.allowed,
+        },
+      ];
+  const served: ServedRoute[] = [];
+  const releaseAll = async (keepLockFile = false): Promise<void> => {
+    for (const route of served) await route.journal.release({ keepLockFile });
+  };
+  const open = (route: RouteOptions, dir: string, retired: boolean): void => {
+    const journal = Journal.open(dir, log);
+    if (!retired) labelRouteDir(options.stateDir, journal.dir, route);
+    const routeLog = log.child(routed || retired ? { route: route.path } : {});
+    const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
+    served.push({ route, journal, jobs, log: routeLog, retired });
+  };
+  try {
+    for (const route of configured) open(route, routeStateDir(options.stateDir, route.path, routed), false);
+    // Jobs left in the folder of a route that is no longer served (the routes file changed): delivered or
+    // reported failed like any other, to the platform hosts the route had; their path is served no more.
+    for (const leftover of leftoverJournalDirs(options.stateDir, new Set(served.map((r) => r.journal.dir)))) {
+      const allowed = leftover.allowed ?? options.allowed;
+      open({ ...configured[0]!, path: leftover.path, allowed }, leftover.dir, true);
+    }
+  } catch (error) {
+    await releaseAll();
+    throw error;
+  }
   prepareHandlers();
-  const jobs = new JobManager(options, journal, log);
   let stopping = false;
+  const metrics = new IntegratorMetrics(
+    () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
+    { kind: 'journal', ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok') },
+  );
+  for (const route of served) metrics.watch(route.route.path, route.log);
 
-  const context: RequestContext = { options, jobs, log, stopping: () => stopping };
+  const contexts = new Map<string, RouteContext>();
+  for (const route of served.filter((r) => !r.retired)) {
+    contexts.set(route.route.path, {
+      options: { ...route.route, bodyLimit: options.bodyLimit },
+      jobs: route.jobs,
+      log: route.log,
+    });
+  }
+  const first = served[0]!;
+  const context: RequestContext = {
+    options: { ...first.route, bodyLimit: options.bodyLimit },
+    jobs: first.jobs,
+    log,
+    stopping: () => stopping,
+    ...(routed ? { routes: contexts } : {}),
+    health: () => combinedHealth(served, stopping, routed),
+    metrics,
+  };
   const server: Server = createServer((req, res) => {
+    res.on('finish', () => metrics.countAnswer(res));
     handleRequest(context, req, res).catch((error: unknown) => {
       log.error('request.error', `could not handle a request: ${String(error)}`, {});
       if (!res.headersSent) refuse(res, 500, 'internal error', 'the integrator failed; see its log');
@@ -64,33 +157,41 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     port: options.port,
     name: 'the integrator',
   }).catch(async (error: unknown) => {
-    await journal.release();
+    await releaseAll();
     throw error;
   });
   const close = (graceMs?: number): Promise<void> => listening.close(graceMs);
   try {
-    jobs.recover();
+    for (const route of served) route.jobs.recover();
   } catch (error) {
     // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
     await close();
-    await journal.release();
+    await releaseAll();
     throw error;
   }
+  const idle = async (): Promise<void> => {
+    await Promise.all(served.map((r) => r.jobs.idle()));
+  };
   return {
-    url: `${listening.url}${options.path}`,
+    url: `${listening.url}${first.route.path}`,
     port: listening.port,
-    jobs,
+    jobs: first.jobs,
+    routes: served
+      .filter((r) => !r.retired)
+      .map((r) => ({ path: r.route.path, url: `${listening.url}${r.route.path}`, jobs: r.jobs })),
+    metrics,
+    idle,
     async stop(graceMs) {
       stopping = true;
-      await jobs.drain(graceMs);
+      await Promise.all(served.map((r) => r.jobs.drain(graceMs)));
       await close();
-      await journal.release();
+      await releaseAll();
     },
     async destroy() {
       stopping = true;
       await close(0);
-      await jobs.destroy();
-      await journal.release({ keepLockFile: true });
+      await Promise.all(served.map((r) => r.jobs.destroy()));
+      await releaseAll(true);
     },
   };
 }

@@ -1,0 +1,365 @@
+/**
+ * `runtask serve --routes <file>`: several run tasks on one integrator, each on its own path with its own HMAC
+ * key and handler, as commercial integrators hand each policy or tenant its own URL and key. The file is YAML
+ * (`.yaml`, `.yml`, or any other name) or JSON (`.json`), checked with zod before anything listens: a mistake is
+ * a usage error (exit 2) naming the file, the route and the field.
+ *
+ *     routes:
+ *       - path: /cost                      # unique; `/` is allowed (the default route)
+ *         hmac-key-env: COST_HMAC_KEY      # the variable holding this route's key, or:
+ *         exec: ./cost-check.sh            # relative to the routes file's folder
+ *         timeout: 20m                     # optional: default --timeout
+ *         max-jobs: 2                      # optional: default --max-jobs (each route has its own slots)
+ *         platform-hosts: [tfe.acme.test]  # optional: default --platform-host
+ *       - path: /tenants/acme
+ *         hmac-key-file: /run/secrets/acme.key
+ *         exec: opa-check --policy acme
+ *
+ * Keys never sit in the file: each route names a file or a variable holding its key (a field that looks like a
+ * key or token is refused outright), so the file can be committed and reviewed. Unknown fields are errors, not
+ * warnings (unlike the CLI's config file): a misspelled `hmac-key-file` must not leave a route unauthenticated.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { isDuration, parseDuration } from '../../config/duration.js';
+import { parseHostname } from '../../config/hostname.js';
+import { ProviderError, UsageError } from '../../errors.js';
+import { PlatformOrigins } from '../callback/origins.js';
+import { anchorExec, serveOptionsFromFlags, type ServeFlags, type ServeWorld } from './options.js';
+import type { IntegratorOptions, RouteOptions } from './server.js';
+
+/** The fields of one route. */
+const routeSchema = z.strictObject({
+  path: z.string().min(1),
+  exec: z.string().trim().min(1),
+  'hmac-key-file': z.string().min(1).optional(),
+  'hmac-key-env': z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
+  timeout: z.union([z.string(), z.number()]).refine(isDuration).optional(),
+  'max-jobs': z.number().int().min(1).max(1000).optional(),
+  'platform-hosts': z.array(z.string().min(1)).min(1).optional(),
+});
+
+type RouteEntry = z.infer<typeof routeSchema>;
+type Field = keyof RouteEntry;
+
+const FIELDS = Object.keys(routeSchema.shape) as Field[];
+
+// Written for people: what each field must be, used in the error for a value of the wrong type.
+const EXPECTED: Record<Field, string> = {
+  path: 'a path string such as "/cost" or "/"',
+  exec: 'a non-empty command string',
+  'hmac-key-file': 'the path of a file holding the HMAC key',
+  'hmac-key-env': 'the name of an environment variable holding the HMAC key, such as "ACME_HMAC_KEY"',
+  timeout: 'a duration string such as "20m" or "1h", or a number of seconds',
+  'max-jobs': 'an integer from 1 to 1000',
+  'platform-hosts': 'a non-empty array of hosts, host:port or URLs',
+};
+
+/** Paths the integrator answers itself. */
+const RESERVED = ['/healthz', '/metrics'];
+
+/** The flags that name the single route; `--routes` names every route's instead. */
+const SINGLE_ROUTE_FLAGS: [keyof ServeFlags, string][] = [
+  ['path', '--path'],
+  ['exec', '--exec'],
+  ['hmacKeyFile', '--hmac-key-file'],
+  ['hmacKeyEnv', '--hmac-key-env'],
+];
+
+/** Where a problem is: the file, and the route (1-based, with its path when it has one). */
+interface Place {
+  file: string;
+  index?: number;
+  path?: string;
+}
+
+function where(place: Place): string {
+  if (place.index === undefined) return place.file;
+  return `${place.file}: route ${place.index}${place.path === undefined ? '' : ` (${place.path})`}`;
+}
+
+function problem(place: Place, field: string | undefined, message: string, hint: string): UsageError {
+  return new UsageError(`Invalid routes file ${where(place)}: ${message}`, {
+    hint,
+    details: {
+      file: place.file,
+      ...(place.index === undefined ? {} : { route: place.index }),
+      ...(place.path === undefined ? {} : { path: place.path }),
+      ...(field === undefined ? {} : { field }),
+    },
+  });
+}
+
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+/** A field that would hold a secret itself. */
+function looksSecret(field: string): boolean {
+  return /(^|[-_])(key|secret|token|password)$/i.test(field) || /^hmac[-_]?key$/i.test(field);
+}
+
+/** Reads and parses the file: JSON for `.json`, YAML (which also reads JSON) otherwise. */
+function readDocument(file: string, given: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(
+      code === 'ENOENT' ? `routes file not found: ${given}` : `cannot read the routes file ${file}: ${code}`,
+      { hint: 'Check the path given to --routes; a relative path is taken from the current folder.' },
+    );
+  }
+  const json = extname(file).toLowerCase() === '.json';
+  try {
+    return json ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
+  } catch (error) {
+    // Only the parser's first line: the lines after it quote the file.
+    const reason = String((error as Error).message)
+      .split('\n')[0]!
+      .replace(/:$/, '');
+    throw new UsageError(
+      `Invalid routes file ${file}: it is not valid ${json ? 'JSON' : 'YAML'} (${reason})`,
+      {
+        hint: `Fix the syntax of ${file}.`,
+        details: { file },
+      },
+    );
+  }
+}
+
+/** A route's path, normalised as request paths are (dot segments, escapes), or why it cannot be one. */
+function normalisePath(path: string): { path: string } | { reason: string } {
+  if (!path.startsWith('/')) return { reason: 'must start with /' };
+  if (/[?#]/.test(path)) return { reason: 'may not hold a query (?) or a fragment (#)' };
+  let normalised: string;
+  try {
+    normalised = new URL(`http://route.invalid${path}`).pathname;
+  } catch {
+    return { reason: 'is not a valid URL path' };
+  }
+  if (normalised.length > 1 && normalised.endsWith('/')) {
+    return { reason: 'may not end with / (the platform POSTs to the exact URL; write it without the /)' };
+  }
+  if (RESERVED.includes(normalised)) return { reason: `${normalised} is the integrator's own` };
+  return { path: normalised };
+}
+
+/** Checks one route's fields; throws naming the route and the field. */
+function checkRoute(raw: unknown, place: Place): RouteEntry {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw problem(place, undefined, 'must be an object of fields', `Known fields: ${FIELDS.join(', ')}.`);
+  }
+  const entries = raw as Record<string, unknown>;
+  if (typeof entries.path === 'string') place.path = entries.path;
+  const secret = Object.keys(entries).find(looksSecret);
+  if (secret !== undefined) {
+    throw problem(
+      place,
+      secret,
+      `"${secret}": a key or token in the routes file is refused`,
+      'Remove it; give the route "hmac-key-file" (a file holding the key) or "hmac-key-env" (the variable holding it).',
+    );
+  }
+  const parsed = routeSchema.safeParse(entries);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const field = issue.keys[0]!;
+    const simplify = (text: string): string => text.toLowerCase().replace(/[-_]/g, '');
+    const match = FIELDS.find((known) => simplify(known) === simplify(field));
+    throw problem(
+      place,
+      field,
+      `unknown field "${field}"${match === undefined ? '' : ` (did you mean "${match}"?)`}`,
+      `Known fields: ${FIELDS.join(', ')}.`,
+    );
+  }
+  const field = String(issue.path[0]) as Field;
+  const value = entries[field];
+  throw problem(
+    place,
+    field,
+    value === undefined
+      ? `"${field}" is missing: it must be ${EXPECTED[field]}`
+      : `"${field}" must be ${EXPECTED[field]} (got ${describeValue(value)})`,
+    `Fix "${field}" of route ${place.index} in ${place.file}.`,
+  );
+}
+
+/** Reads a route's key from its file or variable. */
+function routeKey(entry: RouteEntry, place: Place, base: string, world: Pick<ServeWorld, 'env'>): string {
+  const file = entry['hmac-key-file'];
+  const variable = entry['hmac-key-env'];
+  if (file !== undefined && variable !== undefined) {
+    throw problem(
+      place,
+      'hmac-key-file',
+      'give "hmac-key-file" or "hmac-key-env", not both',
+      'Keep the one that holds this route’s key.',
+    );
+  }
+  if (variable !== undefined) {
+    const value = world.env[variable];
+    if (value === undefined || value === '') {
+      throw problem(
+        place,
+        'hmac-key-env',
+        `"hmac-key-env" names ${variable}, which is not set`,
+        `Export ${variable} with this run task's HMAC key.`,
+      );
+    }
+    return value;
+  }
+  if (file === undefined) {
+    throw problem(
+      place,
+      'hmac-key-file',
+      'no HMAC key: give "hmac-key-file" (a file holding the key) or "hmac-key-env" (the variable holding it)',
+      'Every route of a routes file is authenticated with its own key; the key itself never goes in the file.',
+    );
+  }
+  const path = resolve(base, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw problem(
+      place,
+      'hmac-key-file',
+      `cannot read the HMAC key file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      'A relative "hmac-key-file" is taken from the routes file’s folder.',
+    );
+  }
+  // Editors and `echo` add a final newline that is not part of the key configured on the platform.
+  const key = text.replace(/\r?\n$/, '');
+  if (key === '') {
+    throw problem(
+      place,
+      'hmac-key-file',
+      `the HMAC key file ${path} is empty`,
+      'Put the run task HMAC key in it.',
+    );
+  }
+  return key;
+}
+
+/** The routes of a file, checked and resolved (keys read, commands anchored, durations and hosts parsed). */
+export function readRoutesFile(
+  given: string,
+  world: Pick<ServeWorld, 'env' | 'cwd'>,
+  defaults: Pick<RouteOptions, 'timeoutMs' | 'timeoutText' | 'maxJobs' | 'allowed'>,
+): { routes: RouteOptions[]; keyVariables: string[]; warnings: string[] } {
+  const file = resolve(world.cwd, given);
+  const base = dirname(file);
+  const document = readDocument(file, given);
+  const top = z.strictObject({ routes: z.array(z.unknown()).min(1) }).safeParse(document);
+  if (!top.success) {
+    const unknown = top.error.issues.find((i) => i.code === 'unrecognized_keys')?.keys[0];
+    throw problem(
+      { file },
+      unknown ?? 'routes',
+      unknown === undefined
+        ? '"routes" must be a non-empty list of routes'
+        : `unknown top-level field "${unknown}": the file holds "routes" only`,
+      'Write the file as `routes:` followed by one entry per run task (path, exec, hmac-key-file or hmac-key-env).',
+    );
+  }
+  const routes: RouteOptions[] = [];
+  const keyVariables: string[] = [];
+  const warnings: string[] = [];
+  const seen = new Map<string, number>();
+  top.data.routes.forEach((raw, i) => {
+    const place: Place = { file, index: i + 1 };
+    const entry = checkRoute(raw, place);
+    const normalised = normalisePath(entry.path);
+    if ('reason' in normalised) {
+      throw problem(place, 'path', `"path" ${normalised.reason}`, `Fix "path" of route ${i + 1} in ${file}.`);
+    }
+    const path = normalised.path;
+    const other = seen.get(path);
+    if (other !== undefined) {
+      throw problem(
+        place,
+        'path',
+        `"path" ${path} is route ${other}'s too`,
+        'Give each run task its own path.',
+      );
+    }
+    seen.set(path, i + 1);
+    const hmacKey = routeKey(entry, place, base, world);
+    if (entry['hmac-key-env'] !== undefined) keyVariables.push(entry['hmac-key-env']);
+    const timeoutText = entry.timeout === undefined ? defaults.timeoutText : String(entry.timeout);
+    const timeoutMs =
+      entry.timeout === undefined ? defaults.timeoutMs : parseDuration(timeoutText, `route ${path}: timeout`);
+    if (timeoutMs >= 60 * 60_000) {
+      warnings.push(
+        `route ${path}: timeout ${timeoutText}: the platform gives up on a task after 60 minutes`,
+      );
+    }
+    let allowed = defaults.allowed;
+    const hosts = entry['platform-hosts'];
+    if (hosts !== undefined) {
+      try {
+        allowed = new PlatformOrigins(hosts.map((host) => parseHostname(host, '"platform-hosts"').baseUrl));
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        throw problem(
+          place,
+          'platform-hosts',
+          error.message,
+          error.hint ?? `Fix "platform-hosts" in ${file}.`,
+        );
+      }
+    }
+    routes.push({
+      path,
+      hmacKey,
+      exec: anchorExec(entry.exec, base),
+      timeoutMs,
+      timeoutText,
+      maxJobs: entry['max-jobs'] ?? defaults.maxJobs,
+      allowed,
+    });
+  });
+  return { routes, keyVariables, warnings };
+}
+
+/**
+ * `runtask serve --routes <file>`: the integrator options with every route of the file; the serve flags that are
+ * not a route's own (port, state dir, heartbeat, grace, callback timeout) apply to all, and `--timeout`,
+ * `--max-jobs` and `--platform-host` are the defaults of routes that do not set theirs.
+ */
+export function serveOptionsFromRoutes(
+  flags: ServeFlags & { routes: string },
+  world: ServeWorld,
+): { options: Omit<IntegratorOptions, 'log'>; warnings: string[] } {
+  const given = SINGLE_ROUTE_FLAGS.filter(([name]) => flags[name] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0) {
+    throw new UsageError(`--routes and ${given.join(', ')} cannot be given together`, {
+      hint: `The routes file names each route's path, HMAC key and handler: leave out ${given.join(', ')}, or --routes.`,
+    });
+  }
+  // Everything but the route itself is checked as for a single route (the handler checked there is unused).
+  const common = serveOptionsFromFlags({ ...flags, exec: 'true' }, world);
+  const { routes, keyVariables, warnings } = readRoutesFile(flags.routes, world, common.options);
+  return {
+    warnings: [...common.warnings, ...warnings],
+    options: {
+      ...common.options,
+      path: routes[0]!.path,
+      exec: routes[0]!.exec,
+      hmacKey: undefined,
+      routes,
+      // A handler sees no route's key: not its own, not another's.
+      secretEnvNames: [...new Set([...common.options.secretEnvNames, ...keyVariables])],
+    },
+  };
+}
