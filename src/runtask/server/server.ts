@@ -1,7 +1,8 @@
 /**
  * The integrator's HTTP side (node:http): the platform's POST on `path` (see requests.ts), `GET /healthz`,
- * nothing else. Starting opens the journal (taking its lock), listens, then finishes what a previous process
- * with the same state dir left; stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
+ * nothing else. Starting opens the job store (the journal, taking its lock, unless `openStore` gives another),
+ * listens, then finishes what a previous process with the same store left; stopping is graceful (503, `--grace`,
+ * failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
 import { listen } from '../../net/listen.js';
@@ -9,6 +10,7 @@ import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
 import type { EventLog } from './log.js';
+import type { JobStore } from './store.js';
 import { handleRequest, refuse, type RequestContext } from './requests.js';
 
 export { BODY_LIMIT } from './requests.js';
@@ -23,6 +25,8 @@ export interface IntegratorOptions extends JobSettings {
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Opens the job store; default: the journal in `stateDir`. */
+  openStore?: (log: EventLog) => Promise<JobStore>;
 }
 
 /** A running integrator. */
@@ -40,7 +44,7 @@ export interface Integrator {
 /** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
-  const journal = Journal.open(options.stateDir, log);
+  const journal = options.openStore ? await options.openStore(log) : Journal.open(options.stateDir, log);
   prepareHandlers();
   const jobs = new JobManager(options, journal, log);
   let stopping = false;
@@ -69,7 +73,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   });
   const close = (graceMs?: number): Promise<void> => listening.close(graceMs);
   try {
-    jobs.recover();
+    await jobs.recover();
   } catch (error) {
     // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
     await close();
@@ -90,7 +94,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
       stopping = true;
       await close(0);
       await jobs.destroy();
-      await journal.release({ keepLockFile: true });
+      await journal.release({ crash: true });
     },
   };
 }
