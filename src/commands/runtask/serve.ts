@@ -5,6 +5,7 @@
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
 import { graceMs, serveOptionsFromFlags, type ServeFlags } from '../../runtask/server/options.js';
+import { passwordsOf, redactDatabaseUrl } from '../../runtask/server/redact.js';
 import type { RunContext } from '../context.js';
 
 /** Runs the integrator until `context.signal` fires; tests subscribe to the event log through `onLog`. */
@@ -17,6 +18,10 @@ export async function runServe(
   const { options, warnings } = serveOptionsFromFlags(flags, context);
   const grace = graceMs(flags);
   output.addSecret(options.hmacKey);
+  // Masked wherever it would appear (a driver's error, a handler's output): messages name the URL redacted.
+  for (const secret of options.databaseUrl === undefined ? [] : passwordsOf(options.databaseUrl)) {
+    output.addSecret(secret);
+  }
   const log = EventLog.for(output);
   onLog?.(log);
   const integrator = await startIntegrator({ ...options, log });
@@ -26,7 +31,9 @@ export async function runServe(
     port: integrator.port,
     path: options.path,
     healthz: new URL('/healthz', integrator.url).href,
-    stateDir: options.stateDir,
+    ...(options.databaseUrl === undefined
+      ? { store: 'journal', stateDir: options.stateDir }
+      : { store: 'postgres', database: redactDatabaseUrl(options.databaseUrl) }),
     platformHosts: [...options.allowed.origins],
     hmac: options.hmacKey !== undefined,
     maxJobs: options.maxJobs,
@@ -35,7 +42,9 @@ export async function runServe(
   else output.result(`provider runtask serve listening on ${integrator.url}`);
   log.info('serve.started', `listening on ${integrator.url}`, {
     url: integrator.url,
-    state_dir: options.stateDir,
+    ...(options.databaseUrl === undefined
+      ? { state_dir: options.stateDir }
+      : { database: redactDatabaseUrl(options.databaseUrl) }),
     platform_hosts: started.platformHosts.join(','),
     max_jobs: options.maxJobs,
   });

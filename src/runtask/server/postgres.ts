@@ -27,6 +27,7 @@ import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
+import { passwordsOf, redactDatabaseUrl } from './redact.js';
 import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
 
 /** The one queue of the integrator's jobs. */
@@ -35,6 +36,8 @@ export const QUEUE = 'runtask-jobs';
 export const SCHEMA = 'pgboss';
 /** How many takeovers one job may have before pg-boss gives up on it (state `failed`, no final callback). */
 const MAX_TAKEOVERS = 1000;
+
+export { redactDatabaseUrl };
 
 /** Settings of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -49,29 +52,6 @@ export interface PostgresStoreOptions {
   takeOverEveryMs?: number;
   /** Connections in the pool (default 10). */
   poolSize?: number;
-}
-
-/** The URL with its password replaced by `***` (and as given when it is no URL at all). */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-  }
-}
-
-/** The password of a database URL, raw and as written in it (percent-encoded), or none. */
-function passwordsOf(url: string): string[] {
-  try {
-    const encoded = new URL(url).password;
-    if (encoded === '') return [];
-    return [...new Set([encoded, decodeURIComponent(encoded)])];
-  } catch {
-    return [];
-  }
 }
 
 /** A UUID made from a job id: the same task result id is the same pg-boss job on every instance. */

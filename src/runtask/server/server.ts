@@ -25,8 +25,12 @@ export interface IntegratorOptions extends JobSettings {
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Opens the job store; default: the journal in `stateDir`. */
+  /** Opens the job store; default: PostgreSQL when `databaseUrl` is set, else the journal in `stateDir`. */
   openStore?: (log: EventLog) => Promise<JobStore>;
+  /** The PostgreSQL job store shared by several instances (postgres.ts). */
+  databaseUrl?: string;
+  /** Its lease: how long a job of an instance that died stays held (default 60 s). */
+  leaseMs?: number;
 }
 
 /** A running integrator. */
@@ -41,10 +45,22 @@ export interface Integrator {
   destroy(): Promise<void>;
 }
 
+/** The store the options name: given, PostgreSQL (pg-boss loaded only then), or the journal. */
+async function openStore(options: IntegratorOptions): Promise<JobStore> {
+  if (options.openStore) return options.openStore(options.log);
+  if (options.databaseUrl === undefined) return Journal.open(options.stateDir, options.log);
+  const { PostgresStore } = await import('./postgres.js');
+  return PostgresStore.open({
+    url: options.databaseUrl,
+    log: options.log,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
+}
+
 /** Starts the integrator: journal, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
-  const journal = options.openStore ? await options.openStore(log) : Journal.open(options.stateDir, log);
+  const journal = await openStore(options);
   prepareHandlers();
   const jobs = new JobManager(options, journal, log);
   let stopping = false;
