@@ -20,10 +20,13 @@
  *   - finish: the access token removed from `data`, then pg-boss's `complete`.
  *
  * The schema is pg-boss's, created on the first start and migrated by pg-boss itself on a start with a newer
- * pg-boss (under an advisory lock, so instances starting together are safe): `start()` is idempotent. pg-boss
- * is pinned to one version in package.json because of the statements above.
+ * pg-boss: `start()` is idempotent. Instances starting together on a new database deadlocked in pg-boss's
+ * creation of the schema and the queue (a test caught it), so one instance at a time starts pg-boss, under a
+ * session advisory lock of the integrator's own. pg-boss is pinned to one version in package.json because of
+ * the statements above.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
@@ -34,6 +37,8 @@ import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } fr
 export const QUEUE = 'runtask-jobs';
 /** The schema pg-boss keeps its tables in. */
 export const SCHEMA = 'pgboss';
+/** The session lock under which one instance at a time creates or migrates the schema and the queue. */
+const START_LOCK = 'provider-runtask:pg-boss-start';
 /** How many takeovers one job may have before pg-boss gives up on it (state `failed`, no final callback). */
 const MAX_TAKEOVERS = 1000;
 
@@ -121,7 +126,14 @@ export class PostgresStore implements JobStore {
     // pg-boss emits the errors of its maintenance and pool here (the store exists once started).
     const opened: { store?: PostgresStore } = {};
     boss.on('error', (error: unknown) => opened.store?.problem(error, 'the queue library failed'));
+    // Instances starting together on a new database deadlock in pg-boss's creation of its schema and of the
+    // queue's partition: one instance at a time does it, under a session lock of its own (released with the
+    // session, also when the process dies).
+    const gate = new pg.Client({ connectionString: options.url, application_name: 'provider runtask serve' });
+    gate.on('error', () => undefined);
     try {
+      await gate.connect();
+      await gate.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK]);
       await boss.start();
       await boss.createQueue(QUEUE, {
         name: QUEUE,
@@ -129,7 +141,9 @@ export class PostgresStore implements JobStore {
         retryLimit: MAX_TAKEOVERS,
         expireInSeconds: leaseSeconds,
       });
+      await gate.end();
     } catch (error) {
+      await gate.end().catch(() => undefined);
       await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
       throw new UsageError(
         `cannot use the database ${where}: ${PostgresStore.scrub(String(error), secrets)}`,

@@ -3,7 +3,7 @@
  * this file starts on 127.0.0.1 (test/helpers/postgres.ts): a database of its own per case, leases of 2 s.
  */
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
 import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres.js';
 import { Output } from '../../../src/ui/output.js';
@@ -48,4 +48,37 @@ describeJobStore({
       },
     };
   },
+});
+
+describe('PostgreSQL: starting', () => {
+  it('instances starting together on a new database all start: one creates the schema and the queue', async () => {
+    for (let round = 0; round < 4; round++) {
+      const database = `together_${round}`;
+      await server.createDatabase(database);
+      const url = server.urlOf(database);
+      const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresStore.open({ url, log })));
+      for (const result of opened) if (result.status === 'fulfilled') await result.value.release();
+      expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
+    }
+  });
+
+  it('creates the schema on the first start and finds it on the next (one version row, the queue once)', async () => {
+    await server.createDatabase('restart');
+    const url = server.urlOf('restart');
+    for (let start = 0; start < 2; start++) await (await PostgresStore.open({ url, log })).release();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const versions = await client.query(`SELECT version FROM ${SCHEMA}.version`);
+      const queues = await client.query<{ name: string }>(`SELECT name FROM ${SCHEMA}.queue`);
+      expect(versions.rows).toHaveLength(1);
+      expect(queues.rows.map((row) => row.name)).toEqual(['runtask-jobs']);
+    } finally {
+      await client.end();
+    }
+  });
 });
