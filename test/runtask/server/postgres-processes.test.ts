@@ -2,7 +2,7 @@
  * Two `runtask serve` processes (the built program, as a user runs it) on one PostgreSQL database, started by
  * this file on 127.0.0.1: the platform's retry of a request on the other instance is answered 200 and is the
  * same job; when the instance running it is killed with SIGKILL, the other takes it over once the lease
- * (`--lease 2s`) has run out and sends the one final callback.
+ * (`--lease 3s`) has run out and sends the one final callback.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
@@ -40,7 +40,7 @@ async function serve(url: string): Promise<ServeProcess> {
     exec: HANDLER_COMMAND,
     key: KEY,
     cwd: dir,
-    args: ['--lease', '2s', '--grace', '1s', '--callback-timeout', '20s'],
+    args: ['--lease', '3s', '--grace', '1s', '--callback-timeout', '20s'],
     env: { RUNTASK_DATABASE_URL: url },
   });
   running.push(p);

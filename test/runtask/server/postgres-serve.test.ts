@@ -56,7 +56,7 @@ async function dump(url: string): Promise<string> {
   }
 }
 
-async function integrator(url: string, leaseMs = 2000): Promise<TestIntegrator> {
+async function integrator(url: string, leaseMs = 3000): Promise<TestIntegrator> {
   const t = await startTestIntegrator(platform, { databaseUrl: url, leaseMs });
   started.push(t);
   return t;

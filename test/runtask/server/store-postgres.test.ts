@@ -31,7 +31,8 @@ describeJobStore({
     const url = server.urlOf(database);
     return {
       open: ({ leaseMs = 60_000, renews = true } = {}) =>
-        PostgresStore.open({ url, log, leaseMs, ...(renews ? {} : { heartbeatMs: 2_000_000_000 }) }),
+        // Renewing often (a lease has to go 3 s unrenewed on a loaded machine before it is lost by mistake).
+        PostgresStore.open({ url, log, leaseMs, heartbeatMs: renews ? 250 : 2_000_000_000 }),
       async dump() {
         const client = new pg.Client({ connectionString: url });
         await client.connect();

@@ -161,12 +161,12 @@ export function describeJobStore(kind: StoreKind): void {
 
       it("takes over a dead instance's job once its lease ran out, not while the holder renews it", async () => {
         const backing = await kind.fresh();
-        const holder = await backing.open({ leaseMs: 2000 });
-        const other = await backing.open({ leaseMs: 2000 });
+        const holder = await backing.open({ leaseMs: 3000 });
+        const other = await backing.open({ leaseMs: 3000 });
         try {
           const record = recordOf('leased');
           expect(await holder.accept(record)).toBe('accepted');
-          // Three leases' worth of asking while the holder renews: never handed over.
+          // Two leases' worth of asking while the holder renews: never handed over.
           for (let i = 0; i < 24; i++) {
             expect(await other.takeOver()).toEqual([]);
             await new Promise((resolve) => setTimeout(resolve, 250));
