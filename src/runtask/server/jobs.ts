@@ -134,7 +134,7 @@ export class JobManager {
         record.phase === 'reporting' && record.result
           ? record.result
           : shapeFinalResult({ status: 'failed', message: RESTARTED_MESSAGE }, request, this.log, record.id);
-      this.log.info('job.recovered', `recovered job ${record.id} from the journal (${record.phase})`, {
+      this.log.info('job.recovered', `recovered job ${record.id} from the job store (${record.phase})`, {
         job: record.id,
         run_id: request.run_id,
         phase: record.phase,

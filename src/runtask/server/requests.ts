@@ -172,7 +172,7 @@ export async function handleRequest(
       res,
       503,
       'cannot journal the job',
-      `the integrator cannot write its state dir (${problem}); the check was not started: retry later`,
+      `the integrator cannot store the job (${problem}); the check was not started: retry later`,
       { 'retry-after': String(JOURNAL_RETRY_AFTER_S) },
     );
   }
