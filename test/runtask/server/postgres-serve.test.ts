@@ -110,6 +110,40 @@ describe('two integrators on one database', () => {
   });
 });
 
+describe('a database that goes away', () => {
+  it('/healthz says so (503, degraded, the store failing) and new requests are refused with 503', async () => {
+    const own = await startPostgres();
+    try {
+      const t = await startTestIntegrator(platform, { databaseUrl: own.url, leaseMs: 3000 });
+      started.push(t);
+      const healthz = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+        const response = await fetch(new URL('/healthz', t.integrator.url));
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      expect(await healthz()).toMatchObject({
+        status: 200,
+        body: { status: 'ok', journal: { status: 'ok' } },
+      });
+      await own.stop();
+      // The next renewal (every second of a 3 s lease) finds the server gone.
+      const failed = await t.waitForEvent('store.failed');
+      expect(String(failed.msg)).not.toContain(own.password);
+      expect(await healthz()).toMatchObject({
+        status: 503,
+        body: { status: 'degraded', journal: { status: 'failing' } },
+      });
+      const request = requestFor(POST_PLAN_REQUEST, platform);
+      const answer = await post(t.integrator.url, bytesOf(request));
+      expect(answer.status).toBe(503);
+      expect(answer.text).toContain('cannot store the job');
+      expect(platform.callbacks(request.task_result_id)).toEqual([]);
+      expect(t.stderr.text).not.toContain(own.password);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 /** Runs serve with an already-fired signal: it starts, prints, and stops at once. */
 function serve(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCli> {
   const stopped = new AbortController();
