@@ -48,6 +48,14 @@ export function registerRuntask(program: ProgramCommand): void {
       '--state-dir <dir>',
       'job journal (holds access tokens, mode 0600; default under the temp folder)',
     )
+    .option(
+      '--database-url <url>',
+      'PostgreSQL job store shared by several instances (default: RUNTASK_DATABASE_URL; without one, the journal)',
+    )
+    .option(
+      '--lease <duration>',
+      "with a database: how long a dead instance's job waits to be taken over (default 60s)",
+    )
     .runs(() => import('../commands/runtask/serve.js').then((m) => m.runServe), flagsOnly<ServeFlags>)
     .examples(
       local({

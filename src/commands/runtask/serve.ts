@@ -4,7 +4,14 @@
  */
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
-import { graceMs, serveOptionsFromFlags, type ServeFlags } from '../../runtask/server/options.js';
+import { UsageError } from '../../errors.js';
+import {
+  DATABASE_URL_ENV,
+  graceMs,
+  serveOptionsFromFlags,
+  type ServeFlags,
+} from '../../runtask/server/options.js';
+import { passwordsOf, redactDatabaseUrl } from '../../runtask/server/redact.js';
 import type { RunContext } from '../context.js';
 
 /** Runs the integrator until `context.signal` fires; tests subscribe to the event log through `onLog`. */
@@ -14,6 +21,13 @@ export async function runServe(
   onLog?: (log: EventLog) => void,
 ): Promise<number> {
   const { output, signal } = context;
+  if (flags.routes !== undefined && (flags.databaseUrl !== undefined || context.env[DATABASE_URL_ENV])) {
+    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
+    throw new UsageError(
+      `--routes cannot be used with a PostgreSQL job store yet (--database-url or ${DATABASE_URL_ENV})`,
+      { hint: 'Run one integrator per run task on the database, each with its own --path, --exec and key.' },
+    );
+  }
   const { options, warnings } =
     flags.routes === undefined
       ? serveOptionsFromFlags(flags, context)
@@ -24,6 +38,10 @@ export async function runServe(
   const grace = graceMs(flags);
   output.addSecret(options.hmacKey);
   for (const route of options.routes ?? []) output.addSecret(route.hmacKey);
+  // Masked wherever it would appear (a driver's error, a handler's output): messages name the URL redacted.
+  for (const secret of options.databaseUrl === undefined ? [] : passwordsOf(options.databaseUrl)) {
+    output.addSecret(secret);
+  }
   const log = EventLog.for(output);
   onLog?.(log);
   const integrator = await startIntegrator({ ...options, log });
@@ -34,7 +52,9 @@ export async function runServe(
     path: options.path,
     healthz: new URL('/healthz', integrator.url).href,
     metrics: new URL('/metrics', integrator.url).href,
-    stateDir: options.stateDir,
+    ...(options.databaseUrl === undefined
+      ? { store: 'journal', stateDir: options.stateDir }
+      : { store: 'postgres', database: redactDatabaseUrl(options.databaseUrl) }),
     platformHosts: [...options.allowed.origins],
     // A routes file gives every route a key of its own.
     hmac: options.routes !== undefined || options.hmacKey !== undefined,
@@ -63,7 +83,9 @@ export async function runServe(
       : `${new URL('/', integrator.url).href} (routes ${integrator.routes.map((r) => r.path).join(', ')})`;
   log.info('serve.started', `listening on ${where}`, {
     url: integrator.url,
-    state_dir: options.stateDir,
+    ...(options.databaseUrl === undefined
+      ? { state_dir: options.stateDir }
+      : { database: redactDatabaseUrl(options.databaseUrl) }),
     platform_hosts: started.platformHosts.join(','),
     max_jobs: options.maxJobs,
     routes: options.routes?.map((route) => route.path).join(','),

@@ -1,13 +1,14 @@
 /**
  * The accepted jobs of one integrator: each gets a first `running` callback, waits for a slot (`--max-jobs`),
  * runs its check, keeps the platform's 10-minute progress window open with `running` heartbeats, and ends with
- * one final `passed`/`failed`. The journal holds every job until its final callback is delivered, so that a
- * restart can deliver it, or report `failed` for a check that was cut short (checks are not re-run: a handler
- * may have side effects, and the run's token lives only 10 minutes).
+ * one final `passed`/`failed`. The job store (store.ts: the journal, or PostgreSQL) holds every job until its
+ * final callback is delivered, so that a restart (or another instance, taking it over) can deliver it, or report
+ * `failed` for a check that was cut short (checks are not re-run: a handler may have side effects, and the run's
+ * token lives only 10 minutes).
  */
 import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
-import type { Journal, JobRecord, JournalHealth } from './journal.js';
+import type { JobRecord, JobStore, StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
 import { readRunTaskRequest, type TaskResult } from '../wire/payload.js';
 import { pause } from '../../net/retry.js';
@@ -30,14 +31,16 @@ export interface JobSettings extends CheckSettings {
 /** The jobs of one integrator process. */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
-  /** Jobs whose journal entry is being written, by id (true once written): a copy arriving meanwhile waits. */
+  /** Jobs whose record is being stored, by id (true once stored): a copy arriving meanwhile waits. */
   private readonly accepting = new Map<string, Promise<boolean>>();
   private readonly slots: Slots;
   private stopping = false;
+  private takeOverTimer: NodeJS.Timeout | undefined;
+  private takingOver: Promise<number> | undefined;
 
   constructor(
     private readonly settings: JobSettings,
-    private readonly journal: Journal,
+    private readonly store: JobStore,
     private readonly log: EventLog,
   ) {
     this.slots = new Slots(settings.maxJobs);
@@ -56,27 +59,31 @@ export class JobManager {
   }
 
   /**
-   * Journals the job (before the platform gets its 200) and starts it. `duplicate`, starting nothing: a job with
+   * Stores the job (before the platform gets its 200) and starts it. `duplicate`, starting nothing: a job with
    * this id is already running or being accepted (the platform sent the request again meanwhile: without this,
-   * copies arriving together would each pass `has` during the journal write and each run). `unjournaled`,
-   * starting nothing: its record cannot be written (the state dir is gone for good, or full), so the request
-   * must be refused before its 200 — accepted, it could be lost by a restart without the platform knowing.
+   * copies arriving together would each pass `has` during the store's write and each run), here or, with a
+   * shared store, on another instance. `unjournaled`, starting nothing: its record cannot be stored (the state
+   * dir is gone for good, or full; the database is unreachable), so the request must be refused before its 200
+   * — accepted, it could be lost by a restart without the platform knowing.
    */
   async accept(input: CheckInput): Promise<'accepted' | 'duplicate' | 'unjournaled'> {
     const pending = this.accepting.get(input.id);
     if (pending !== undefined) return (await pending) ? 'duplicate' : 'unjournaled';
     if (this.jobs.has(input.id)) return 'duplicate';
     const job = new Job(input, new Date());
-    const saved = this.journal.save(this.record(job, 'accepted'));
+    const storing = this.store.accept(this.record(job, 'accepted')).catch((error: unknown) => {
+      this.log.error('job.error', `could not store job ${job.id}: ${String(error)}`, this.fields(job));
+      return 'unsaved' as const;
+    });
     // A copy arriving while this one is answered learns the outcome from here.
-    const saving = Promise.resolve(saved);
-    this.accepting.set(job.id, saving);
-    await saving;
+    this.accepting.set(
+      job.id,
+      storing.then((outcome) => outcome !== 'unsaved'),
+    );
+    const outcome = await storing;
     this.accepting.delete(job.id);
-    if (!saved) {
-      this.journal.remove(job.id);
-      return 'unjournaled';
-    }
+    if (outcome === 'unsaved') return 'unjournaled';
+    if (outcome === 'duplicate') return 'duplicate';
     this.jobs.set(job.id, job);
     // The job starts once the platform has its 200: its first callback and its set-up (folder, plan,
     // handler) are not on the acknowledgement's path, which under load decides how fast requests are answered.
@@ -87,22 +94,52 @@ export class JobManager {
     return 'accepted';
   }
 
-  /** What the journal can do now, for /healthz. */
-  journalHealth(): JournalHealth {
-    return this.journal.health();
+  /** The kind of job store (the journal in the state dir, or PostgreSQL), for messages. */
+  get storeKind(): JobStore['kind'] {
+    return this.store.kind;
   }
 
-  /** Finishes what a previous process left in the journal: delivers stored results, fails cut-short checks. */
-  recover(): number {
-    const records = this.journal.list();
+  /** What the job store can do now, for /healthz. */
+  journalHealth(): StoreHealth {
+    return this.store.health();
+  }
+
+  /**
+   * Finishes what a previous process left in the store (or, with a shared store, an instance that stopped
+   * renewing its leases): delivers stored results, fails cut-short checks. Then asks again every
+   * `takeOverEveryMs` of the store, when it has one, until the manager stops.
+   */
+  async recover(): Promise<number> {
+    const count = await this.takeOver();
+    const every = this.store.takeOverEveryMs;
+    if (every !== undefined && this.takeOverTimer === undefined && !this.stopping) {
+      this.takeOverTimer = setInterval(() => {
+        if (this.takingOver !== undefined || this.stopping) return;
+        this.takingOver = this.takeOver()
+          .catch((error: unknown) => {
+            this.log.error('job.error', `could not take over jobs: ${String(error)}`, {});
+            return 0;
+          })
+          .finally(() => {
+            this.takingOver = undefined;
+          });
+      }, every);
+      this.takeOverTimer.unref();
+    }
+    return count;
+  }
+
+  private async takeOver(): Promise<number> {
+    const records = await this.store.takeOver();
     for (const record of records) {
+      if (this.jobs.has(record.id)) continue;
       const { request, raw } = readRunTaskRequest(record.request);
       const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
       const result =
         record.phase === 'reporting' && record.result
           ? record.result
           : shapeFinalResult({ status: 'failed', message: RESTARTED_MESSAGE }, request, this.log, record.id);
-      this.log.info('job.recovered', `recovered job ${record.id} from the journal (${record.phase})`, {
+      this.log.info('job.recovered', `recovered job ${record.id} from the job store (${record.phase})`, {
         job: record.id,
         run_id: request.run_id,
         phase: record.phase,
@@ -123,7 +160,7 @@ export class JobManager {
 
   /** Shutdown: waits up to `graceMs` for the jobs, then reports the unfinished ones as failed. */
   async drain(graceMs: number): Promise<void> {
-    this.stopping = true;
+    this.stop();
     const timer = new AbortController();
     await Promise.race([
       this.idle(),
@@ -140,12 +177,17 @@ export class JobManager {
 
   /** A hard stop: handlers killed, nothing reported, the journal left as it is (as after a crash). */
   async destroy(): Promise<void> {
-    this.stopping = true;
+    this.stop();
     for (const job of this.jobs.values()) {
       job.work.abort('destroyed' satisfies StopReason);
       job.delivery.abort('destroyed');
     }
     await this.idle();
+  }
+
+  private stop(): void {
+    this.stopping = true;
+    clearInterval(this.takeOverTimer);
   }
 
   private record(job: Job, phase: JobRecord['phase'], result?: TaskResult): JobRecord {
@@ -191,7 +233,7 @@ export class JobManager {
     const reason = job.work.signal.reason as StopReason | undefined;
     if (reason === 'destroyed' || reason === 'refused') {
       await job.stopProgress();
-      if (reason === 'refused') this.journal.remove(job.id);
+      if (reason === 'refused') await this.store.finish(job.id);
       return;
     }
     const cutShort = interpreted === undefined || interpreted.source === 'aborted';
@@ -211,7 +253,13 @@ export class JobManager {
     job.phase = 'reporting';
     // Unsaved (the state dir is gone or full), the result is still delivered now; the journal writes it
     // once it can, and says so.
-    this.journal.save(this.record(job, 'reporting', result));
+    await this.store.report(this.record(job, 'reporting', result)).catch((error: unknown) => {
+      this.log.error(
+        'job.error',
+        `could not store the result of job ${job.id}: ${String(error)}`,
+        this.fields(job),
+      );
+    });
     await job.stopProgress();
     const outcome = await reportResult(job.reportDeps(this.settings, this.log), result, deadlineMs, 'final');
     this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
@@ -219,9 +267,9 @@ export class JobManager {
       status: result.status,
       delivered: outcome.kind === 'sent',
     });
-    // Undelivered at shutdown: the journal keeps it, and the next start sends it.
+    // Undelivered at shutdown: the store keeps it, and the next start (or another instance) sends it.
     if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
-    this.journal.remove(job.id);
+    await this.store.finish(job.id);
   }
 
   /**

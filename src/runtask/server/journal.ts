@@ -29,41 +29,14 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
-import type { TaskResult } from '../wire/payload.js';
+import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
 import { checkTaskResult } from '../wire/result.js';
 
-/** `accepted`: the check has not produced its result yet. `reporting`: the final result awaits delivery. */
-export type JobPhase = 'accepted' | 'reporting';
-
-/** What the journal keeps per job: enough to send the final callback after a restart. */
-export interface JobRecord {
-  version: 1;
-  id: string;
-  acceptedAt: string;
-  phase: JobPhase;
-  /** The request as received, access token included. */
-  request: Record<string, unknown>;
-  result?: TaskResult;
-}
-
+export type { JobPhase, JobRecord } from './store.js';
 /** A problem the journal met while serving. */
-export interface JournalProblem {
-  at: string;
-  /** The error code (`ENOSPC`, `ENOENT`, `ENOTDIR`, …). */
-  code: string;
-  message: string;
-}
-
+export type JournalProblem = StoreProblem;
 /** What /healthz says about the journal. */
-export interface JournalHealth {
-  /** `failing`: records cannot be written now, and new jobs are refused with 503. */
-  status: 'ok' | 'failing';
-  /** Incidents since the start: times a write failed or the folder or its lock was found gone. */
-  problems: number;
-  lastProblem?: JournalProblem;
-  /** Jobs in flight whose latest record is not on disk (they still run and report). */
-  unsaved: number;
-}
+export type JournalHealth = StoreHealth;
 
 const LOCK = 'integrator.lock';
 const PREFIX = 'job-';
@@ -141,8 +114,12 @@ function readRecord(text: string, name: string): JobRecord | string {
   return record;
 }
 
-/** The journal of one integrator. */
-export class Journal {
+/** The journal of one integrator: the job store of one machine. */
+export class Journal implements JobStore {
+  /** Only this process's jobs are ever here (the lock): nothing to take over after the start. */
+  readonly takeOverEveryMs = undefined;
+  /** The records of a previous process are handed over once, on the first `takeOver`. */
+  private tookOver = false;
   /** The latest record of every live job: what the folder should hold, re-written from here after a loss. */
   private readonly live = new Map<string, JobRecord>();
   /** Live jobs whose latest record is not known to be on disk. */
@@ -153,6 +130,12 @@ export class Journal {
   private problems = 0;
   private lastProblem: JournalProblem | undefined;
   private readonly timer: NodeJS.Timeout;
+
+  readonly kind = 'journal';
+
+  get where(): string {
+    return this.dir;
+  }
 
   private constructor(
     readonly dir: string,
@@ -447,11 +430,37 @@ export class Journal {
     return records;
   }
 
+  /** JobStore: a job already live in this journal is a duplicate; a record not on disk is forgotten again. */
+  accept(record: JobRecord): Promise<AcceptOutcome> {
+    if (this.live.has(record.id)) return Promise.resolve('duplicate');
+    if (this.save(record)) return Promise.resolve('accepted');
+    this.remove(record.id);
+    return Promise.resolve('unsaved');
+  }
+
+  /** JobStore: the final result, written before its delivery (kept in memory and re-written when unsaved). */
+  report(record: JobRecord): Promise<boolean> {
+    return Promise.resolve(this.save(record));
+  }
+
+  /** JobStore: the record (and its token) removed. */
+  finish(id: string): Promise<void> {
+    this.remove(id);
+    return Promise.resolve();
+  }
+
+  /** JobStore: what a previous process left, on the first call; nothing after that (the lock keeps others out). */
+  takeOver(): Promise<JobRecord[]> {
+    if (this.tookOver) return Promise.resolve([]);
+    this.tookOver = true;
+    return Promise.resolve(this.list());
+  }
+
   /**
    * Gives up the lock; `keepLockFile` leaves the file behind as a crash would (for tests of recovery). Jobs still
    * live stay in the journal for the next start; those whose record could not be written are lost, and said so.
    */
-  release(options: { keepLockFile?: boolean } = {}): Promise<void> {
+  release(options: { keepLockFile?: boolean; crash?: boolean } = {}): Promise<void> {
     clearInterval(this.timer);
     heldHere.delete(this.dir);
     if (this.unsaved.size > 0) this.repair();
@@ -462,7 +471,7 @@ export class Journal {
         { state_dir: this.dir, jobs: this.unsaved.size },
       );
     }
-    if (!options.keepLockFile && this.takenBy === undefined) {
+    if (!options.keepLockFile && !options.crash && this.takenBy === undefined) {
       try {
         rmSync(join(this.dir, LOCK), { force: true });
       } catch {

@@ -1,12 +1,14 @@
 /**
  * `runtask serve` flags → integrator options, every check done before anything listens: durations, bounds,
- * the HMAC key (from a file or an environment variable, never a flag value) and the allowed platform hosts.
+ * the HMAC key (from a file or an environment variable, never a flag value), the allowed platform hosts, and
+ * the job store (the journal in `--state-dir`, or PostgreSQL with `--database-url` / `RUNTASK_DATABASE_URL`).
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { parsePlatformHosts } from '../callback/origins.js';
+import { redactDatabaseUrl } from './redact.js';
 import type { IntegratorOptions } from './server.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */
@@ -27,6 +29,8 @@ export interface ServeFlags {
   grace: string;
   callbackTimeout: string;
   stateDir?: string;
+  databaseUrl?: string;
+  lease?: string;
 }
 
 /** The world the options are resolved in. */
@@ -37,6 +41,11 @@ export interface ServeWorld {
   /** Tells users' state dirs apart under a shared temp folder. */
   user: string;
 }
+
+/** The variable holding the PostgreSQL URL of a shared job store (a password is safer here than on the command line). */
+export const DATABASE_URL_ENV = 'RUNTASK_DATABASE_URL';
+/** The default lease of a job on PostgreSQL. */
+export const DEFAULT_LEASE = '60s';
 
 /** The default variable holding the HMAC key. */
 export const DEFAULT_HMAC_KEY_ENV = 'RUNTASK_HMAC_KEY';
@@ -124,6 +133,7 @@ export function serveOptionsFromFlags(
     warnings.push(`--timeout ${flags.timeout}: the platform gives up on a task after 60 minutes`);
   }
   const { key, variable } = resolveHmacKey(flags, world);
+  const store = resolveDatabase(flags, world, heartbeatMs, warnings);
   return {
     warnings,
     options: {
@@ -141,9 +151,65 @@ export function serveOptionsFromFlags(
       stateDir: resolve(world.cwd, flags.stateDir ?? join(world.tmpDir, `provider-runtask-${world.user}`)),
       workRoot: world.tmpDir,
       env: world.env,
-      secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN'],
+      secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN', DATABASE_URL_ENV],
+      ...store,
     },
   };
+}
+
+/**
+ * The PostgreSQL job store, when `--database-url` or `RUNTASK_DATABASE_URL` names one (the flag wins), and its
+ * lease. A URL with a password on the command line works, with a warning: other users of the machine can read
+ * a process's arguments. No message here carries the password.
+ */
+export function resolveDatabase(
+  flags: Pick<ServeFlags, 'databaseUrl' | 'lease'>,
+  world: Pick<ServeWorld, 'env'>,
+  heartbeatMs: number,
+  warnings: string[],
+): { databaseUrl?: string; leaseMs?: number } {
+  const fromFlag = flags.databaseUrl !== undefined && flags.databaseUrl !== '';
+  const url = fromFlag ? flags.databaseUrl : world.env[DATABASE_URL_ENV];
+  if (url === undefined || url === '') {
+    if (flags.lease !== undefined) {
+      throw new UsageError('--lease needs a shared job store', {
+        hint: `Give --database-url (or ${DATABASE_URL_ENV}), or leave out --lease: the journal has no lease.`,
+      });
+    }
+    return {};
+  }
+  const shown = redactDatabaseUrl(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError('the database URL is not a URL (not shown: it may hold a password)', {
+      hint: 'Give it as postgres://user:password@host:5432/database.',
+    });
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new UsageError(`the database URL ${shown} is not a postgres:// URL`, {
+      hint: 'Give it as postgres://user:password@host:5432/database.',
+    });
+  }
+  if (fromFlag && parsed.password !== '') {
+    warnings.push(
+      `--database-url holds a password, which other users of this machine can read in the process list: put the URL in ${DATABASE_URL_ENV} instead`,
+    );
+  }
+  const leaseMs = parseDuration(flags.lease ?? DEFAULT_LEASE, '--lease');
+  if (leaseMs < 2000 || leaseMs > 5 * 60_000) {
+    throw new UsageError(`--lease must be between 2s and 5m, got "${flags.lease}"`, {
+      hint: "A job of a dead instance is taken over after its lease: it must end well inside the platform's 10-minute progress window.",
+    });
+  }
+  if (leaseMs + heartbeatMs >= PROGRESS_WINDOW_MS) {
+    throw new UsageError(
+      `--lease ${flags.lease ?? DEFAULT_LEASE} and --heartbeat together do not fit the platform's 10-minute progress window`,
+      { hint: 'A job taken over must still report before the window ends: shorten one of them.' },
+    );
+  }
+  return { databaseUrl: url, leaseMs };
 }
 
 /**

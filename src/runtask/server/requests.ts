@@ -209,7 +209,7 @@ export async function handleRequest(
     const problem = jobs.journalHealth().lastProblem?.code ?? 'an error';
     log.error(
       'request.rejected',
-      `refused a request: cannot write its job record in the state dir (${problem})`,
+      `refused a request: cannot write its job record in ${jobs.storeKind === 'journal' ? 'the state dir' : 'the database'} (${problem})`,
       {
         ...fields,
         http: 503,
@@ -220,7 +220,7 @@ export async function handleRequest(
       res,
       503,
       'cannot journal the job',
-      `the integrator cannot write its state dir (${problem}); the check was not started: retry later`,
+      `the integrator cannot write its ${jobs.storeKind === 'journal' ? 'state dir' : 'database'} (${problem}); the check was not started: retry later`,
       { 'retry-after': String(JOURNAL_RETRY_AFTER_S) },
     );
   }

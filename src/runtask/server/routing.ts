@@ -10,16 +10,18 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
-import type { Journal, JournalHealth } from './journal.js';
+import type { JournalHealth } from './journal.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
+import type { JobStore } from './store.js';
 import type { HealthReport } from './requests.js';
 import type { RouteOptions } from './server.js';
 
 /** A route being served (or, `retired`, only finishing the jobs a previous process left for it). */
 export interface ServedRoute {
   route: RouteOptions;
-  journal: Journal;
+  /** Its job store: the route's journal, or the PostgreSQL store (single route). */
+  journal: JobStore;
   jobs: JobManager;
   log: EventLog;
   retired: boolean;
@@ -120,6 +122,7 @@ export function combinedHealth(
   served: readonly ServedRoute[],
   stopping: boolean,
   routed: boolean,
+  kind: 'journal' | 'postgres' = 'journal',
 ): HealthReport {
   const journals = served.map((r) => r.jobs.journalHealth());
   const journal = combinedJournal(journals);
@@ -135,7 +138,7 @@ export function combinedHealth(
     status,
     jobs,
     journal,
-    store: { kind: 'journal', status: journal.status },
+    store: { kind, status: journal.status },
     ...(routed
       ? {
           routes: Object.fromEntries(

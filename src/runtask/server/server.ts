@@ -1,15 +1,18 @@
 /**
  * The integrator's HTTP side (node:http): the platform's POST on `path`, or on each route's path with
- * `routes` (see requests.ts), `GET /healthz`, `GET /metrics`, nothing else. Starting opens the journal of each
- * route (taking its lock), listens, then finishes what a previous process with the same state dir left;
- * stopping is graceful (503, `--grace`, failed reports) or hard (as a crash).
+ * `routes` (see requests.ts), `GET /healthz`, `GET /metrics`, nothing else. Starting opens the job store of each
+ * route (the journal, taking its lock; or the PostgreSQL store shared by several instances, for a single route),
+ * listens, then finishes what a previous process with the same store left; stopping is graceful (503, `--grace`,
+ * failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
+import { UsageError } from '../../errors.js';
 import { listen } from '../../net/listen.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
+import type { JobStore } from './store.js';
 import type { EventLog } from './log.js';
 import { IntegratorMetrics } from './metrics.js';
 import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
@@ -52,6 +55,24 @@ export interface IntegratorOptions extends JobSettings {
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Opens the job store; default: PostgreSQL when `databaseUrl` is set, else the journal in `stateDir`. */
+  openStore?: (log: EventLog) => Promise<JobStore>;
+  /** The PostgreSQL job store shared by several instances (postgres.ts); one route only, for now. */
+  databaseUrl?: string;
+  /** Its lease: how long a job of an instance that died stays held (default 60 s). */
+  leaseMs?: number;
+}
+
+/** The store of a route: given, PostgreSQL (pg-boss loaded only then), or the journal in `dir`. */
+async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {
+  if (options.openStore) return options.openStore(options.log);
+  if (options.databaseUrl === undefined) return Journal.open(dir, options.log);
+  const { PostgresStore } = await import('./postgres.js');
+  return PostgresStore.open({
+    url: options.databaseUrl,
+    log: options.log,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+  });
 }
 
 /** A running integrator. */
@@ -72,10 +93,20 @@ export interface Integrator {
   destroy(): Promise<void>;
 }
 
-/** Starts the integrator: journals, HTTP server, then recovery of what a previous process left. */
+/** Starts the integrator: job stores, HTTP server, then recovery of what a previous process left. */
 export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
   const { log } = options;
   const routed = options.routes !== undefined;
+  const shared = options.databaseUrl !== undefined || options.openStore !== undefined;
+  if (routed && shared) {
+    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
+    throw new UsageError(
+      '--routes cannot be used with --database-url yet: one run task per shared job store',
+      {
+        hint: 'Run one integrator per route on the database, each with its own --path, --exec and key.',
+      },
+    );
+  }
   const configured: RouteOptions[] = options.routes
     ? [...options.routes]
     : [
@@ -90,23 +121,27 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
         },
       ];
   const served: ServedRoute[] = [];
-  const releaseAll = async (keepLockFile = false): Promise<void> => {
-    for (const route of served) await route.journal.release({ keepLockFile });
+  // A crash keeps the journal's lock file and the PostgreSQL leases (others take the jobs over after them).
+  const releaseAll = async (crash = false): Promise<void> => {
+    for (const route of served) await route.journal.release(crash ? { crash: true } : {});
   };
-  const open = (route: RouteOptions, dir: string, retired: boolean): void => {
-    const journal = Journal.open(dir, log);
-    if (!retired) labelRouteDir(options.stateDir, journal.dir, route);
+  const open = async (route: RouteOptions, dir: string, retired: boolean): Promise<void> => {
+    const journal = await openStore(options, dir);
+    if (!retired && journal instanceof Journal) labelRouteDir(options.stateDir, journal.dir, route);
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
     const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
     served.push({ route, journal, jobs, log: routeLog, retired });
   };
   try {
-    for (const route of configured) open(route, routeStateDir(options.stateDir, route.path, routed), false);
+    for (const route of configured) {
+      await open(route, routeStateDir(options.stateDir, route.path, routed), false);
+    }
     // Jobs left in the folder of a route that is no longer served (the routes file changed): delivered or
     // reported failed like any other, to the platform hosts the route had; their path is served no more.
-    for (const leftover of leftoverJournalDirs(options.stateDir, new Set(served.map((r) => r.journal.dir)))) {
+    const dirs = new Set(served.flatMap((r) => (r.journal instanceof Journal ? [r.journal.dir] : [])));
+    for (const leftover of shared ? [] : leftoverJournalDirs(options.stateDir, dirs)) {
       const allowed = leftover.allowed ?? options.allowed;
-      open({ ...configured[0]!, path: leftover.path, allowed }, leftover.dir, true);
+      await open({ ...configured[0]!, path: leftover.path, allowed }, leftover.dir, true);
     }
   } catch (error) {
     await releaseAll();
@@ -116,9 +151,16 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   let stopping = false;
   const metrics = new IntegratorMetrics(
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
-    { kind: 'journal', ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok') },
+    {
+      kind: options.databaseUrl !== undefined ? 'postgres' : 'journal',
+      ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok'),
+    },
   );
   for (const route of served) metrics.watch(route.route.path, route.log);
+  // The shared store logs its takeovers on the integrator's log (a store serves the whole process).
+  log.subscribe((event) => {
+    if (event.event === 'store.took_over') metrics.takeovers.inc();
+  });
 
   const contexts = new Map<string, RouteContext>();
   for (const route of served.filter((r) => !r.retired)) {
@@ -135,7 +177,8 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     log,
     stopping: () => stopping,
     ...(routed ? { routes: contexts } : {}),
-    health: () => combinedHealth(served, stopping, routed),
+    health: () =>
+      combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
     metrics,
   };
   const server: Server = createServer((req, res) => {
@@ -162,7 +205,7 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   });
   const close = (graceMs?: number): Promise<void> => listening.close(graceMs);
   try {
-    for (const route of served) route.jobs.recover();
+    for (const route of served) await route.jobs.recover();
   } catch (error) {
     // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
     await close();

@@ -185,6 +185,21 @@ describe('runtask serve --routes: a bad file is exit 2 before anything listens',
   );
 });
 
+describe('runtask serve --routes with a PostgreSQL job store', () => {
+  it('is refused (exit 2) until the store keeps a queue per route, from the flag or the variable, password unshown', async () => {
+    const url = 'postgres://runtask:s3cret-pw@127.0.0.1:1/runtask';
+    for (const [args, env] of [
+      [['--database-url', url], {}],
+      [[], { RUNTASK_DATABASE_URL: url }],
+    ] as const) {
+      const result = await serve(['--routes', 'routes.yaml', ...args], env);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain('--routes cannot be used with a PostgreSQL job store yet');
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    }
+  });
+});
+
 describe('runtask serve --routes serving', () => {
   it('prints each route it listens on; --json lists them without any key', async () => {
     const path = routesFile(

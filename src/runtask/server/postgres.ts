@@ -1,0 +1,356 @@
+/**
+ * The job store on PostgreSQL, shared by every instance of `runtask serve --database-url`: the queue library
+ * pg-boss 10 (the last major that runs on Node 20; 11 and 12 need Node 22) keeps the jobs in its `job` table,
+ * one queue `runtask-jobs`, each job's id a UUID made from the task result id, so that a request retried on any
+ * instance is one job (pg-boss inserts with ON CONFLICT DO NOTHING). docs/runtask.md "Several instances" says
+ * why pg-boss rather than Graphile Worker.
+ *
+ * The lease. pg-boss expires an `active` job once `started_on + expire_in` is past (its maintenance, run by one
+ * instance at a time every `maintenanceIntervalSeconds`), puts it back as `retry`, and `fetch` (FOR UPDATE SKIP
+ * LOCKED) hands it to exactly one caller: that is the takeover. What pg-boss 10 has no call for is renewing a
+ * lease (a heartbeat) or taking a given job: this store does both with its own statements on pg-boss's table,
+ * each one UPDATE of one job's row, fenced by `retry_count` (which pg-boss raises on every fetch of a job it
+ * put back, so an instance that lost its lease can never touch the job again):
+ *
+ *   - hold at accept: `state = 'active', started_on = now()` on the job just sent (sent with `startAfter` one
+ *     lease ahead, so that nobody fetches it in between; if the instance dies right there, the job becomes
+ *     fetchable after one lease);
+ *   - renew: `started_on = now()` for every job held here, every `heartbeatMs` (a third of the lease);
+ *   - report: the job's `data` replaced by the record in phase `reporting` (with the final result);
+ *   - finish: the access token removed from `data`, then pg-boss's `complete`.
+ *
+ * The schema is pg-boss's, created on the first start and migrated by pg-boss itself on a start with a newer
+ * pg-boss: `start()` is idempotent. Instances starting together on a new database deadlocked in pg-boss's
+ * creation of the schema and the queue (a test caught it), so one instance at a time starts pg-boss, under a
+ * session advisory lock of the integrator's own. pg-boss is pinned to one version in package.json because of
+ * the statements above.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import { UsageError } from '../../errors.js';
+import type { EventLog } from './log.js';
+import { passwordsOf, redactDatabaseUrl } from './redact.js';
+import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
+
+/** The one queue of the integrator's jobs. */
+export const QUEUE = 'runtask-jobs';
+/** The schema pg-boss keeps its tables in. */
+export const SCHEMA = 'pgboss';
+/** The session lock under which one instance at a time creates or migrates the schema and the queue. */
+const START_LOCK = 'provider-runtask:pg-boss-start';
+/** How many takeovers one job may have before pg-boss gives up on it (state `failed`, no final callback). */
+const MAX_TAKEOVERS = 1000;
+
+export { redactDatabaseUrl };
+
+/** Settings of the PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (never logged with its password). */
+  url: string;
+  log: EventLog;
+  /** How long a job stays held by an instance that stopped renewing it (default 60 s; whole seconds). */
+  leaseMs?: number;
+  /** How often the leases are renewed (default a third of the lease). */
+  heartbeatMs?: number;
+  /** How often the manager asks for jobs to take over (default a quarter of the lease, at most 10 s). */
+  takeOverEveryMs?: number;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+/** A UUID made from a job id: the same task result id is the same pg-boss job on every instance. */
+export function jobUuid(id: string): string {
+  const hex = createHash('sha256').update(`provider-runtask:${id}`).digest('hex').slice(0, 32).split('');
+  hex[12] = '8'; // version 8: application-defined
+  hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16); // RFC 9562 variant
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code !== '' ? code : 'EDATABASE';
+}
+
+/** A job of this instance: its pg-boss id and the fence (`retry_count` when it was taken). */
+interface Held {
+  uuid: string;
+  fence: number;
+}
+
+/** The job store on PostgreSQL, through pg-boss. */
+export class PostgresStore implements JobStore {
+  readonly kind = 'postgres';
+  readonly where: string;
+  readonly takeOverEveryMs: number;
+  private readonly held = new Map<string, Held>();
+  private readonly secrets: string[];
+  private readonly heartbeat: NodeJS.Timeout;
+  private renewing: Promise<void> | undefined;
+  private failing = false;
+  private problems = 0;
+  private lastProblem: StoreProblem | undefined;
+  private released = false;
+
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly options: PostgresStoreOptions,
+    private readonly leaseSeconds: number,
+  ) {
+    this.where = redactDatabaseUrl(options.url);
+    this.secrets = passwordsOf(options.url);
+    this.takeOverEveryMs = options.takeOverEveryMs ?? Math.min(10_000, (leaseSeconds * 1000) / 4);
+    this.heartbeat = setInterval(
+      () => void this.renew(),
+      options.heartbeatMs ?? Math.max(250, (leaseSeconds * 1000) / 3),
+    );
+    this.heartbeat.unref();
+  }
+
+  /** Connects, creates or migrates pg-boss's schema and the queue (idempotent), and starts its maintenance. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const leaseSeconds = Math.max(1, Math.round((options.leaseMs ?? 60_000) / 1000));
+    const where = redactDatabaseUrl(options.url);
+    const secrets = passwordsOf(options.url);
+    const boss = new PgBoss({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      schema: SCHEMA,
+      application_name: 'provider runtask serve',
+      schedule: false,
+      supervise: true,
+      migrate: true,
+      // The expiry of leases runs with the maintenance: twice per lease, so a lease is noticed within 1.5 of it.
+      maintenanceIntervalSeconds: Math.max(1, Math.floor(leaseSeconds / 2)),
+    });
+    // pg-boss emits the errors of its maintenance and pool here (the store exists once started).
+    const opened: { store?: PostgresStore } = {};
+    boss.on('error', (error: unknown) => opened.store?.problem(error, 'the queue library failed'));
+    // Instances starting together on a new database deadlock in pg-boss's creation of its schema and of the
+    // queue's partition: one instance at a time does it, under a session lock of its own (released with the
+    // session, also when the process dies).
+    const gate = new pg.Client({ connectionString: options.url, application_name: 'provider runtask serve' });
+    gate.on('error', () => undefined);
+    try {
+      await gate.connect();
+      await gate.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK]);
+      await boss.start();
+      await boss.createQueue(QUEUE, {
+        name: QUEUE,
+        policy: 'standard',
+        retryLimit: MAX_TAKEOVERS,
+        expireInSeconds: leaseSeconds,
+      });
+      await gate.end();
+    } catch (error) {
+      await gate.end().catch(() => undefined);
+      await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+      throw new UsageError(
+        `cannot use the database ${where}: ${PostgresStore.scrub(String(error), secrets)}`,
+        {
+          hint: 'Check --database-url (or RUNTASK_DATABASE_URL): the server must be reachable and the user allowed to create the schema pgboss.',
+        },
+      );
+    }
+    const store = new PostgresStore(boss, options, leaseSeconds);
+    opened.store = store;
+    options.log.info('store.opened', `job store: PostgreSQL ${where} (lease ${leaseSeconds}s)`, {
+      database: where,
+      lease_s: leaseSeconds,
+    });
+    return store;
+  }
+
+  private static scrub(text: string, secrets: string[]): string {
+    let out = text;
+    for (const secret of secrets) out = out.split(secret).join('***');
+    return out;
+  }
+
+  private sql(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
+    return this.boss.getDb().executeSql(text, values);
+  }
+
+  private ok(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.options.log.info('store.restored', `the job store ${this.where} works again`, {
+      database: this.where,
+    });
+  }
+
+  private problem(error: unknown, what: string): void {
+    const code = codeOf(error);
+    const message = `${what}: ${PostgresStore.scrub(String((error as Error)?.message ?? error), this.secrets)}`;
+    this.lastProblem = { at: new Date().toISOString(), code, message };
+    if (this.failing) return;
+    this.failing = true;
+    this.problems++;
+    this.options.log.error('store.failed', `the job store ${this.where} failed: ${message}`, {
+      code,
+      database: this.where,
+      jobs: this.held.size,
+    });
+  }
+
+  async accept(record: JobRecord): Promise<AcceptOutcome> {
+    const uuid = jobUuid(record.id);
+    try {
+      const sent = await this.boss.send(QUEUE, record, {
+        id: uuid,
+        // Held here from the next statement on; nobody else fetches it before a lease has passed.
+        startAfter: this.leaseSeconds,
+        expireInSeconds: this.leaseSeconds,
+        retryLimit: MAX_TAKEOVERS,
+      });
+      if (sent === null) {
+        this.ok();
+        return 'duplicate';
+      }
+      const { rows } = await this.sql(
+        `UPDATE ${SCHEMA}.job SET state = 'active', started_on = now()
+          WHERE name = $1 AND id = $2 AND state = 'created' RETURNING retry_count`,
+        [QUEUE, uuid],
+      );
+      this.ok();
+      if (rows.length !== 1) return 'duplicate';
+      this.held.set(record.id, { uuid, fence: Number(rows[0]!.retry_count) });
+      return 'accepted';
+    } catch (error) {
+      this.problem(error, `cannot store job ${record.id}`);
+      return 'unsaved';
+    }
+  }
+
+  async report(record: JobRecord): Promise<boolean> {
+    const held = this.held.get(record.id);
+    if (held === undefined) return false;
+    try {
+      const { rows } = await this.sql(
+        `UPDATE ${SCHEMA}.job SET data = $3::jsonb
+          WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING id`,
+        [QUEUE, held.uuid, JSON.stringify(record), held.fence],
+      );
+      this.ok();
+      if (rows.length === 1) return true;
+      this.lost(record.id);
+      return false;
+    } catch (error) {
+      this.problem(error, `cannot store the result of job ${record.id}`);
+      return false;
+    }
+  }
+
+  async finish(id: string): Promise<void> {
+    const held = this.held.get(id);
+    if (held === undefined) return;
+    this.held.delete(id);
+    try {
+      const { rows } = await this.sql(
+        `UPDATE ${SCHEMA}.job SET data = data #- '{request,access_token}'
+          WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 RETURNING id`,
+        [QUEUE, held.uuid, held.fence],
+      );
+      if (rows.length === 1) await this.boss.complete(QUEUE, held.uuid);
+      this.ok();
+    } catch (error) {
+      this.problem(error, `cannot finish job ${id}`);
+    }
+  }
+
+  async takeOver(): Promise<JobRecord[]> {
+    if (this.released) return [];
+    let jobs: PgBoss.JobWithMetadata<JobRecord>[];
+    try {
+      jobs = await this.boss.fetch<JobRecord>(QUEUE, { batchSize: 50, includeMetadata: true });
+      this.ok();
+    } catch (error) {
+      this.problem(error, 'cannot look for jobs to take over');
+      return [];
+    }
+    const records: JobRecord[] = [];
+    for (const job of jobs) {
+      const record = job.data;
+      this.held.set(record.id, { uuid: job.id, fence: job.retryCount });
+      this.options.log.warn(
+        'store.took_over',
+        `took over job ${record.id} (${record.phase}): the instance that held it stopped renewing its lease`,
+        { job: record.id, phase: record.phase, takeovers: job.retryCount },
+      );
+      records.push(record);
+    }
+    records.sort((a, b) => a.acceptedAt.localeCompare(b.acceptedAt));
+    return records;
+  }
+
+  /** Renews the lease of every job held here; a job whose lease was taken over meanwhile is let go. */
+  private renew(): Promise<void> {
+    if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve();
+    const held = [...this.held.entries()];
+    this.renewing = (async () => {
+      try {
+        const { rows } = await this.sql(
+          `UPDATE ${SCHEMA}.job j SET started_on = now()
+             FROM unnest($2::uuid[], $3::int[]) AS h(id, fence)
+            WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.fence AND j.state = 'active'
+            RETURNING j.id`,
+          [QUEUE, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
+        );
+        this.ok();
+        const renewed = new Set(rows.map((row) => String(row.id)));
+        for (const [id, h] of held) {
+          if (!renewed.has(h.uuid) && this.held.get(id) === h) this.lost(id);
+        }
+      } catch (error) {
+        this.problem(error, 'cannot renew the leases');
+      }
+    })().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  /** A job whose lease ran out and was taken by another instance: nothing of it is written from here again. */
+  private lost(id: string): void {
+    if (!this.held.delete(id)) return;
+    this.options.log.warn(
+      'store.lease_lost',
+      `job ${id} was taken over by another instance (this one did not renew its lease in time)`,
+      { job: id },
+    );
+  }
+
+  /** The ids of the jobs held here (for tests and /healthz). */
+  heldJobs(): string[] {
+    return [...this.held.keys()];
+  }
+
+  health(): StoreHealth {
+    return {
+      status: this.failing ? 'failing' : 'ok',
+      problems: this.problems,
+      ...(this.lastProblem === undefined ? {} : { lastProblem: this.lastProblem }),
+      unsaved: 0,
+    };
+  }
+
+  /**
+   * A graceful release gives back the leases of the jobs still held (pg-boss's `fail` puts them back at once, for
+   * another instance to take over now); a crash keeps them, so that they are taken over once they run out.
+   */
+  async release(options: { crash?: boolean } = {}): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    clearInterval(this.heartbeat);
+    await this.renewing;
+    if (!options.crash && this.held.size > 0) {
+      const uuids = [...this.held.values()].map((h) => h.uuid);
+      await this.boss
+        .fail(QUEUE, uuids)
+        .catch((error: unknown) => this.problem(error, 'cannot give back the leases'));
+    }
+    this.held.clear();
+    await this.boss.stop({ graceful: false, wait: true, close: true });
+  }
+}

