@@ -41,6 +41,14 @@ export function registerRuntask(program: ProgramCommand): void {
     .option('--platform-host <host>', PLATFORM_HOST_HELP, collect)
     .option('--heartbeat <duration>', 'interval of running callbacks (under the 10-minute window)', '4m')
     .option('--timeout <duration>', 'how long a handler may run before it is killed', '50m')
+    .option(
+      '--result-format <format>',
+      "how a handler's output is read: auto (a SARIF or JUnit report, else a JSON result, else the exit code), json, exit-code, sarif, junit",
+    )
+    .option(
+      '--fail-on <level>',
+      'with a SARIF or JUnit report: error (default), warning, note or never fails the task',
+    )
     .option('--max-jobs <n>', 'handlers running at once; the rest queue', '4')
     .option('--grace <duration>', 'on SIGTERM, how long running checks may finish', '30s')
     .option('--callback-timeout <duration>', 'how long a final callback is retried', '5m')

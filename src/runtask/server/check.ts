@@ -6,7 +6,12 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProviderError } from '../../errors.js';
-import { interpretHandlerExit, lastLine, type InterpretedResult } from './handlerResult.js';
+import {
+  interpretHandlerExit,
+  lastLine,
+  type InterpretedResult,
+  type ResultReading,
+} from './handlerResult.js';
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
 import type { PlatformOrigins } from '../callback/origins.js';
@@ -28,6 +33,8 @@ export interface CheckSettings {
   /** Variables never passed on (the HMAC key's variable, RUNTASK_ACCESS_TOKEN). */
   secretEnvNames: readonly string[];
   hmacKey?: string | undefined;
+  /** How the handler's output is read (default: auto, failing on errors). */
+  reading?: ResultReading;
   planTimeoutMs?: number;
   killGraceMs?: number;
   retry?: CallbackBackoff | undefined;
@@ -123,7 +130,7 @@ export async function runCheck(
       signal,
       ...(settings.killGraceMs === undefined ? {} : { killGraceMs: settings.killGraceMs }),
     });
-    const interpreted = interpretHandlerExit(exit, settings.timeoutText);
+    const interpreted = interpretHandlerExit(exit, settings.timeoutText, settings.reading);
     const level = exit.timedOut || exit.spawnError !== undefined ? 'error' : 'info';
     log[level]('handler.finished', `handler finished: ${interpreted.result.status} (${interpreted.source})`, {
       ...fields,

@@ -6,11 +6,41 @@
  */
 import type { HandlerExit } from './handler.js';
 import { checkTaskResult, type ResultProblem, type TaskResult } from '../wire/payload.js';
+import type { FailOn } from '../formats/findings.js';
+import { ReportError, detectReportFormat, reportResult, type ReportFormat } from '../formats/report.js';
+
+/**
+ * `--result-format`: how a handler's output is read. `auto` (the default) takes a SARIF or JUnit report when the
+ * output is one (a JSON object with `runs`, a document starting with `<`), else a JSON result, else the exit code.
+ */
+export const RESULT_FORMATS = ['auto', 'json', 'exit-code', 'sarif', 'junit'] as const;
+export type ResultFormat = (typeof RESULT_FORMATS)[number];
+
+/** How to read a handler's output. */
+export interface ResultReading {
+  format: ResultFormat;
+  /** With a report: the least severe level that fails the task. */
+  failOn: FailOn;
+}
+
+const DEFAULT_READING: ResultReading = { format: 'auto', failOn: 'error' };
+
+const REPORT_NAME: Record<ReportFormat, string> = { sarif: 'SARIF 2.1.0', junit: 'JUnit XML' };
 
 /** The result and how it was read (for the log). */
 export interface InterpretedResult {
   result: TaskResult;
-  source: 'json' | 'exit-code' | 'timeout' | 'aborted' | 'spawn-error' | 'plan-error' | 'invalid-json';
+  source:
+    | 'json'
+    | 'exit-code'
+    | 'sarif'
+    | 'junit'
+    | 'timeout'
+    | 'aborted'
+    | 'spawn-error'
+    | 'plan-error'
+    | 'invalid-json'
+    | 'invalid-report';
   /** Over-the-limit problems left for trimming. */
   limits: ResultProblem[];
 }
@@ -53,8 +83,34 @@ function ending(exit: HandlerExit): string {
   return `killed by ${exit.signal ?? 'a signal'}`;
 }
 
-/** Reads the result of a handler run; `timeoutText` is the configured timeout, for the message. */
-export function interpretHandlerExit(exit: HandlerExit, timeoutText: string): InterpretedResult {
+/** A scanner's report as the result: its findings as outcomes, `failOn` deciding; an unreadable one fails. */
+function fromReport(stdout: string, format: ReportFormat, failOn: FailOn): InterpretedResult {
+  try {
+    const { result } = reportResult(stdout, format, failOn);
+    return { result, source: format, limits: [] };
+  } catch (error) {
+    if (!(error instanceof ReportError)) throw error;
+    const reason = error.message.replace(/^the (SARIF 2\.1\.0|JUnit XML|SARIF|JUnit) report:? ?/, '');
+    return {
+      result: {
+        status: 'failed',
+        message: `The check's ${REPORT_NAME[format]} report cannot be used: ${reason}`.slice(0, 1000),
+      },
+      source: 'invalid-report',
+      limits: [],
+    };
+  }
+}
+
+/**
+ * Reads the result of a handler run; `timeoutText` is the configured timeout, for the message; `reading` says
+ * how its output is taken (`--result-format`, `--fail-on`).
+ */
+export function interpretHandlerExit(
+  exit: HandlerExit,
+  timeoutText: string,
+  reading: ResultReading = DEFAULT_READING,
+): InterpretedResult {
   if (exit.spawnError !== undefined) {
     return {
       result: { status: 'failed', message: `The check could not be started: ${exit.spawnError}` },
@@ -75,7 +131,21 @@ export function interpretHandlerExit(exit: HandlerExit, timeoutText: string): In
       limits: [],
     };
   }
-  const json = findJsonResult(exit.stdout);
+  const report =
+    reading.format === 'sarif' || reading.format === 'junit'
+      ? reading.format
+      : reading.format === 'auto'
+        ? detectReportFormat(exit.stdout)
+        : undefined;
+  if (report !== undefined) return fromReport(exit.stdout, report, reading.failOn);
+  const json = reading.format === 'exit-code' ? undefined : findJsonResult(exit.stdout);
+  if (reading.format === 'json' && json === undefined) {
+    return {
+      result: { status: 'failed', message: `The check printed no JSON result (${ending(exit)}).` },
+      source: 'invalid-json',
+      limits: [],
+    };
+  }
   if (json !== undefined) {
     const checked = checkTaskResult(json, ['passed', 'failed']);
     if (checked.result !== undefined) {

@@ -10,6 +10,9 @@ import { UsageError } from '../../errors.js';
 import { parsePlatformHosts } from '../callback/origins.js';
 import { redactDatabaseUrl } from './redact.js';
 import type { IntegratorOptions } from './server.js';
+import type { FailOn } from '../formats/findings.js';
+import { FAIL_ON } from '../formats/report.js';
+import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handlerResult.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */
 export interface ServeFlags {
@@ -31,6 +34,10 @@ export interface ServeFlags {
   stateDir?: string;
   databaseUrl?: string;
   lease?: string;
+  /** `--result-format`: how handlers' output is read (auto, json, exit-code, sarif, junit). */
+  resultFormat?: string;
+  /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
+  failOn?: string;
 }
 
 /** The world the options are resolved in. */
@@ -46,6 +53,26 @@ export interface ServeWorld {
 export const DATABASE_URL_ENV = 'RUNTASK_DATABASE_URL';
 /** The default lease of a job on PostgreSQL. */
 export const DEFAULT_LEASE = '60s';
+
+/** How handlers' output is read, from `--result-format`/`--fail-on` or a route's fields (named in errors). */
+export function resultReading(
+  format: string,
+  failOn: string,
+  formatName: string,
+  failOnName: string,
+): ResultReading {
+  if (!(RESULT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`${formatName} must be one of ${RESULT_FORMATS.join(', ')}, got "${format}"`, {
+      hint: 'auto reads a SARIF or JUnit report when the handler prints one, else its JSON result or exit code.',
+    });
+  }
+  if (!(FAIL_ON as readonly string[]).includes(failOn)) {
+    throw new UsageError(`${failOnName} must be one of ${FAIL_ON.join(', ')}, got "${failOn}"`, {
+      hint: 'error fails on errors only (the default); never always passes.',
+    });
+  }
+  return { format: format as ResultFormat, failOn: failOn as FailOn };
+}
 
 /** The default variable holding the HMAC key. */
 export const DEFAULT_HMAC_KEY_ENV = 'RUNTASK_HMAC_KEY';
@@ -134,6 +161,12 @@ export function serveOptionsFromFlags(
   }
   const { key, variable } = resolveHmacKey(flags, world);
   const store = resolveDatabase(flags, world, heartbeatMs, warnings);
+  const reading = resultReading(
+    flags.resultFormat ?? 'auto',
+    flags.failOn ?? 'error',
+    '--result-format',
+    '--fail-on',
+  );
   return {
     warnings,
     options: {
@@ -152,6 +185,7 @@ export function serveOptionsFromFlags(
       workRoot: world.tmpDir,
       env: world.env,
       secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN', DATABASE_URL_ENV],
+      reading,
       ...store,
     },
   };

@@ -11,6 +11,8 @@
  *         timeout: 20m                     # optional: default --timeout
  *         max-jobs: 2                      # optional: default --max-jobs (each route has its own slots)
  *         platform-hosts: [tfe.acme.test]  # optional: default --platform-host
+ *         result-format: sarif             # optional: default --result-format (auto)
+ *         fail-on: warning                 # optional: default --fail-on (error)
  *       - path: /tenants/acme
  *         hmac-key-file: /run/secrets/acme.key
  *         exec: opa-check --policy acme
@@ -27,7 +29,14 @@ import { isDuration, parseDuration } from '../../config/duration.js';
 import { parseHostname } from '../../config/hostname.js';
 import { ProviderError, UsageError } from '../../errors.js';
 import { PlatformOrigins } from '../callback/origins.js';
-import { anchorExec, serveOptionsFromFlags, type ServeFlags, type ServeWorld } from './options.js';
+import type { ResultReading } from './handlerResult.js';
+import {
+  anchorExec,
+  resultReading,
+  serveOptionsFromFlags,
+  type ServeFlags,
+  type ServeWorld,
+} from './options.js';
 import type { IntegratorOptions, RouteOptions } from './server.js';
 
 /** The fields of one route. */
@@ -42,6 +51,8 @@ const routeSchema = z.strictObject({
   timeout: z.union([z.string(), z.number()]).refine(isDuration).optional(),
   'max-jobs': z.number().int().min(1).max(1000).optional(),
   'platform-hosts': z.array(z.string().min(1)).min(1).optional(),
+  'result-format': z.string().min(1).optional(),
+  'fail-on': z.string().min(1).optional(),
 });
 
 type RouteEntry = z.infer<typeof routeSchema>;
@@ -58,6 +69,8 @@ const EXPECTED: Record<Field, string> = {
   timeout: 'a duration string such as "20m" or "1h", or a number of seconds',
   'max-jobs': 'an integer from 1 to 1000',
   'platform-hosts': 'a non-empty array of hosts, host:port or URLs',
+  'result-format': 'one of auto, json, exit-code, sarif, junit',
+  'fail-on': 'one of error, warning, note, never',
 };
 
 /** Paths the integrator answers itself. */
@@ -255,7 +268,9 @@ function routeKey(entry: RouteEntry, place: Place, base: string, world: Pick<Ser
 export function readRoutesFile(
   given: string,
   world: Pick<ServeWorld, 'env' | 'cwd'>,
-  defaults: Pick<RouteOptions, 'timeoutMs' | 'timeoutText' | 'maxJobs' | 'allowed'>,
+  defaults: Pick<RouteOptions, 'timeoutMs' | 'timeoutText' | 'maxJobs' | 'allowed'> & {
+    reading?: ResultReading | undefined;
+  },
 ): { routes: RouteOptions[]; keyVariables: string[]; warnings: string[] } {
   const file = resolve(world.cwd, given);
   const base = dirname(file);
@@ -319,6 +334,21 @@ export function readRoutesFile(
         );
       }
     }
+    let reading = defaults.reading;
+    if (entry['result-format'] !== undefined || entry['fail-on'] !== undefined) {
+      try {
+        reading = resultReading(
+          entry['result-format'] ?? defaults.reading?.format ?? 'auto',
+          entry['fail-on'] ?? defaults.reading?.failOn ?? 'error',
+          '"result-format"',
+          '"fail-on"',
+        );
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        const field = error.message.startsWith('"fail-on"') ? 'fail-on' : 'result-format';
+        throw problem(place, field, error.message, error.hint ?? `Fix "${field}" in ${file}.`);
+      }
+    }
     routes.push({
       path,
       hmacKey,
@@ -327,6 +357,7 @@ export function readRoutesFile(
       timeoutText,
       maxJobs: entry['max-jobs'] ?? defaults.maxJobs,
       allowed,
+      ...(reading === undefined ? {} : { reading }),
     });
   });
   return { routes, keyVariables, warnings };

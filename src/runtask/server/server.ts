@@ -13,6 +13,7 @@ import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
 import type { JobStore } from './store.js';
+import type { ResultReading } from './handlerResult.js';
 import type { EventLog } from './log.js';
 import { IntegratorMetrics } from './metrics.js';
 import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
@@ -37,6 +38,8 @@ export interface RouteOptions {
   /** Handlers of this route running at once (each route has its own slots). */
   maxJobs: number;
   allowed: PlatformOrigins;
+  /** How this route's handler output is read (default: the integrator's). */
+  reading?: ResultReading;
 }
 
 /** Everything the integrator needs. */

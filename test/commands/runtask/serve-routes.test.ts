@@ -185,6 +185,25 @@ describe('runtask serve --routes: a bad file is exit 2 before anything listens',
   );
 });
 
+describe('how handlers output is read: --result-format, --fail-on and the routes fields', () => {
+  it('a value outside the lists is exit 2 naming the flag or the route field, before anything listens', async () => {
+    const flag = await serve(['--exec', 'true', '--result-format', 'xml'], { RUNTASK_HMAC_KEY: 'k' });
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain(
+      '--result-format must be one of auto, json, exit-code, sarif, junit, got "xml"',
+    );
+    const failOn = await serve(['--exec', 'true', '--fail-on', 'critical'], { RUNTASK_HMAC_KEY: 'k' });
+    expect(failOn.exitCode).toBe(2);
+    expect(failOn.stderr).toContain('--fail-on must be one of error, warning, note, never, got "critical"');
+    const file = routesFile('routes.yaml', `routes:\n  - ${A}\n    fail-on: critical\n`);
+    const route = await serve(['--routes', file], { A_KEY: 'a' });
+    expect(route.exitCode).toBe(2);
+    expect(route.stderr).toContain('route 1 (/a)');
+    expect(route.stderr).toContain('"fail-on" must be one of error, warning, note, never, got "critical"');
+    expect(route.stdout).not.toContain('listening');
+  });
+});
+
 describe('runtask serve --routes with a PostgreSQL job store', () => {
   it('is refused (exit 2) until the store keeps a queue per route, from the flag or the variable, password unshown', async () => {
     const url = 'postgres://runtask:s3cret-pw@127.0.0.1:1/runtask';
