@@ -135,7 +135,11 @@ function isWebUrl(text: string | undefined): text is string {
 export function findingOutcome(finding: Finding): Outcome {
   const outcome: Outcome = {
     id: outcomeId(finding),
-    description: cutText(finding.message.trim() || finding.ruleId, RESULT_LIMITS.description),
+    // Never empty: the platform refuses an outcome without a description (a rule id and message may both be "").
+    description: cutText(
+      finding.message.trim() || finding.ruleId.trim() || 'finding',
+      RESULT_LIMITS.description,
+    ),
     body: body(finding),
     tags: {
       Severity: [severityTag(finding)],
@@ -186,9 +190,10 @@ export function findingsResult(
       tags: { Severity: [LEVEL_TAG[worst]], Status: [{ label: 'Summary', level: 'info' }] },
     });
   }
-  const toolText = tools.length === 1 ? `in ${tools[0]}` : `in ${tools.length} tools`;
+  const toolText =
+    tools.length === 0 ? '' : tools.length === 1 ? ` in ${tools[0]}` : ` in ${tools.length} tools`;
   const message = cutText(
-    `${countPhrase(counts)[0]!.toUpperCase()}${countPhrase(counts).slice(1)} ${toolText}` +
+    `${countPhrase(counts)[0]!.toUpperCase()}${countPhrase(counts).slice(1)}${toolText}` +
       (options.failOn === 'never' ? '' : failed ? ` (fails on ${options.failOn})` : ''),
     RESULT_LIMITS.message,
   );

@@ -7,6 +7,8 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Finding } from './findings.js';
+import { RESULT_LIMITS } from '../wire/result.js';
+import { cutText } from '../wire/trim.js';
 
 /** A JUnit document that cannot be read, with where. */
 export class JunitError extends Error {}
@@ -21,6 +23,9 @@ export interface JunitReport {
 }
 
 type Node = Record<string, unknown>;
+
+/** Suites within suites, at most (runners nest a few levels; a report nesting thousands is hostile). */
+const MAX_SUITE_DEPTH = 50;
 
 const ARRAYS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'property']);
 
@@ -51,7 +56,9 @@ function codeBlock(value: string): string {
 
 /** Reads a JUnit XML document; throws JunitError saying what is wrong and where. */
 export function readJunit(xml: string): JunitReport {
-  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
+  // Before the first element only: a failure's text (CDATA) may well quote an HTML page's doctype.
+  const prolog = xml.slice(0, xml.search(/<[A-Za-z]/) === -1 ? xml.length : xml.search(/<[A-Za-z]/));
+  if (/<!DOCTYPE|<!ENTITY/i.test(prolog)) {
     throw new JunitError(
       'the JUnit report has a document type declaration, which a JUnit report never needs',
     );
@@ -70,7 +77,13 @@ export function readJunit(xml: string): JunitReport {
     trimValues: false,
     isArray: (name) => ARRAYS.has(name),
   });
-  const doc = parser.parse(xml) as Node;
+  let doc: Node;
+  try {
+    doc = parser.parse(xml) as Node;
+  } catch (error) {
+    // fast-xml-parser refuses what its validator let through in a few cases (tags nested past its limit).
+    throw new JunitError(`the JUnit report cannot be read: ${(error as Error).message}`);
+  }
   const root = (doc.testsuites ?? undefined) as Node | undefined;
   const topSuites = root !== undefined ? children(root, 'testsuite') : children(doc, 'testsuite');
   if (root === undefined && topSuites.length === 0) {
@@ -80,13 +93,16 @@ export function readJunit(xml: string): JunitReport {
   for (const suite of topSuites) {
     const name = text(suite.name) || 'tests';
     report.suites.push(name);
-    walk(suite, name, report);
+    walk(suite, name, report, 1);
   }
   return report;
 }
 
 /** Collects a suite's cases and its nested suites' (nested suites keep the top suite as their tool). */
-function walk(suite: Node, tool: string, report: JunitReport): void {
+function walk(suite: Node, tool: string, report: JunitReport, depth: number): void {
+  if (depth > MAX_SUITE_DEPTH) {
+    throw new JunitError(`the JUnit report nests suites more than ${MAX_SUITE_DEPTH} deep`);
+  }
   const suiteFile = text(suite.file);
   for (const testcase of children(suite, 'testcase')) {
     report.tests++;
@@ -106,7 +122,10 @@ function walk(suite: Node, tool: string, report: JunitReport): void {
     }
     for (const { kind, node } of problems) {
       const detail = text(node).trim();
-      const message = text(node.message) || firstLine(detail) || `${name} ${kind}`;
+      const message = cutText(
+        text(node.message) || firstLine(detail) || `${name} ${kind}`,
+        RESULT_LIMITS.description,
+      );
       report.findings.push({
         tool,
         ruleId,
@@ -118,5 +137,5 @@ function walk(suite: Node, tool: string, report: JunitReport): void {
       });
     }
   }
-  for (const nested of children(suite, 'testsuite')) walk(nested, tool, report);
+  for (const nested of children(suite, 'testsuite')) walk(nested, tool, report, depth + 1);
 }

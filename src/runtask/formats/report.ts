@@ -23,19 +23,26 @@ export class ReportError extends Error {
   }
 }
 
-/** The format a text looks like, or undefined when it is neither (a JSON result or outcomes, say). */
+/**
+ * The format a text looks like, or undefined when it is neither (a JSON result or outcomes, plain text). SARIF: a
+ * JSON object with `runs` and `version` 2.1.0 — or text that starts like one without being JSON (cut off, or
+ * followed by a tool's banner), so that it fails as an unreadable report instead of passing on an exit code 0.
+ * JUnit: an XML declaration or a `<testsuites>`/`<testsuite>` element first.
+ */
 export function detectReportFormat(text: string): ReportFormat | undefined {
-  const start = text.trimStart();
-  if (start.startsWith('<')) return 'junit';
+  const start = text.trimStart().replace(/^\uFEFF/, '');
+  if (/^<(\?xml\b|testsuites\b|testsuite\b)/.test(start)) return 'junit';
   if (!start.startsWith('{')) return undefined;
   try {
     const value = JSON.parse(start) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'runs' in value)
-      return 'sarif';
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    return 'runs' in value && (value as { version?: unknown }).version === '2.1.0' ? 'sarif' : undefined;
   } catch {
-    return undefined;
+    const head = start.slice(0, 4096);
+    return /"runs"\s*:/.test(head) && /"version"\s*:\s*"2\.1\.0"|"\$schema"\s*:\s*"[^"]*sarif/i.test(head)
+      ? 'sarif'
+      : undefined;
   }
-  return undefined;
 }
 
 /** Reads a report of `format` into a task result; throws ReportError saying what is wrong. */

@@ -21,6 +21,8 @@
 import ajvDraft04, { type ValidateFunction } from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import type { Finding, FindingLevel } from './findings.js';
+import { RESULT_LIMITS } from '../wire/result.js';
+import { cutText } from '../wire/trim.js';
 import { sarifSchema } from './sarifSchema.js';
 
 /** A SARIF document that cannot be read, with the path of what is wrong (`runs[0].results[2].message`). */
@@ -45,6 +47,12 @@ function str(value: unknown): string | undefined {
 
 const LEVELS = new Set(['none', 'note', 'warning', 'error']);
 
+/** What a finding keeps of the report's texts: no more than an outcome can show (RESULT_LIMITS). */
+const MESSAGE_MAX = RESULT_LIMITS.description;
+const HELP_MAX = RESULT_LIMITS.body;
+const KEPT_LOCATIONS = 21;
+const KEPT_FIXES = 10;
+
 function level(value: unknown, path: string): FindingLevel | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !LEVELS.has(value)) {
@@ -59,7 +67,12 @@ function level(value: unknown, path: string): FindingLevel | undefined {
 function securitySeverity(properties: unknown): number | undefined {
   if (!isObj(properties)) return undefined;
   const value = properties['security-severity'];
-  const score = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  const score =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : NaN;
   return Number.isFinite(score) && score >= 0 && score <= 10 ? score : undefined;
 }
 
@@ -75,7 +88,17 @@ function messageText(message: unknown, rule: Obj | undefined, path: string): str
     if (isObj(entry)) template = str(entry.text) ?? str(entry.markdown);
   }
   if (template === undefined) throw new SarifError(`${path} has neither "text" nor a rule message "id"`);
-  return template.replace(/\{(\d+)\}/g, (whole, n: string) => args[Number(n)] ?? whole);
+  // Filled piece by piece and stopped past the description's limit: a template of many placeholders with long
+  // arguments must not build a string of gigabytes (a handler's output is untrusted).
+  let out = '';
+  let last = 0;
+  for (const match of template.matchAll(/\{(\d+)\}/g)) {
+    out += template.slice(last, match.index) + (args[Number(match[1])] ?? match[0]).slice(0, MESSAGE_MAX);
+    last = match.index + match[0].length;
+    if (out.length > MESSAGE_MAX) break;
+  }
+  if (out.length <= MESSAGE_MAX) out += template.slice(last);
+  return cutText(out, MESSAGE_MAX);
 }
 
 /** `file:line` of each physical location of a result. */
@@ -90,7 +113,8 @@ function locations(value: unknown, path: string): string[] {
     const uri = isObj(physical.artifactLocation) ? str(physical.artifactLocation.uri) : undefined;
     if (uri === undefined) return;
     const line = isObj(physical.region) ? physical.region.startLine : undefined;
-    out.push(typeof line === 'number' ? `${uri}:${line}` : uri);
+    if (out.length < KEPT_LOCATIONS)
+      out.push(cutText(typeof line === 'number' ? `${uri}:${line}` : uri, 500));
   });
   return out;
 }
@@ -106,7 +130,9 @@ function fixes(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return value
     .map((fix: unknown) => (isObj(fix) && isObj(fix.description) ? str(fix.description.text) : undefined))
-    .filter((text): text is string => text !== undefined && text.trim() !== '');
+    .filter((text): text is string => text !== undefined && text.trim() !== '')
+    .slice(0, KEPT_FIXES)
+    .map((text) => cutText(text, MESSAGE_MAX));
 }
 
 /** The help of a rule: its help's Markdown or text, else its full or short description. */
@@ -116,7 +142,7 @@ function ruleHelp(rule: Obj | undefined): string | undefined {
     const value = rule[key];
     if (isObj(value)) {
       const text = str(value.markdown) ?? str(value.text);
-      if (text !== undefined && text.trim() !== '') return text;
+      if (text !== undefined && text.trim() !== '') return cutText(text, HELP_MAX);
     }
   }
   return undefined;
@@ -166,7 +192,15 @@ export function validateSarif(doc: unknown): void {
     schemaDocument = sarifSchema();
     return ajv.compile(schemaDocument);
   })());
-  if (validate(doc)) return;
+  let valid: boolean;
+  try {
+    valid = validate(doc);
+  } catch (error) {
+    // A document nested deeper than the validator's stack (thousands of levels) is no report to read.
+    if (error instanceof RangeError) throw new SarifError('the document is nested too deeply to be checked');
+    throw error;
+  }
+  if (valid) return;
   const [error] = validate.errors ?? [];
   if (error === undefined) throw new SarifError('the document does not follow the SARIF 2.1.0 schema');
   const where = dotted(error.instancePath) || 'the document';
@@ -211,8 +245,14 @@ export function readSarif(doc: unknown): SarifReport {
     results.forEach((result: unknown, i) => {
       const path = `${at}.results[${i}]`;
       if (!isObj(result)) throw new SarifError(`${path} must be an object`);
-      const index = typeof result.ruleIndex === 'number' ? result.ruleIndex : undefined;
-      const ruleId = str(result.ruleId) ?? (isObj(result.rule) ? str(result.rule.id) : undefined);
+      const reference = isObj(result.rule) ? result.rule : undefined;
+      const index =
+        typeof result.ruleIndex === 'number'
+          ? result.ruleIndex
+          : typeof reference?.index === 'number'
+            ? reference.index
+            : undefined;
+      const ruleId = str(result.ruleId) ?? str(reference?.id);
       const rule =
         (index !== undefined ? rules[index] : undefined) ??
         rules.find((candidate) => candidate.id === ruleId);
@@ -236,7 +276,7 @@ export function readSarif(doc: unknown): SarifReport {
         securitySeverity: securitySeverity(result.properties) ?? securitySeverity(rule?.properties),
         message: messageText(result.message, rule, `${path}.message`),
         help: ruleHelp(rule),
-        helpUri: str(rule?.helpUri),
+        helpUri: cutText(str(rule?.helpUri) ?? '', 600) || undefined,
         locations: locations(result.locations, `${path}.locations`),
         fixes: fixes(result.fixes),
       });

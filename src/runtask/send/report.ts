@@ -129,12 +129,47 @@ details.outcome summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:8px;align
 ol.timeline{font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;padding-left:0;list-style:none}
 `;
 
-/** The page of one session's task result. */
-export function previewPage(record: SessionRecord, verdict: Verdict, windows: WindowTexts): string {
+/** An outcome with every text passed through `redact` (before any escaping or rendering changes it). */
+function redactOutcome(item: Outcome, redact: (text: string) => string): Outcome {
+  const tags =
+    item.tags === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(item.tags).map(([key, labels]) => [
+            redact(key),
+            labels.map((label) => ({ ...label, label: redact(label.label) })),
+          ]),
+        );
+  return {
+    id: redact(item.id),
+    description: redact(item.description),
+    ...(item.body === undefined ? {} : { body: redact(item.body) }),
+    ...(item.url === undefined ? {} : { url: redact(item.url) }),
+    ...(tags === undefined ? {} : { tags }),
+  };
+}
+
+/**
+ * The page of one session's task result. `redact` hides the run's secrets (the HMAC key, the token) in every
+ * text the integrator sent, before it is escaped or rendered (an escaped or Markdown-rendered secret would no
+ * longer be found by a pass over the finished page).
+ */
+export function previewPage(
+  record: SessionRecord,
+  verdict: Verdict,
+  windows: WindowTexts,
+  redact: (text: string) => string = (text) => text,
+): string {
   const color = new Chalk({ level: 0 });
+  record = {
+    ...record,
+    taskMessage: record.taskMessage === undefined ? undefined : redact(record.taskMessage),
+    taskUrl: record.taskUrl === undefined ? undefined : redact(record.taskUrl),
+    outcomes: record.outcomes.map((item) => redactOutcome(item, redact)),
+  };
   const timeline = record.events
     .flatMap((event) => timelineLines(event, record.startedAt, windows, color))
-    .map((line) => `<li>${escapeHtml(line)}</li>`)
+    .map((line) => `<li>${escapeHtml(redact(line))}</li>`)
     .join('');
   const status = verdict.result;
   const issued = record.issued;

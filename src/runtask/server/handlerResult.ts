@@ -87,7 +87,20 @@ function ending(exit: HandlerExit): string {
 function fromReport(stdout: string, format: ReportFormat, failOn: FailOn): InterpretedResult {
   try {
     const { result } = reportResult(stdout, format, failOn);
-    return { result, source: format, limits: [] };
+    // Made to fit the documented limits; checked all the same, as a handler's JSON result is.
+    const checked = checkTaskResult(result, ['passed', 'failed']);
+    if (checked.result === undefined) {
+      const problem = checked.problems[0];
+      return {
+        result: {
+          status: 'failed',
+          message: `The check's ${REPORT_NAME[format]} report gave a result that cannot be sent (${problem?.path ?? 'result'} ${problem?.message ?? 'is invalid'}).`,
+        },
+        source: 'invalid-report',
+        limits: [],
+      };
+    }
+    return { result: checked.result, source: format, limits: checked.problems };
   } catch (error) {
     if (!(error instanceof ReportError)) throw error;
     const reason = error.message.replace(/^the (SARIF 2\.1\.0|JUnit XML|SARIF|JUnit) report:? ?/, '');
@@ -128,6 +141,17 @@ export function interpretHandlerExit(
         message: `The check did not finish within ${timeoutText} and was stopped.`,
       },
       source: 'timeout',
+      limits: [],
+    };
+  }
+  if (exit.stdoutTruncated && reading.format !== 'exit-code') {
+    // Cut at the output limit, a report or JSON result is no longer what the check said: never pass on it.
+    return {
+      result: {
+        status: 'failed',
+        message: `The check printed more than the integrator reads (8 MiB), so its result cannot be used (${ending(exit)}).`,
+      },
+      source: 'invalid-report',
       limits: [],
     };
   }

@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { findingsResult, outcomeId, type Finding } from '../../../src/runtask/formats/findings.js';
 import { JunitError, readJunit } from '../../../src/runtask/formats/junit.js';
+import { ReportError, detectReportFormat, reportResult } from '../../../src/runtask/formats/report.js';
 import { SarifError, readSarif } from '../../../src/runtask/formats/sarif.js';
 import { RESULT_LIMITS, checkTaskResult } from '../../../src/runtask/wire/result.js';
 
@@ -335,5 +336,83 @@ describe('JUnit XML', () => {
     const bomb =
       '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><testsuites/>';
     expect(() => readJunit(bomb)).toThrow('document type declaration');
+  });
+});
+
+describe('hostile reports (a handler output is untrusted)', () => {
+  it('a message template of many placeholders and long arguments is cut while it is filled', () => {
+    const doc = {
+      version: '2.1.0',
+      runs: [
+        {
+          tool: {
+            driver: {
+              name: 't',
+              rules: [{ id: 'r', messageStrings: { m: { text: '{0}'.repeat(200_000) } } }],
+            },
+          },
+          results: Array.from({ length: 20 }, () => ({
+            ruleId: 'r',
+            message: { id: 'm', arguments: ['x'.repeat(500)] },
+          })),
+        },
+      ],
+    };
+    const { findings } = readSarif(doc);
+    expect(findings).toHaveLength(20);
+    for (const f of findings) expect([...f.message].length).toBe(RESULT_LIMITS.description);
+  });
+
+  it('an empty rule id and message still make a valid outcome; an empty security-severity is no score', () => {
+    const doc = {
+      version: '2.1.0',
+      runs: [
+        {
+          tool: { driver: { name: 't', rules: [{ id: 'r', properties: { 'security-severity': '7.5' } }] } },
+          results: [
+            { ruleId: '', message: { text: '' } },
+            {
+              rule: { index: 0 },
+              level: 'warning',
+              message: { text: 'x' },
+              properties: { 'security-severity': '' },
+            },
+          ],
+        },
+      ],
+    };
+    const report = readSarif(doc);
+    expect(report.findings[1]!.ruleId).toBe('r'); // found through rule.index
+    expect(report.findings[1]!.securitySeverity).toBe(7.5); // the result's "" leaves the rule's score
+    const { result } = findingsResult(report.findings, { failOn: 'error', tools: report.tools });
+    expect(result.outcomes!.map((o) => o.description)).toEqual(['x', 'finding']);
+    expect(checkTaskResult(result, ['passed', 'failed']).problems).toEqual([]);
+  });
+
+  it('deep nesting is an unreadable report, not a crash', () => {
+    const suites = '<testsuite name="s">'.repeat(60) + '</testsuite>'.repeat(60);
+    expect(() => reportResult(`<testsuites>${suites}</testsuites>`, 'junit', 'error')).toThrow(ReportError);
+    // Written as text: a value this deep is past JSON.stringify's own stack.
+    const deep = '{"id":"n","children":['.repeat(20_000) + '{"id":"leaf"}' + ']}'.repeat(20_000);
+    const sarif = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"graphs":[{"nodes":[${deep}]}]}]}`;
+    expect(() => reportResult(sarif, 'sarif', 'error')).toThrow(ReportError);
+  });
+
+  it('detection: SARIF cut off or followed by a banner is SARIF (and fails as such); other output is not a report', () => {
+    const sarif = JSON.stringify({ version: '2.1.0', runs: [] });
+    expect(detectReportFormat(sarif)).toBe('sarif');
+    expect(detectReportFormat(sarif.slice(0, -3))).toBe('sarif');
+    expect(detectReportFormat(`${sarif}\nA new version of the scanner is available`)).toBe('sarif');
+    expect(() => reportResult(`${sarif}\nbanner`, 'sarif', 'error')).toThrow(/not JSON/);
+    expect(detectReportFormat('{"status":"passed","runs":3}')).toBeUndefined();
+    expect(detectReportFormat('<ok> all 12 policies passed')).toBeUndefined();
+    expect(detectReportFormat('\uFEFF<?xml version="1.0"?><testsuites/>')).toBe('junit');
+    expect(detectReportFormat('<testsuite name="x"/>')).toBe('junit');
+  });
+
+  it('a doctype quoted in a failure text (CDATA) is no document type declaration', () => {
+    const xml =
+      '<testsuites><testsuite name="web"><testcase name="page"><failure><![CDATA[<!DOCTYPE html><p>500</p>]]></failure></testcase></testsuite></testsuites>';
+    expect(readJunit(xml).findings).toHaveLength(1);
   });
 });

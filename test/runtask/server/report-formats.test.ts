@@ -225,6 +225,31 @@ describe('runtask serve reading scanners reports', () => {
     );
   });
 
+  it('output cut at the 8 MiB limit, or SARIF followed by a banner, fails even when the scanner exits 0', async () => {
+    const findings = Array.from({ length: 40_000 }, (_, i) => ({
+      ruleId: 'r',
+      level: 'error',
+      message: { text: `finding ${i} ${'x'.repeat(200)}` },
+    }));
+    const huge = JSON.stringify({
+      version: '2.1.0',
+      runs: [{ tool: { driver: { name: 't' } }, results: findings }],
+    });
+    expect(huge.length).toBeGreaterThan(8 * 1024 * 1024);
+    const cut = await judge(huge);
+    expect(cut.data.attributes).toEqual({
+      status: 'failed',
+      message:
+        'The check printed more than the integrator reads (8 MiB), so its result cannot be used (exit code 0).',
+    });
+    await t!.cleanup();
+    const banner = await judge(`${JSON.stringify(SARIF)}\nA new version of the scanner is available.\n`);
+    expect(banner.data.attributes.status).toBe('failed');
+    expect(banner.data.attributes.message).toMatch(
+      /^The check's SARIF 2\.1\.0 report cannot be used: .*not JSON/,
+    );
+  });
+
   it('--result-format exit-code ignores a report on stdout; json needs a JSON result', async () => {
     const passed = await judge(JSON.stringify(SARIF), { format: 'exit-code', failOn: 'error' });
     expect(passed.data.attributes.status).toBe('passed');
