@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmarks, side by side: every figure is a ratio against a baseline measured in the same run.
 //
-//   npm run bench                  # all six figures (builds first); about 10 minutes on 2 cores
+//   npm run bench                  # all seven figures (builds first); about 10 minutes on 2 cores
 //   npm run bench -- --quick       # the same figures, smaller and shorter: under two minutes
 //   npm run bench -- --large       # figure 1 with 13 × 128 MiB instead of 13 × 32 MiB
 //   npm run bench -- --only startup,verify
@@ -9,13 +9,14 @@
 //
 // Prints one table (figure, ours, baseline, ratio, target, met) and writes it with the details as JSON to
 // bench/results/latest.json (latest-quick.json for --quick). Temporary data (GBs) is removed after the run.
-// Figures: startup, verify, loopback, network, memory, integrator (see the README, "Performance").
+// Figures: startup, verify, loopback, network, memory, integrator, scaleout (see the README, "Performance").
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { integratorFigure } from './figures/integrator.mjs';
 import { loopbackFigure } from './figures/loopback.mjs';
 import { memoryFigure } from './figures/memory.mjs';
+import { scaleoutFigure } from './figures/scaleout.mjs';
 import { networkFigure } from './figures/network.mjs';
 import { startupFigure } from './figures/startup.mjs';
 import { verifyFigure } from './figures/verify.mjs';
@@ -25,7 +26,7 @@ import { hashOnce } from './lib/publish.mjs';
 import { makeRelease } from './lib/release.mjs';
 import { machine, renderTable, writeResults } from './lib/rows.mjs';
 
-const FIGURES = ['startup', 'verify', 'loopback', 'network', 'memory', 'integrator'];
+const FIGURES = ['startup', 'verify', 'loopback', 'network', 'memory', 'integrator', 'scaleout'];
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const large = args.includes('--large');
@@ -154,6 +155,9 @@ try {
         log,
       })),
     );
+  }
+  if (only.includes('scaleout')) {
+    rows.push(...(await scaleoutFigure({ work, perInstance: quick ? 8 : 24, log })));
   }
 } finally {
   cleanup();
