@@ -144,8 +144,10 @@ export function interpretHandlerExit(
       limits: [],
     };
   }
-  if (exit.stdoutTruncated && reading.format !== 'exit-code') {
-    // Cut at the output limit, a report or JSON result is no longer what the check said: never pass on it.
+  const structured = reading.format !== 'auto' || /^\s*[{<]/.test(exit.stdout);
+  if (exit.stdoutTruncated && reading.format !== 'exit-code' && structured) {
+    // Cut at the output limit, a report or JSON result is no longer what the check said: never pass on it. (Plain
+    // text over the limit is read by its exit code, as before.)
     return {
       result: {
         status: 'failed',
