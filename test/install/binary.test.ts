@@ -7,11 +7,11 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBinary, cannotBuild } from '../../scripts/build-binary.mjs';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { freePort } from '../runtask/send/helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
 import {
   FAST,
@@ -32,16 +32,6 @@ if (reason !== undefined) process.stderr.write(`single executable not built on t
 const NO_NODE = { PATH: '/usr/bin:/bin' };
 
 let binary = '';
-
-/** A port nothing listens on now (the kernel's pick, released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(reason !== undefined)('the single executable', () => {
   beforeAll(async () => {
