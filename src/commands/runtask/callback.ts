@@ -21,7 +21,7 @@ import {
 } from '../../runtask/wire/payload.js';
 import type { RunContext } from '../context.js';
 import type { FailOn } from '../../runtask/formats/findings.js';
-import { FAIL_ON, ReportError, detectReportFormat, reportResult } from '../../runtask/formats/report.js';
+import { FAIL_ON, ReportError, detectReport, reportResult } from '../../runtask/formats/report.js';
 
 /** Flags of `provider runtask callback`. */
 export interface CallbackFlags {
@@ -72,11 +72,12 @@ type OutcomesInput =
 async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<OutcomesInput> {
   if (flags.outcomes === undefined) return { kind: 'none' };
   const text = await readText(flags.outcomes, 'outcomes file', '--outcomes', context);
-  const format = detectReportFormat(text);
-  if (format !== undefined) {
+  const detected = detectReport(text);
+  if (detected !== undefined) {
+    const { format } = detected;
     const failOn = (flags.failOn ?? 'error') as FailOn;
     try {
-      const { result } = reportResult(text, format, failOn);
+      const { result } = reportResult(text, format, failOn, detected.parsed);
       return { kind: 'report', result, format };
     } catch (error) {
       if (!(error instanceof ReportError)) throw error;

@@ -7,7 +7,7 @@
 import type { HandlerExit } from './handler.js';
 import { checkTaskResult, type ResultProblem, type TaskResult } from '../wire/payload.js';
 import type { FailOn } from '../formats/findings.js';
-import { ReportError, detectReportFormat, reportResult, type ReportFormat } from '../formats/report.js';
+import { ReportError, detectReport, reportResult, type ReportFormat } from '../formats/report.js';
 
 /**
  * `--result-format`: how a handler's output is read. `auto` (the default) takes a SARIF or JUnit report when the
@@ -84,9 +84,14 @@ function ending(exit: HandlerExit): string {
 }
 
 /** A scanner's report as the result: its findings as outcomes, `failOn` deciding; an unreadable one fails. */
-function fromReport(stdout: string, format: ReportFormat, failOn: FailOn): InterpretedResult {
+function fromReport(
+  stdout: string,
+  format: ReportFormat,
+  failOn: FailOn,
+  parsed?: unknown,
+): InterpretedResult {
   try {
-    const { result } = reportResult(stdout, format, failOn);
+    const { result } = reportResult(stdout, format, failOn, parsed);
     // Made to fit the documented limits; checked all the same, as a handler's JSON result is.
     const checked = checkTaskResult(result, ['passed', 'failed']);
     if (checked.result === undefined) {
@@ -157,13 +162,9 @@ export function interpretHandlerExit(
       limits: [],
     };
   }
-  const report =
-    reading.format === 'sarif' || reading.format === 'junit'
-      ? reading.format
-      : reading.format === 'auto'
-        ? detectReportFormat(exit.stdout)
-        : undefined;
-  if (report !== undefined) return fromReport(exit.stdout, report, reading.failOn);
+  const detected = reading.format === 'auto' ? detectReport(exit.stdout) : undefined;
+  const report = reading.format === 'sarif' || reading.format === 'junit' ? reading.format : detected?.format;
+  if (report !== undefined) return fromReport(exit.stdout, report, reading.failOn, detected?.parsed);
   const json = reading.format === 'exit-code' ? undefined : findJsonResult(exit.stdout);
   if (reading.format === 'json' && json === undefined) {
     return {
