@@ -54,7 +54,11 @@ export async function runServe(
     metrics: new URL('/metrics', integrator.url).href,
     ...(options.databaseUrl === undefined
       ? { store: 'journal', stateDir: options.stateDir }
-      : { store: 'postgres', database: redactDatabaseUrl(options.databaseUrl) }),
+      : {
+          store: 'postgres',
+          database: redactDatabaseUrl(options.databaseUrl),
+          role: options.role ?? 'all',
+        }),
     platformHosts: [...options.allowed.origins],
     // A routes file gives every route a key of its own.
     hmac: options.routes !== undefined || options.hmacKey !== undefined,
@@ -70,9 +74,10 @@ export async function runServe(
           })),
         }),
   };
+  const as = options.role === undefined || options.role === 'all' ? '' : ` as a ${options.role}`;
   if (output.json) output.resultJson(started);
   else if (options.routes === undefined)
-    output.result(`provider runtask serve listening on ${integrator.url}`);
+    output.result(`provider runtask serve listening on ${integrator.url}${as}`);
   else {
     const urls = integrator.routes.map((route) => `  ${route.url}`).join('\n');
     output.result(`provider runtask serve listening for ${integrator.routes.length} run tasks:\n${urls}`);
@@ -85,12 +90,13 @@ export async function runServe(
     url: integrator.url,
     ...(options.databaseUrl === undefined
       ? { state_dir: options.stateDir }
-      : { database: redactDatabaseUrl(options.databaseUrl) }),
+      : { database: redactDatabaseUrl(options.databaseUrl), role: options.role ?? 'all' }),
     platform_hosts: started.platformHosts.join(','),
     max_jobs: options.maxJobs,
     routes: options.routes?.map((route) => route.path).join(','),
   });
-  if (!started.hmac) {
+  // A worker verifies nothing: it answers no run task request.
+  if (!started.hmac && options.role !== 'worker') {
     log.warn(
       'serve.unauthenticated',
       'no HMAC key: requests are NOT authenticated, anyone who can reach this port can start checks',

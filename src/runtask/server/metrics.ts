@@ -49,6 +49,8 @@ export interface RouteGauges {
 export interface StoreGauge {
   kind: string;
   ok(): boolean;
+  /** Jobs waiting in the shared queue (PostgreSQL), read at each scrape. */
+  depth?: () => Promise<number>;
 }
 
 /** Handler durations, in seconds: from a quick script to the platform's 60-minute limit. */
@@ -130,6 +132,17 @@ export class IntegratorMetrics {
         this.set({ kind: store.kind }, store.ok() ? 1 : 0);
       },
     });
+    const depth = store.depth;
+    if (depth !== undefined) {
+      new Gauge({
+        name: 'runtask_queue_depth',
+        help: 'Jobs accepted by a front that wait in the shared queue for a worker (the same for every instance of the database; -1 when the database cannot be read).',
+        registers,
+        async collect() {
+          this.set(await depth().catch(() => -1));
+        },
+      });
+    }
   }
 
   /** Counts one written answer, unless it was a probe (see `tagRequest`). */

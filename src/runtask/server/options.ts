@@ -13,6 +13,7 @@ import type { IntegratorOptions } from './server.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
 import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handlerResult.js';
+import { ROLES, type Role } from './store.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */
 export interface ServeFlags {
@@ -34,6 +35,8 @@ export interface ServeFlags {
   stateDir?: string;
   databaseUrl?: string;
   lease?: string;
+  /** `--role`: all (default), front or worker. */
+  role?: string;
   /** `--result-format`: how handlers' output is read (auto, json, exit-code, sarif, junit). */
   resultFormat?: string;
   /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
@@ -136,8 +139,10 @@ export function serveOptionsFromFlags(
   world: ServeWorld,
 ): { options: Omit<IntegratorOptions, 'log'>; warnings: string[] } {
   const warnings: string[] = [];
-  const exec = flags.exec?.trim();
-  if (!exec) {
+  const role = resolveRole(flags, world);
+  // A front runs no handler: it may go without --exec (or share the workers' manifest, which names one).
+  const exec = flags.exec?.trim() ?? '';
+  if (role !== 'front' && exec === '') {
     throw new UsageError('runtask serve needs --exec "<command>": the check to run for each request', {
       hint: 'For example: provider runtask serve --exec "./check-plan.sh" (see docs/runtask.md for the handler contract).',
     });
@@ -173,7 +178,7 @@ export function serveOptionsFromFlags(
       host: flags.host,
       port: integer(flags.port, '--port', 0, 65535),
       path,
-      exec: anchorExec(exec, world.cwd),
+      exec: exec === '' ? '' : anchorExec(exec, world.cwd),
       hmacKey: key,
       allowed: parsePlatformHosts(flags.platformHost),
       heartbeatMs,
@@ -186,6 +191,7 @@ export function serveOptionsFromFlags(
       env: world.env,
       secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN', DATABASE_URL_ENV],
       reading,
+      role,
       ...store,
     },
   };
@@ -244,6 +250,29 @@ export function resolveDatabase(
     );
   }
   return { databaseUrl: url, leaseMs };
+}
+
+/**
+ * `--role`: front and worker split one integrator over processes that share the PostgreSQL queue, so they need
+ * a database; checked before anything starts.
+ */
+export function resolveRole(
+  flags: Pick<ServeFlags, 'role' | 'databaseUrl'>,
+  world: Pick<ServeWorld, 'env'>,
+): Role {
+  const role = flags.role ?? 'all';
+  if (!(ROLES as readonly string[]).includes(role)) {
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`, {
+      hint: 'all accepts requests and runs their checks; front only accepts and queues; worker only runs queued checks.',
+    });
+  }
+  const database = (flags.databaseUrl ?? '') !== '' || (world.env[DATABASE_URL_ENV] ?? '') !== '';
+  if (role !== 'all' && !database) {
+    throw new UsageError(`--role ${role} needs a shared job store`, {
+      hint: `Give --database-url (or ${DATABASE_URL_ENV}): fronts and workers meet in its queue.`,
+    });
+  }
+  return role as Role;
 }
 
 /**

@@ -19,6 +19,15 @@
  *   - report: the job's `data` replaced by the record in phase `reporting` (with the final result);
  *   - finish: the access token removed from `data`, then pg-boss's `complete`.
  *
+ * The queue (`--role front` / `--role worker`). A front sends the job without holding it (phase `queued`, no
+ * `startAfter`); a worker with free slots claims queued jobs with pg-boss's own fetch statement narrowed to
+ * them (FOR UPDATE SKIP LOCKED: each to one worker), which also sets their phase to `accepted` in the same
+ * UPDATE. From then on a claimed job is held by a lease like any other: if its worker dies, it is taken over
+ * and reported failed (its handler may have started), never run twice. `takeOver` is the same statement for
+ * every other fetchable job (leases run out, or an instance that died between `send` and its hold), so that
+ * a job never started is run by a worker, not reported failed. While a job waits, one instance per heartbeat
+ * (the one whose UPDATE of the job's `progressAt` wins) sends its `running` callback.
+ *
  * The schema is pg-boss's, created on the first start and migrated by pg-boss itself on a start with a newer
  * pg-boss: `start()` is idempotent. Instances starting together on a new database deadlocked in pg-boss's
  * creation of the schema and the queue (a test caught it), so one instance at a time starts pg-boss, under a
@@ -31,7 +40,7 @@ import PgBoss from 'pg-boss';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
-import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
+import type { AcceptOutcome, JobQueue, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
 
 /** The one queue of the integrator's jobs. */
 export const QUEUE = 'runtask-jobs';
@@ -57,6 +66,8 @@ export interface PostgresStoreOptions {
   takeOverEveryMs?: number;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /** How often a worker with free slots asks for queued jobs (default 1 s). */
+  pollEveryMs?: number;
 }
 
 /** A UUID made from a job id: the same task result id is the same pg-boss job on every instance. */
@@ -79,11 +90,37 @@ interface Held {
   fence: number;
 }
 
+/**
+ * pg-boss's fetch (its plans.js `fetchNextJob`, without its singleton/stately policies, which this queue does not
+ * use): the oldest fetchable jobs matching `filter`, each to one caller, now active and started; a job fetched
+ * again after it had started (its lease ran out) counts one retry more, which fences off its previous holder.
+ */
+function fetchStatement(filter: string, set = ''): string {
+  return `WITH next AS (
+      SELECT id FROM ${SCHEMA}.job
+       WHERE name = $1 AND state < 'active' AND start_after < now() AND (${filter})
+       ORDER BY priority DESC, created_on, id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+    )
+    UPDATE ${SCHEMA}.job j SET
+      state = 'active',
+      started_on = now(),
+      retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END${set}
+    FROM next
+    WHERE j.name = $1 AND j.id = next.id
+    RETURNING j.id, j.data, j.retry_count, j.created_on`;
+}
+/** A job a front queued that no worker ever claimed. */
+const NEVER_STARTED = `started_on IS NULL AND data->>'phase' = 'queued'`;
+
 /** The job store on PostgreSQL, through pg-boss. */
-export class PostgresStore implements JobStore {
+export class PostgresStore implements JobStore, JobQueue {
   readonly kind = 'postgres';
   readonly where: string;
   readonly takeOverEveryMs: number;
+  readonly pollEveryMs: number;
+  readonly queue: JobQueue = this;
   private readonly held = new Map<string, Held>();
   private readonly secrets: string[];
   private readonly heartbeat: NodeJS.Timeout;
@@ -101,6 +138,7 @@ export class PostgresStore implements JobStore {
     this.where = redactDatabaseUrl(options.url);
     this.secrets = passwordsOf(options.url);
     this.takeOverEveryMs = options.takeOverEveryMs ?? Math.min(10_000, (leaseSeconds * 1000) / 4);
+    this.pollEveryMs = options.pollEveryMs ?? 1000;
     this.heartbeat = setInterval(
       () => void this.renew(),
       options.heartbeatMs ?? Math.max(250, (leaseSeconds * 1000) / 3),
@@ -261,27 +299,96 @@ export class PostgresStore implements JobStore {
 
   async takeOver(): Promise<JobRecord[]> {
     if (this.released) return [];
-    let jobs: PgBoss.JobWithMetadata<JobRecord>[];
+    let rows: Record<string, unknown>[];
     try {
-      jobs = await this.boss.fetch<JobRecord>(QUEUE, { batchSize: 50, includeMetadata: true });
+      ({ rows } = await this.sql(fetchStatement(`NOT (${NEVER_STARTED})`), [QUEUE, 50]));
       this.ok();
     } catch (error) {
       this.problem(error, 'cannot look for jobs to take over');
       return [];
     }
     const records: JobRecord[] = [];
-    for (const job of jobs) {
-      const record = job.data;
-      this.held.set(record.id, { uuid: job.id, fence: job.retryCount });
+    for (const row of rows) {
+      const record = row.data as JobRecord;
+      const takeovers = Number(row.retry_count);
+      this.held.set(record.id, { uuid: String(row.id), fence: takeovers });
       this.options.log.warn(
         'store.took_over',
         `took over job ${record.id} (${record.phase}): the instance that held it stopped renewing its lease`,
-        { job: record.id, phase: record.phase, takeovers: job.retryCount },
+        { job: record.id, phase: record.phase, takeovers },
       );
       records.push(record);
     }
     records.sort((a, b) => a.acceptedAt.localeCompare(b.acceptedAt));
     return records;
+  }
+
+  async enqueue(record: JobRecord): Promise<AcceptOutcome> {
+    try {
+      const sent = await this.boss.send(
+        QUEUE,
+        { ...record, phase: 'queued' },
+        {
+          id: jobUuid(record.id),
+          expireInSeconds: this.leaseSeconds,
+          retryLimit: MAX_TAKEOVERS,
+        },
+      );
+      this.ok();
+      return sent === null ? 'duplicate' : 'accepted';
+    } catch (error) {
+      this.problem(error, `cannot queue job ${record.id}`);
+      return 'unsaved';
+    }
+  }
+
+  async claim(max: number): Promise<JobRecord[]> {
+    if (this.released || max < 1) return [];
+    try {
+      const { rows } = await this.sql(
+        fetchStatement(NEVER_STARTED, `, data = jsonb_set(j.data, '{phase}', '"accepted"')`),
+        [QUEUE, max],
+      );
+      this.ok();
+      const records: JobRecord[] = [];
+      // UPDATE … RETURNING keeps no order: oldest first, as they were queued.
+      rows.sort((x, y) => (x.created_on as Date).getTime() - (y.created_on as Date).getTime());
+      for (const row of rows) {
+        const record = row.data as JobRecord;
+        this.held.set(record.id, { uuid: String(row.id), fence: Number(row.retry_count) });
+        records.push(record);
+      }
+      return records;
+    } catch (error) {
+      this.problem(error, 'cannot take jobs from the queue');
+      return [];
+    }
+  }
+
+  async dueForProgress(everyMs: number): Promise<JobRecord[]> {
+    if (this.released) return [];
+    try {
+      const { rows } = await this.sql(
+        `UPDATE ${SCHEMA}.job SET data = jsonb_set(data, '{progressAt}', to_jsonb(now()))
+          WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}
+            AND COALESCE((data->>'progressAt')::timestamptz, created_on) <= now() - make_interval(secs => $2)
+          RETURNING data`,
+        [QUEUE, everyMs / 1000],
+      );
+      this.ok();
+      return rows.map((row) => row.data as JobRecord);
+    } catch (error) {
+      this.problem(error, 'cannot read the queued jobs');
+      return [];
+    }
+  }
+
+  async depth(): Promise<number> {
+    const { rows } = await this.sql(
+      `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}`,
+      [QUEUE],
+    );
+    return Number(rows[0]?.n ?? 0);
   }
 
   /** Renews the lease of every job held here; a job whose lease was taken over meanwhile is let go. */

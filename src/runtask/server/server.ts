@@ -64,6 +64,8 @@ export interface IntegratorOptions extends JobSettings {
   databaseUrl?: string;
   /** Its lease: how long a job of an instance that died stays held (default 60 s). */
   leaseMs?: number;
+  /** With the database: how often a worker with free slots looks at the queue (default 1 s). */
+  pollEveryMs?: number;
 }
 
 /** The store of a route: given, PostgreSQL (pg-boss loaded only then), or the journal in `dir`. */
@@ -74,6 +76,7 @@ async function openStore(options: IntegratorOptions, dir: string): Promise<JobSt
   return PostgresStore.open({
     url: options.databaseUrl,
     log: options.log,
+    ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
 }
@@ -152,11 +155,15 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   }
   prepareHandlers();
   let stopping = false;
+  // The shared queue (PostgreSQL, a single route): its depth is the same on every instance.
+  const queue = served[0]!.journal.queue;
+  const role = options.role ?? 'all';
   const metrics = new IntegratorMetrics(
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
     {
       kind: options.databaseUrl !== undefined ? 'postgres' : 'journal',
       ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok'),
+      ...(queue === undefined ? {} : { depth: () => queue.depth() }),
     },
   );
   for (const route of served) metrics.watch(route.route.path, route.log);
@@ -180,8 +187,10 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     log,
     stopping: () => stopping,
     ...(routed ? { routes: contexts } : {}),
-    health: () =>
-      combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
+    health: () => ({
+      ...combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
+      role,
+    }),
     metrics,
   };
   const server: Server = createServer((req, res) => {

@@ -217,6 +217,13 @@ describe('runtask serve --database-url', () => {
       /mysql:\/\/u:\*\*\*@db\/x is not a postgres:\/\/ URL/,
     ],
     ['--lease without a database', ['--lease', '30s'], /--lease needs a shared job store/],
+    ['--role front without a database', ['--role', 'front'], /--role front needs a shared job store/],
+    ['--role worker without a database', ['--role', 'worker'], /--role worker needs a shared job store/],
+    [
+      'an unknown role',
+      ['--database-url', 'postgres://db/x', '--role', 'both'],
+      /--role must be one of all, front, worker, got "both"/,
+    ],
     [
       'a lease too short',
       ['--database-url', 'postgres://db/x', '--lease', '1s'],
