@@ -4,13 +4,7 @@
  */
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
-import { UsageError } from '../../errors.js';
-import {
-  DATABASE_URL_ENV,
-  graceMs,
-  serveOptionsFromFlags,
-  type ServeFlags,
-} from '../../runtask/server/options.js';
+import { graceMs, serveOptionsFromFlags, type ServeFlags } from '../../runtask/server/options.js';
 import { passwordsOf, redactDatabaseUrl } from '../../runtask/server/redact.js';
 import type { RunContext } from '../context.js';
 
@@ -21,13 +15,6 @@ export async function runServe(
   onLog?: (log: EventLog) => void,
 ): Promise<number> {
   const { output, signal } = context;
-  if (flags.routes !== undefined && (flags.databaseUrl !== undefined || context.env[DATABASE_URL_ENV])) {
-    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
-    throw new UsageError(
-      `--routes cannot be used with a PostgreSQL job store yet (--database-url or ${DATABASE_URL_ENV})`,
-      { hint: 'Run one integrator per run task on the database, each with its own --path, --exec and key.' },
-    );
-  }
   const { options, warnings } =
     flags.routes === undefined
       ? serveOptionsFromFlags(flags, context)

@@ -49,8 +49,8 @@ export interface RouteGauges {
 export interface StoreGauge {
   kind: string;
   ok(): boolean;
-  /** Jobs waiting in the shared queue (PostgreSQL), read at each scrape. */
-  depth?: () => Promise<number>;
+  /** Jobs waiting in each route's shared queue (PostgreSQL), read at each scrape. */
+  depth?: () => Promise<{ route: string; depth: number }[]>;
 }
 
 /** Handler durations, in seconds: from a quick script to the platform's 60-minute limit. */
@@ -136,10 +136,13 @@ export class IntegratorMetrics {
     if (depth !== undefined) {
       new Gauge({
         name: 'runtask_queue_depth',
-        help: 'Jobs accepted by a front that wait in the shared queue for a worker (the same for every instance of the database; -1 when the database cannot be read).',
+        help: 'Jobs accepted by a front that wait in the shared queue for a worker, by route (the same on every instance of the database; absent when the database cannot be read).',
+        labelNames: ['route'],
         registers,
         async collect() {
-          this.set(await depth().catch(() => -1));
+          this.reset();
+          const depths = await depth().catch(() => []);
+          for (const { route, depth: n } of depths) this.set({ route }, n);
         },
       });
     }

@@ -68,6 +68,17 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** How often a worker with free slots asks for queued jobs (default 1 s). */
   pollEveryMs?: number;
+  /** The pg-boss queue (default `runtask-jobs`; `--routes` gives each route one, see `routeQueue`). */
+  queue?: string;
+}
+
+/**
+ * The queue of a route: `runtask-jobs` for `/` and for the single route without a routes file (as before routes
+ * existed on a database), else `runtask-jobs_<name>`, `name` being the route's folder name (readable, unique
+ * through its hash: routing.ts).
+ */
+export function routeQueue(name: string | undefined): string {
+  return name === undefined ? QUEUE : `${QUEUE}_${name}`;
 }
 
 /** A UUID made from a job id: the same task result id is the same pg-boss job on every instance. */
@@ -134,6 +145,10 @@ export class PostgresStore implements JobStore, JobQueue {
     private readonly boss: PgBoss,
     private readonly options: PostgresStoreOptions,
     private readonly leaseSeconds: number,
+    /** The pg-boss queue of this store's jobs. */
+    readonly queueName: string,
+    /** The stores sharing `boss`: the last one released stops it. */
+    private readonly users: { count: number },
   ) {
     this.where = redactDatabaseUrl(options.url);
     this.secrets = passwordsOf(options.url);
@@ -148,6 +163,18 @@ export class PostgresStore implements JobStore, JobQueue {
 
   /** Connects, creates or migrates pg-boss's schema and the queue (idempotent), and starts its maintenance. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const [store] = await PostgresStore.openQueues(options, [options.queue ?? QUEUE]);
+    return store!;
+  }
+
+  /**
+   * One store per queue (`--routes`: one queue per route), sharing one pg-boss and its connection pool; pg-boss
+   * stops when the last of them is released.
+   */
+  static async openQueues(
+    options: PostgresStoreOptions,
+    queues: readonly string[],
+  ): Promise<PostgresStore[]> {
     const leaseSeconds = Math.max(1, Math.round((options.leaseMs ?? 60_000) / 1000));
     const where = redactDatabaseUrl(options.url);
     const secrets = passwordsOf(options.url);
@@ -162,9 +189,11 @@ export class PostgresStore implements JobStore, JobQueue {
       // The expiry of leases runs with the maintenance: twice per lease, so a lease is noticed within 1.5 of it.
       maintenanceIntervalSeconds: Math.max(1, Math.floor(leaseSeconds / 2)),
     });
-    // pg-boss emits the errors of its maintenance and pool here (the store exists once started).
-    const opened: { store?: PostgresStore } = {};
-    boss.on('error', (error: unknown) => opened.store?.problem(error, 'the queue library failed'));
+    // pg-boss emits the errors of its maintenance and pool here (the stores exist once started).
+    const stores: PostgresStore[] = [];
+    boss.on('error', (error: unknown) => {
+      for (const store of stores) store.problem(error, 'the queue library failed');
+    });
     // Instances starting together on a new database deadlock in pg-boss's creation of its schema and of the
     // queue's partition: one instance at a time does it, under a session lock of its own (released with the
     // session, also when the process dies).
@@ -174,12 +203,14 @@ export class PostgresStore implements JobStore, JobQueue {
       await gate.connect();
       await gate.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK]);
       await boss.start();
-      await boss.createQueue(QUEUE, {
-        name: QUEUE,
-        policy: 'standard',
-        retryLimit: MAX_TAKEOVERS,
-        expireInSeconds: leaseSeconds,
-      });
+      for (const queue of queues) {
+        await boss.createQueue(queue, {
+          name: queue,
+          policy: 'standard',
+          retryLimit: MAX_TAKEOVERS,
+          expireInSeconds: leaseSeconds,
+        });
+      }
       await gate.end();
     } catch (error) {
       await gate.end().catch(() => undefined);
@@ -191,13 +222,14 @@ export class PostgresStore implements JobStore, JobQueue {
         },
       );
     }
-    const store = new PostgresStore(boss, options, leaseSeconds);
-    opened.store = store;
-    options.log.info('store.opened', `job store: PostgreSQL ${where} (lease ${leaseSeconds}s)`, {
-      database: where,
-      lease_s: leaseSeconds,
-    });
-    return store;
+    const users = { count: queues.length };
+    for (const queue of queues) stores.push(new PostgresStore(boss, options, leaseSeconds, queue, users));
+    options.log.info(
+      'store.opened',
+      `job store: PostgreSQL ${where} (lease ${leaseSeconds}s${queues.length > 1 ? `, ${queues.length} queues` : ''})`,
+      { database: where, lease_s: leaseSeconds, queues: queues.join(',') },
+    );
+    return stores;
   }
 
   private static scrub(text: string, secrets: string[]): string {
@@ -235,7 +267,7 @@ export class PostgresStore implements JobStore, JobQueue {
   async accept(record: JobRecord): Promise<AcceptOutcome> {
     const uuid = jobUuid(record.id);
     try {
-      const sent = await this.boss.send(QUEUE, record, {
+      const sent = await this.boss.send(this.queueName, record, {
         id: uuid,
         // Held here from the next statement on; nobody else fetches it before a lease has passed.
         startAfter: this.leaseSeconds,
@@ -249,7 +281,7 @@ export class PostgresStore implements JobStore, JobQueue {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET state = 'active', started_on = now()
           WHERE name = $1 AND id = $2 AND state = 'created' RETURNING retry_count`,
-        [QUEUE, uuid],
+        [this.queueName, uuid],
       );
       this.ok();
       if (rows.length !== 1) return 'duplicate';
@@ -268,7 +300,7 @@ export class PostgresStore implements JobStore, JobQueue {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = $3::jsonb
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING id`,
-        [QUEUE, held.uuid, JSON.stringify(record), held.fence],
+        [this.queueName, held.uuid, JSON.stringify(record), held.fence],
       );
       this.ok();
       if (rows.length === 1) return true;
@@ -288,9 +320,9 @@ export class PostgresStore implements JobStore, JobQueue {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = data #- '{request,access_token}'
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 RETURNING id`,
-        [QUEUE, held.uuid, held.fence],
+        [this.queueName, held.uuid, held.fence],
       );
-      if (rows.length === 1) await this.boss.complete(QUEUE, held.uuid);
+      if (rows.length === 1) await this.boss.complete(this.queueName, held.uuid);
       this.ok();
     } catch (error) {
       this.problem(error, `cannot finish job ${id}`);
@@ -301,7 +333,7 @@ export class PostgresStore implements JobStore, JobQueue {
     if (this.released) return [];
     let rows: Record<string, unknown>[];
     try {
-      ({ rows } = await this.sql(fetchStatement(`NOT (${NEVER_STARTED})`), [QUEUE, 50]));
+      ({ rows } = await this.sql(fetchStatement(`NOT (${NEVER_STARTED})`), [this.queueName, 50]));
       this.ok();
     } catch (error) {
       this.problem(error, 'cannot look for jobs to take over');
@@ -326,7 +358,7 @@ export class PostgresStore implements JobStore, JobQueue {
   async enqueue(record: JobRecord): Promise<AcceptOutcome> {
     try {
       const sent = await this.boss.send(
-        QUEUE,
+        this.queueName,
         { ...record, phase: 'queued' },
         {
           id: jobUuid(record.id),
@@ -347,7 +379,7 @@ export class PostgresStore implements JobStore, JobQueue {
     try {
       const { rows } = await this.sql(
         fetchStatement(NEVER_STARTED, `, data = jsonb_set(j.data, '{phase}', '"accepted"')`),
-        [QUEUE, max],
+        [this.queueName, max],
       );
       this.ok();
       const records: JobRecord[] = [];
@@ -373,7 +405,7 @@ export class PostgresStore implements JobStore, JobQueue {
           WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}
             AND COALESCE((data->>'progressAt')::timestamptz, created_on) <= now() - make_interval(secs => $2)
           RETURNING data`,
-        [QUEUE, everyMs / 1000],
+        [this.queueName, everyMs / 1000],
       );
       this.ok();
       return rows.map((row) => row.data as JobRecord);
@@ -386,7 +418,7 @@ export class PostgresStore implements JobStore, JobQueue {
   async depth(): Promise<number> {
     const { rows } = await this.sql(
       `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}`,
-      [QUEUE],
+      [this.queueName],
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -402,7 +434,7 @@ export class PostgresStore implements JobStore, JobQueue {
              FROM unnest($2::uuid[], $3::int[]) AS h(id, fence)
             WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.fence AND j.state = 'active'
             RETURNING j.id`,
-          [QUEUE, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
+          [this.queueName, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
         );
         this.ok();
         const renewed = new Set(rows.map((row) => String(row.id)));
@@ -454,10 +486,10 @@ export class PostgresStore implements JobStore, JobQueue {
     if (!options.crash && this.held.size > 0) {
       const uuids = [...this.held.values()].map((h) => h.uuid);
       await this.boss
-        .fail(QUEUE, uuids)
+        .fail(this.queueName, uuids)
         .catch((error: unknown) => this.problem(error, 'cannot give back the leases'));
     }
     this.held.clear();
-    await this.boss.stop({ graceful: false, wait: true, close: true });
+    if (--this.users.count === 0) await this.boss.stop({ graceful: false, wait: true, close: true });
   }
 }

@@ -6,7 +6,6 @@
  * failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
-import { UsageError } from '../../errors.js';
 import { listen } from '../../net/listen.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { prepareHandlers } from './handler.js';
@@ -19,6 +18,7 @@ import { IntegratorMetrics } from './metrics.js';
 import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
 import {
   combinedHealth,
+  routeName,
   labelRouteDir,
   leftoverJournalDirs,
   routeStateDir,
@@ -81,6 +81,25 @@ async function openStore(options: IntegratorOptions, dir: string): Promise<JobSt
   });
 }
 
+/** The PostgreSQL store of each route, by path: one queue each (`routeQueue`), sharing one pg-boss. */
+async function openQueues(
+  options: IntegratorOptions,
+  routes: readonly RouteOptions[],
+  routed: boolean,
+): Promise<Map<string, JobStore>> {
+  const { PostgresStore, routeQueue } = await import('./postgres.js');
+  const stores = await PostgresStore.openQueues(
+    {
+      url: options.databaseUrl!,
+      log: options.log,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
+    },
+    routes.map((route) => routeQueue(routeName(route.path, routed))),
+  );
+  return new Map(routes.map((route, i) => [route.path, stores[i]!]));
+}
+
 /** A running integrator. */
 export interface Integrator {
   /** Where the platform should POST, e.g. `http://127.0.0.1:8080/`. */
@@ -104,15 +123,6 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   const { log } = options;
   const routed = options.routes !== undefined;
   const shared = options.databaseUrl !== undefined || options.openStore !== undefined;
-  if (routed && shared) {
-    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
-    throw new UsageError(
-      '--routes cannot be used with --database-url yet: one run task per shared job store',
-      {
-        hint: 'Run one integrator per route on the database, each with its own --path, --exec and key.',
-      },
-    );
-  }
   const configured: RouteOptions[] = options.routes
     ? [...options.routes]
     : [
@@ -131,8 +141,13 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   const releaseAll = async (crash = false): Promise<void> => {
     for (const route of served) await route.journal.release(crash ? { crash: true } : {});
   };
+  // On a database, each route has a queue of its own, all of them on one pg-boss (one connection pool).
+  const queues =
+    options.databaseUrl !== undefined && options.openStore === undefined
+      ? await openQueues(options, configured, routed)
+      : undefined;
   const open = async (route: RouteOptions, dir: string, retired: boolean): Promise<void> => {
-    const journal = await openStore(options, dir);
+    const journal = queues?.get(route.path) ?? (await openStore(options, dir));
     if (!retired && journal instanceof Journal) labelRouteDir(options.stateDir, journal.dir, route);
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
     const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
@@ -155,15 +170,22 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   }
   prepareHandlers();
   let stopping = false;
-  // The shared queue (PostgreSQL, a single route): its depth is the same on every instance.
-  const queue = served[0]!.journal.queue;
+  // The shared queues (PostgreSQL): their depth is the same on every instance.
+  const queued = served.filter((r) => !r.retired && r.journal.queue !== undefined);
   const role = options.role ?? 'all';
   const metrics = new IntegratorMetrics(
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
     {
       kind: options.databaseUrl !== undefined ? 'postgres' : 'journal',
       ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok'),
-      ...(queue === undefined ? {} : { depth: () => queue.depth() }),
+      ...(queued.length === 0
+        ? {}
+        : {
+            depth: () =>
+              Promise.all(
+                queued.map(async (r) => ({ route: r.route.path, depth: await r.journal.queue!.depth() })),
+              ),
+          }),
     },
   );
   for (const route of served) metrics.watch(route.route.path, route.log);

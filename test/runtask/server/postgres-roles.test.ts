@@ -5,14 +5,20 @@
  * waits in the queue gets its `running` callbacks from the instances (the platform's 10-minute window stays
  * open); a worker answers no run task request; /metrics shows the queue's depth. Then a worker is killed with
  * SIGKILL while its handler runs: the other worker takes the job over once the lease ran out and reports it
- * failed (never run twice), and still runs the jobs waiting in the queue.
+ * failed (never run twice), and still runs the jobs waiting in the queue. Last, routes on a database: a queue
+ * per route, each route's key and handler.
  */
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PlatformOrigins } from '../../../src/runtask/callback/origins.js';
+import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres.js';
+import { routeName } from '../../../src/runtask/server/routing.js';
+import type { RouteOptions } from '../../../src/runtask/server/server.js';
 import { QUEUED_MESSAGE, RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor } from '../helpers.js';
+import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor, sign, startTestIntegrator } from '../helpers.js';
 import { TestPlatform, statusOf, type Recorded } from '../platform.js';
 import { ensureBuilt, spawnServe, type ServeProcess } from '../serveProcess.js';
 import { scrape } from './prometheus.js';
@@ -148,4 +154,71 @@ describe('a front and two workers on one database', () => {
     expect(await front.stop()).toEqual({ code: 0, signal: null });
     for (const p of [front, ...workers]) expect(p.stderr()).not.toContain(server.password);
   }, 120_000);
+});
+
+describe('routes on one database', () => {
+  const KEY_A = 'route-a-key-on-a-database';
+  const KEY_B = 'route-b-key-on-a-database';
+  const route = (path: string, hmacKey: string, exec: string): RouteOptions => ({
+    path,
+    hmacKey,
+    exec,
+    timeoutMs: 20_000,
+    timeoutText: '20s',
+    maxJobs: 2,
+    allowed: new PlatformOrigins([platform.url]),
+  });
+
+  it('each route has its own queue: a front queues each request of its own key, a worker runs each route’s own handler', async () => {
+    await server.createDatabase('routes');
+    const url = server.urlOf('routes');
+    const routes = [
+      route('/policy-a', KEY_A, 'echo "checked by handler A"'),
+      route('/tenants/b', KEY_B, 'echo "checked by handler B"; exit 1'),
+    ];
+    const common = { routes, databaseUrl: url, leaseMs: 3000, pollEveryMs: 100 };
+    const front = await startTestIntegrator(platform, { ...common, role: 'front' });
+    const worker = await startTestIntegrator(platform, { ...common, role: 'worker' });
+    try {
+      const at = (path: string): string => new URL(path, front.integrator.url).href;
+      const a = requestFor(POST_PLAN_REQUEST, platform);
+      const b = requestFor(POST_PLAN_REQUEST, platform);
+      // Each route refuses the other's signature.
+      expect((await post(at('/policy-a'), bytesOf(a), sign(bytesOf(a), KEY_B))).status).toBe(401);
+      expect((await post(at('/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_A))).status).toBe(401);
+      expect((await post(at('/policy-a'), bytesOf(a), sign(bytesOf(a), KEY_A))).status).toBe(200);
+      expect((await post(at('/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_B))).status).toBe(200);
+
+      const [passed] = await platform.waitForCallbacks(a.task_result_id, 'passed');
+      const [failed] = await platform.waitForCallbacks(b.task_result_id, 'failed');
+      expect(messageOf(passed!)).toBe('checked by handler A');
+      expect(messageOf(failed!)).toBe('checked by handler B');
+      await worker.waitForEvent('job.finished', (e) => e.fields.job === b.task_result_id);
+      await worker.waitForEvent('job.finished', (e) => e.fields.job === a.task_result_id);
+      // Claimed by the worker under each one's own route.
+      const claimed = worker.events.filter((e) => e.event === 'job.claimed');
+      expect(claimed.map((e) => [e.fields.job, e.fields.route]).sort()).toEqual(
+        [
+          [a.task_result_id, '/policy-a'],
+          [b.task_result_id, '/tenants/b'],
+        ].sort(),
+      );
+
+      // In pg-boss's table, one queue per route.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ name: string; n: number }>(
+        `SELECT name, count(*)::int AS n FROM ${SCHEMA}.job WHERE name LIKE 'runtask-jobs%' GROUP BY name ORDER BY name`,
+      );
+      await client.end();
+      expect(rows).toEqual([
+        { name: routeQueue(routeName('/policy-a', true)), n: 1 },
+        { name: routeQueue(routeName('/tenants/b', true)), n: 1 },
+      ]);
+      expect(rows[0]!.name).toMatch(/^runtask-jobs_policy-a-[0-9a-f]{12}$/);
+    } finally {
+      await front.cleanup();
+      await worker.cleanup();
+    }
+  });
 });
