@@ -37,6 +37,8 @@ export interface ServeFlags {
   lease?: string;
   /** `--role`: all (default), front or worker. */
   role?: string;
+  /** `--database-pool`: connections to the database per instance. */
+  databasePool?: string;
   /** `--result-format`: how handlers' output is read (auto, json, exit-code, sarif, junit). */
   resultFormat?: string;
   /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
@@ -203,17 +205,21 @@ export function serveOptionsFromFlags(
  * a process's arguments. No message here carries the password.
  */
 export function resolveDatabase(
-  flags: Pick<ServeFlags, 'databaseUrl' | 'lease'>,
+  flags: Pick<ServeFlags, 'databaseUrl' | 'lease' | 'databasePool'>,
   world: Pick<ServeWorld, 'env'>,
   heartbeatMs: number,
   warnings: string[],
-): { databaseUrl?: string; leaseMs?: number } {
+): { databaseUrl?: string; leaseMs?: number; poolSize?: number } {
   const fromFlag = flags.databaseUrl !== undefined && flags.databaseUrl !== '';
   const url = fromFlag ? flags.databaseUrl : world.env[DATABASE_URL_ENV];
   if (url === undefined || url === '') {
-    if (flags.lease !== undefined) {
-      throw new UsageError('--lease needs a shared job store', {
-        hint: `Give --database-url (or ${DATABASE_URL_ENV}), or leave out --lease: the journal has no lease.`,
+    for (const [flag, value] of [
+      ['--lease', flags.lease],
+      ['--database-pool', flags.databasePool],
+    ] as const) {
+      if (value === undefined) continue;
+      throw new UsageError(`${flag} needs a shared job store`, {
+        hint: `Give --database-url (or ${DATABASE_URL_ENV}), or leave out ${flag}: the journal has none.`,
       });
     }
     return {};
@@ -249,7 +255,9 @@ export function resolveDatabase(
       { hint: 'A job taken over must still report before the window ends: shorten one of them.' },
     );
   }
-  return { databaseUrl: url, leaseMs };
+  const poolSize =
+    flags.databasePool === undefined ? undefined : integer(flags.databasePool, '--database-pool', 2, 100);
+  return { databaseUrl: url, leaseMs, ...(poolSize === undefined ? {} : { poolSize }) };
 }
 
 /**

@@ -140,6 +140,8 @@ export class PostgresStore implements JobStore, JobQueue {
   private problems = 0;
   private lastProblem: StoreProblem | undefined;
   private released = false;
+  /** Failures noted so far (each one, not only each incident's first): see `ok`. */
+  private incidents = 0;
 
   private constructor(
     private readonly boss: PgBoss,
@@ -242,8 +244,12 @@ export class PostgresStore implements JobStore, JobQueue {
     return this.boss.getDb().executeSql(text, values);
   }
 
-  private ok(): void {
-    if (!this.failing) return;
+  /**
+   * A statement that began at incident `since` worked: the store works again, unless a failure was noted since
+   * it began (a statement sent before the server went away may still come back fine after the failure).
+   */
+  private ok(since: number): void {
+    if (!this.failing || since !== this.incidents) return;
     this.failing = false;
     this.options.log.info('store.restored', `the job store ${this.where} works again`, {
       database: this.where,
@@ -251,6 +257,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   private problem(error: unknown, what: string): void {
+    this.incidents++;
     const code = codeOf(error);
     const message = `${what}: ${PostgresStore.scrub(String((error as Error)?.message ?? error), this.secrets)}`;
     this.lastProblem = { at: new Date().toISOString(), code, message };
@@ -265,6 +272,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async accept(record: JobRecord): Promise<AcceptOutcome> {
+    const since = this.incidents;
     const uuid = jobUuid(record.id);
     try {
       const sent = await this.boss.send(this.queueName, record, {
@@ -275,7 +283,7 @@ export class PostgresStore implements JobStore, JobQueue {
         retryLimit: MAX_TAKEOVERS,
       });
       if (sent === null) {
-        this.ok();
+        this.ok(since);
         return 'duplicate';
       }
       const { rows } = await this.sql(
@@ -283,7 +291,7 @@ export class PostgresStore implements JobStore, JobQueue {
           WHERE name = $1 AND id = $2 AND state = 'created' RETURNING retry_count`,
         [this.queueName, uuid],
       );
-      this.ok();
+      this.ok(since);
       if (rows.length !== 1) return 'duplicate';
       this.held.set(record.id, { uuid, fence: Number(rows[0]!.retry_count) });
       return 'accepted';
@@ -294,6 +302,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async report(record: JobRecord): Promise<boolean> {
+    const since = this.incidents;
     const held = this.held.get(record.id);
     if (held === undefined) return false;
     try {
@@ -302,7 +311,7 @@ export class PostgresStore implements JobStore, JobQueue {
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING id`,
         [this.queueName, held.uuid, JSON.stringify(record), held.fence],
       );
-      this.ok();
+      this.ok(since);
       if (rows.length === 1) return true;
       this.lost(record.id);
       return false;
@@ -313,6 +322,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async finish(id: string): Promise<void> {
+    const since = this.incidents;
     const held = this.held.get(id);
     if (held === undefined) return;
     this.held.delete(id);
@@ -323,18 +333,19 @@ export class PostgresStore implements JobStore, JobQueue {
         [this.queueName, held.uuid, held.fence],
       );
       if (rows.length === 1) await this.boss.complete(this.queueName, held.uuid);
-      this.ok();
+      this.ok(since);
     } catch (error) {
       this.problem(error, `cannot finish job ${id}`);
     }
   }
 
   async takeOver(): Promise<JobRecord[]> {
+    const since = this.incidents;
     if (this.released) return [];
     let rows: Record<string, unknown>[];
     try {
       ({ rows } = await this.sql(fetchStatement(`NOT (${NEVER_STARTED})`), [this.queueName, 50]));
-      this.ok();
+      this.ok(since);
     } catch (error) {
       this.problem(error, 'cannot look for jobs to take over');
       return [];
@@ -356,6 +367,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async enqueue(record: JobRecord): Promise<AcceptOutcome> {
+    const since = this.incidents;
     try {
       const sent = await this.boss.send(
         this.queueName,
@@ -366,7 +378,7 @@ export class PostgresStore implements JobStore, JobQueue {
           retryLimit: MAX_TAKEOVERS,
         },
       );
-      this.ok();
+      this.ok(since);
       return sent === null ? 'duplicate' : 'accepted';
     } catch (error) {
       this.problem(error, `cannot queue job ${record.id}`);
@@ -375,13 +387,14 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async claim(max: number): Promise<JobRecord[]> {
+    const since = this.incidents;
     if (this.released || max < 1) return [];
     try {
       const { rows } = await this.sql(
         fetchStatement(NEVER_STARTED, `, data = jsonb_set(j.data, '{phase}', '"accepted"')`),
         [this.queueName, max],
       );
-      this.ok();
+      this.ok(since);
       const records: JobRecord[] = [];
       // UPDATE … RETURNING keeps no order: oldest first, as they were queued.
       rows.sort((x, y) => (x.created_on as Date).getTime() - (y.created_on as Date).getTime());
@@ -398,6 +411,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async dueForProgress(everyMs: number): Promise<JobRecord[]> {
+    const since = this.incidents;
     if (this.released) return [];
     try {
       const { rows } = await this.sql(
@@ -407,7 +421,7 @@ export class PostgresStore implements JobStore, JobQueue {
           RETURNING data`,
         [this.queueName, everyMs / 1000],
       );
-      this.ok();
+      this.ok(since);
       return rows.map((row) => row.data as JobRecord);
     } catch (error) {
       this.problem(error, 'cannot read the queued jobs');
@@ -428,6 +442,7 @@ export class PostgresStore implements JobStore, JobQueue {
     if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve();
     const held = [...this.held.entries()];
     this.renewing = (async () => {
+      const since = this.incidents;
       try {
         const { rows } = await this.sql(
           `UPDATE ${SCHEMA}.job j SET started_on = now()
@@ -436,7 +451,7 @@ export class PostgresStore implements JobStore, JobQueue {
             RETURNING j.id`,
           [this.queueName, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
         );
-        this.ok();
+        this.ok(since);
         const renewed = new Set(rows.map((row) => String(row.id)));
         for (const [id, h] of held) {
           if (!renewed.has(h.uuid) && this.held.get(id) === h) this.lost(id);

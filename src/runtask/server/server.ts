@@ -1,7 +1,7 @@
 /**
  * The integrator's HTTP side (node:http): the platform's POST on `path`, or on each route's path with
  * `routes` (see requests.ts), `GET /healthz`, `GET /metrics`, nothing else. Starting opens the job store of each
- * route (the journal, taking its lock; or the PostgreSQL store shared by several instances, for a single route),
+ * route (the journal, taking its lock; or, on a database shared by several instances, a queue per route),
  * listens, then finishes what a previous process with the same store left; stopping is graceful (503, `--grace`,
  * failed reports) or hard (as a crash).
  */
@@ -58,27 +58,22 @@ export interface IntegratorOptions extends JobSettings {
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Opens the job store; default: PostgreSQL when `databaseUrl` is set, else the journal in `stateDir`. */
+  /** Opens the job store of a route (tests); default: PostgreSQL when `databaseUrl` is set, else the journal. */
   openStore?: (log: EventLog) => Promise<JobStore>;
-  /** The PostgreSQL job store shared by several instances (postgres.ts); one route only, for now. */
+  /** The PostgreSQL job store shared by several instances (postgres.ts): a queue per route. */
   databaseUrl?: string;
   /** Its lease: how long a job of an instance that died stays held (default 60 s). */
   leaseMs?: number;
   /** With the database: how often a worker with free slots looks at the queue (default 1 s). */
   pollEveryMs?: number;
+  /** With the database: connections in this instance's pool (default 10). */
+  poolSize?: number;
 }
 
-/** The store of a route: given, PostgreSQL (pg-boss loaded only then), or the journal in `dir`. */
+/** The store of a route without a database: given (tests), or the journal in `dir`. */
 async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {
   if (options.openStore) return options.openStore(options.log);
-  if (options.databaseUrl === undefined) return Journal.open(dir, options.log);
-  const { PostgresStore } = await import('./postgres.js');
-  return PostgresStore.open({
-    url: options.databaseUrl,
-    log: options.log,
-    ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
-    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-  });
+  return Journal.open(dir, options.log);
 }
 
 /** The PostgreSQL store of each route, by path: one queue each (`routeQueue`), sharing one pg-boss. */
@@ -94,6 +89,7 @@ async function openQueues(
       log: options.log,
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     },
     routes.map((route) => routeQueue(routeName(route.path, routed))),
   );
