@@ -1,7 +1,11 @@
 /**
  * SHA-256 of release files, streamed through one fixed buffer per reader so memory stays flat whatever the
- * file sizes, and spread over a worker_threads pool sized to the machine's cores. Small releases are hashed
- * on the main thread: starting workers costs more than it saves below a few tens of megabytes (see bench/).
+ * file sizes, and spread over the machine's cores: the main thread and a worker_threads pool of one worker per
+ * other core take files from one queue. Small releases are hashed on the main thread alone: starting workers
+ * costs more than it saves below a few tens of megabytes (see bench/). The main thread takes its share because
+ * a worker is a whole Node instance (some 10 MB and 25 ms of CPU to start on the machines of bench/), and the
+ * main thread mostly waits while the files are hashed: when it is busy (loading modules, checking the signature),
+ * the workers simply take more of the files.
  * A zip given with its entry plan (`ZipPlan`, from its central directory) has its entries' contents hashed in
  * the same read (stored data hashed as it passes, deflated data through zlib), for its `h1:` lock hash.
  * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes.
@@ -54,7 +58,7 @@ export class EntryReadError extends Error {
 
 /** Tuning knobs; the defaults suit the CLI. */
 export interface HashOptions {
-  /** Most workers to start (default `os.availableParallelism()`). */
+  /** Most threads hashing at once, the main thread included (default `os.availableParallelism()`). */
   parallelism?: number;
   /** Hash on the main thread when all files together are smaller than this (default 48 MiB). */
   inlineBelowBytes?: number;
@@ -98,9 +102,9 @@ export async function hashFiles(
     paths.map(async (path) => ({ path, size: (await fs.stat(path).catch(() => undefined))?.size ?? 0 })),
   );
   const total = sized.reduce((sum, f) => sum + f.size, 0);
-  const workers = Math.min(options.parallelism ?? availableParallelism(), paths.length);
+  const threads = Math.min(options.parallelism ?? availableParallelism(), paths.length);
   const results = new Map<string, FileDigest>();
-  if (workers <= 1 || total < (options.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES)) {
+  if (threads <= 1 || total < (options.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES)) {
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
       results.set(path, await hashFile(path, options.plans?.get(path)));
@@ -109,7 +113,7 @@ export async function hashFiles(
   }
   // Largest first, so one big file does not start last and leave the other cores idle.
   const queue = sized.sort((a, b) => b.size - a.size).map((f) => f.path);
-  for (const digest of await runPool(queue, workers, options.signal, options.plans))
+  for (const digest of await runPool(queue, threads - 1, options.signal, options.plans))
     results.set(digest.path, digest);
   return results;
 }
@@ -271,7 +275,10 @@ function workerMain(): void {
 
 const WORKER_SOURCE = `const digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
-/** Runs the queue through `size` workers; each worker takes the next file when it finishes one. */
+/**
+ * Runs the queue through `size` workers and the main thread; each takes the next file when it finishes one.
+ * The main thread reads without blocking, so its event loop keeps serving the rest of the program meanwhile.
+ */
 function runPool(
   queue: string[],
   size: number,
@@ -299,6 +306,15 @@ function runPool(
       if (path !== undefined) worker.postMessage({ path, plan: plans?.get(path) });
       else if (digests.length === queue.length) finish();
     };
+    const mainThread = async (): Promise<void> => {
+      for (let path = queue[next++]; path !== undefined && !settled; path = queue[next++]) {
+        const reply = await digestFile(path, plans?.get(path), false);
+        if (settled) return;
+        if (!reply.ok) return finish(replyError(reply));
+        digests.push(reply.digest);
+      }
+      if (digests.length === queue.length) finish();
+    };
     for (let i = 0; i < size; i++) {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       workers.push(worker);
@@ -311,6 +327,8 @@ function runPool(
       worker.on('exit', (code) => finish(new Error(`a hashing worker stopped early (exit code ${code})`)));
       feed(worker);
     }
+    // After the workers got their first files: they start while the main thread reads its own.
+    void mainThread().catch((error: unknown) => finish(error as Error));
   });
 }
 
