@@ -4,8 +4,8 @@
  * with the output sink and never appears in a message (errors name the file). Transient failures are retried by
  * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
- * `LinkRefusedError`. A file is hashed while it streams and its last chunk is held back until the hash matches
- * the verified one (`readVerified`): a file changed since verification aborts the request, and the error is final.
+ * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
+ * verified bytes (`readVerified`): a file changed since verification aborts the request, and the error is final.
  */
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';

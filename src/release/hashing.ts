@@ -9,8 +9,16 @@
  * A zip given with its entry plan (`ZipPlan`, from its central directory) has its entries' contents hashed in
  * the same read (stored data hashed as it passes, deflated data through zlib), for its `h1:` lock hash.
  * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes.
+ *
+ * That proof is a seal made in the same read as the SHA-256: a GMAC (AES-128-GCM's tag over the bytes as
+ * additional data, no plaintext) under a key drawn at random when this module loads and never stored, shown or
+ * sent, with a fresh nonce per file. Without the key nobody can make other bytes with the same tag (a forgery
+ * succeeds with a chance below 2^-100 for any release size), so checking it proves the bytes sent are the
+ * verified ones as well as a second SHA-256 would, at a fifth of the cost (GHASH on the carry-less multiply
+ * instructions: some 5 GB/s, SHA-256 some 1.2 GB/s on the machines of bench/). A file read without a seal (hashed
+ * by another process, or handed over with other expectations) is checked with its SHA-256 as before.
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
@@ -25,6 +33,23 @@ export interface FileDigest {
   bytes: number;
   /** With a plan: each planned entry's content SHA-256 (lower-case hex), in the plan's order. */
   entries?: string[];
+}
+
+/** A GMAC of a file's bytes under this process's sealing key: the nonce (12 bytes) and the tag (16), hex. */
+interface Seal {
+  nonce: string;
+  tag: string;
+}
+
+/** The sealing key: random, this process's only, never stored or shown. */
+const SEAL_KEY = randomBytes(16);
+/** The seal of each file hashed in this process, with the digest it was made with, by path. */
+const seals = new Map<string, { sha256: string; bytes: number; seal: Seal }>();
+
+/** Remembers a file's seal, for `readVerified` to check the file against; hands on the digest. */
+function keepSeal({ digest, seal }: { digest: FileDigest; seal: Seal }): FileDigest {
+  seals.set(digest.path, { sha256: digest.sha256, bytes: digest.bytes, seal });
+  return digest;
 }
 
 /** One zip entry's data, as the central directory and the entry's local header place it. */
@@ -113,20 +138,32 @@ export async function hashFiles(
   }
   // Largest first, so one big file does not start last and leave the other cores idle.
   const queue = sized.sort((a, b) => b.size - a.size).map((f) => f.path);
-  for (const digest of await runPool(queue, threads - 1, options.signal, options.plans))
+  for (const sealed of await runPool(queue, threads - 1, options.signal, options.plans)) {
+    const digest = keepSeal(sealed);
     results.set(digest.path, digest);
+  }
   return results;
 }
 
 /** Hashes one file on the current thread, streaming it through a 1 MiB buffer (and its planned entries). */
 export async function hashFile(path: string, plan?: ZipPlan): Promise<FileDigest> {
-  const reply = await digestFile(path, plan, false);
+  const reply = await digestFile(path, plan, false, sealing());
   if (!reply.ok) throw replyError(reply);
-  return reply.digest;
+  return keepSeal(reply);
+}
+
+/** What a reader needs to seal one file: the key and a fresh nonce. */
+interface Sealing {
+  key: Uint8Array;
+  nonce: Uint8Array;
+}
+
+function sealing(): Sealing {
+  return { key: SEAL_KEY, nonce: randomBytes(12) };
 }
 
 type WorkerReply =
-  | { ok: true; digest: FileDigest }
+  | { ok: true; digest: FileDigest; seal: Seal }
   | { ok: false; path: string; code: string; message: string; entry?: string };
 
 function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
@@ -136,14 +173,20 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
 }
 
 /**
- * Reads a file once, in 1 MiB chunks: every byte into the file's SHA-256, and the bytes of each planned entry's
- * data into that entry's SHA-256 (stored) or through an inflater into it (deflate), checking each entry's size
- * and CRC-32 as Go's archive/zip does (the CRC costs a tenth of the hashing). Runs on the main thread and in the workers, which get it serialised with
+ * Reads a file once, in 1 MiB chunks: every byte into the file's SHA-256 and its seal (`sealWith`: the key and
+ * this file's nonce, handed over), and the bytes of each planned entry's data into that entry's SHA-256 (stored)
+ * or through an inflater into it (deflate), checking each entry's size and CRC-32 as Go's archive/zip does (the
+ * CRC costs a tenth of the hashing). Runs on the main thread and in the workers, which get it serialised with
  * `toString()`: it must not use anything from outside, and answers with a reply rather than throwing.
  */
-async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boolean): Promise<WorkerReply> {
+async function digestFile(
+  path: string,
+  plan: ZipPlan | undefined,
+  blocking: boolean,
+  sealWith: Sealing,
+): Promise<WorkerReply> {
   const fs = process.getBuiltinModule('node:fs');
-  const { createHash: newHash } = process.getBuiltinModule('node:crypto');
+  const { createHash: newHash, createCipheriv: newCipher } = process.getBuiltinModule('node:crypto');
   const zlib = process.getBuiltinModule('node:zlib');
   type Hash = ReturnType<typeof newHash>;
   interface Flow {
@@ -199,6 +242,8 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
     }
   };
   const fileHash = newHash('sha256');
+  // The seal: GCM's tag over the bytes given as additional data (GHASH only, no encryption).
+  const sealer = newCipher('aes-128-gcm', sealWith.key, sealWith.nonce);
   const chunk = Buffer.allocUnsafe(1024 * 1024);
   let bytes = 0;
   let next = 0;
@@ -217,6 +262,7 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
       fileHash.update(data);
+      sealer.setAAD(data);
       const from = bytes;
       const to = bytes + bytesRead;
       bytes = to;
@@ -260,16 +306,21 @@ async function digestFile(path: string, plan: ZipPlan | undefined, blocking: boo
       return { ok: false, path, code: 'EZIP', message: flow.failure, entry: entry.name };
     entries.push(flow.hash.digest('hex'));
   }
+  sealer.final();
+  const seal = {
+    nonce: Buffer.from(sealWith.nonce).toString('hex'),
+    tag: sealer.getAuthTag().toString('hex'),
+  };
   const digest: FileDigest = { path, sha256: fileHash.digest('hex'), bytes };
   if (plan !== undefined) digest.entries = entries;
-  return { ok: true, digest };
+  return { ok: true, digest, seal };
 }
 
 /** The worker's whole program. It is serialised with `toString()`, so it must not use anything from outside. */
 function workerMain(): void {
   const { parentPort } = process.getBuiltinModule('node:worker_threads');
-  parentPort?.on('message', ({ path, plan }: { path: string; plan?: ZipPlan }) => {
-    void digestFile(path, plan, true).then((reply) => parentPort.postMessage(reply));
+  parentPort?.on('message', ({ path, plan, seal }: { path: string; plan?: ZipPlan; seal: Sealing }) => {
+    void digestFile(path, plan, true, seal).then((reply) => parentPort.postMessage(reply));
   });
 }
 
@@ -284,9 +335,9 @@ function runPool(
   size: number,
   signal: AbortSignal | undefined,
   plans: ReadonlyMap<string, ZipPlan> | undefined,
-): Promise<FileDigest[]> {
+): Promise<{ digest: FileDigest; seal: Seal }[]> {
   return new Promise((resolve, reject) => {
-    const digests: FileDigest[] = [];
+    const digests: { digest: FileDigest; seal: Seal }[] = [];
     const workers: Worker[] = [];
     let next = 0;
     let settled = false;
@@ -303,15 +354,15 @@ function runPool(
     if (signal?.aborted) return onAbort();
     const feed = (worker: Worker): void => {
       const path = queue[next++];
-      if (path !== undefined) worker.postMessage({ path, plan: plans?.get(path) });
+      if (path !== undefined) worker.postMessage({ path, plan: plans?.get(path), seal: sealing() });
       else if (digests.length === queue.length) finish();
     };
     const mainThread = async (): Promise<void> => {
       for (let path = queue[next++]; path !== undefined && !settled; path = queue[next++]) {
-        const reply = await digestFile(path, plans?.get(path), false);
+        const reply = await digestFile(path, plans?.get(path), false, sealing());
         if (settled) return;
         if (!reply.ok) return finish(replyError(reply));
-        digests.push(reply.digest);
+        digests.push(reply);
       }
       if (digests.length === queue.length) finish();
     };
@@ -320,7 +371,7 @@ function runPool(
       workers.push(worker);
       worker.on('message', (reply: WorkerReply) => {
         if (!reply.ok) return finish(replyError(reply));
-        digests.push(reply.digest);
+        digests.push(reply);
         feed(worker);
       });
       worker.on('error', (error) => finish(error));
@@ -333,9 +384,10 @@ function runPool(
 }
 
 /**
- * Streams a verified file, hashing exactly the bytes it hands on, and fails instead of handing on bytes other
- * than the verified ones: each chunk is held back until the next one is read, so the last chunk leaves only
- * once the whole file is read and its hash and size match. A consumer (an upload) therefore never receives a
+ * Streams a verified file, checking exactly the bytes it hands on (by the seal made when this process hashed
+ * it, else by its SHA-256), and fails instead of handing on bytes other than the verified ones: each chunk is
+ * held back until the next one is read, so the last chunk leaves only once the whole file is read and its seal
+ * (or hash) and size match. A consumer (an upload) therefore never receives a
  * complete body that differs from what was verified; it receives an error (`FileChangedError`) and must
  * abort. A file that grows is caught one byte past its verified size, one that shrinks at its new end, one
  * that cannot be read any more at once. Memory: a few chunks of 256 KiB, whatever the file size.
@@ -350,7 +402,17 @@ async function* verifiedChunks(
   filename: string,
   expected: VerifiedDigest,
 ): AsyncGenerator<Buffer> {
-  const hash = createHash('sha256');
+  // The seal made when this file was hashed with these very expectations, else its SHA-256.
+  const kept = seals.get(path);
+  const sealed =
+    kept !== undefined && kept.sha256 === expected.sha256 && kept.bytes === expected.bytes
+      ? kept.seal
+      : undefined;
+  const hash = sealed === undefined ? createHash('sha256') : undefined;
+  const gmac =
+    sealed === undefined
+      ? undefined
+      : createCipheriv('aes-128-gcm', SEAL_KEY, Buffer.from(sealed.nonce, 'hex'));
   const unreadable = (error: unknown): FileChangedError =>
     changed(
       filename,
@@ -374,18 +436,48 @@ async function* verifiedChunks(
       bytes += bytesRead;
       if (bytes > expected.bytes) throw changed(filename, `it now has more than ${expected.bytes} bytes`);
       const chunk = buffer.subarray(0, bytesRead);
-      hash.update(chunk);
+      hash?.update(chunk);
+      gmac?.setAAD(chunk);
       if (held !== undefined) yield held;
       held = chunk;
     }
     if (bytes < expected.bytes) throw changed(filename, `it now has ${bytes} bytes, not ${expected.bytes}`);
-    const sha256 = hash.digest('hex');
-    if (sha256 !== expected.sha256)
-      throw changed(filename, `it now hashes to ${sha256}, not ${expected.sha256}`);
+    if (hash !== undefined) {
+      const sha256 = hash.digest('hex');
+      if (sha256 !== expected.sha256)
+        throw changed(filename, `it now hashes to ${sha256}, not ${expected.sha256}`);
+    } else if (gmac !== undefined) {
+      gmac.final();
+      if (gmac.getAuthTag().toString('hex') !== sealed?.tag) {
+        // Other bytes: what they hash to now is read once more, for the message (a failure costs no speed).
+        const now = await sha256Of(handle, expected.bytes).catch((error: unknown) => {
+          throw unreadable(error);
+        });
+        throw changed(
+          filename,
+          now === expected.sha256
+            ? `its bytes changed while they were read (they hash to ${expected.sha256} again)`
+            : `it now hashes to ${now}, not ${expected.sha256}`,
+        );
+      }
+    }
     if (held !== undefined) yield held;
   } finally {
     await handle.close();
   }
+}
+
+/** The SHA-256 of an open file's first `bytes` bytes. */
+async function sha256Of(handle: fs.FileHandle, bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
+  for (let at = 0; at < bytes;) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, bytes - at), at);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+  return hash.digest('hex');
 }
 
 function changed(filename: string, how: string, cause?: unknown): FileChangedError {

@@ -122,6 +122,34 @@ describe('readVerified', () => {
     expect(received.equals(data.subarray(0, received.length))).toBe(true);
   });
 
+  it.each([
+    ['on the main thread', Infinity],
+    ['in the pool', 0],
+  ])(
+    'checks a file hashed here by its seal (%s): the same bytes pass, one byte changed is refused with what it hashes to now',
+    async (_where, inlineBelowBytes) => {
+      const data = randomBytes(3 * 1024 * 1024 + 17);
+      const { file } = verified(data);
+      const other = path.join(path.dirname(file), 'go.mod');
+      fs.writeFileSync(other, 'module x\n');
+      const digest = (await hashFiles([file, other], { inlineBelowBytes, parallelism: 2 })).get(file)!;
+      const passed = await drain(readVerified(file, 'x.zip', digest));
+      expect(passed.error).toBeUndefined();
+      expect(passed.received.equals(data)).toBe(true);
+
+      const changed = Buffer.from(data);
+      changed[1234] = changed[1234]! ^ 1;
+      fs.writeFileSync(file, changed);
+      const now = createHash('sha256').update(changed).digest('hex');
+      const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+      expect(error).toBeInstanceOf(FileChangedError);
+      expect((error as Error).message).toBe(
+        `x.zip changed since it was verified: it now hashes to ${now}, not ${digest.sha256}`,
+      );
+      expect(received.length).toBeLessThan(data.length);
+    },
+  );
+
   it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {
     const { file, digest } = verified(Buffer.from('verified bytes'));
     fs.writeFileSync(file, 'changed bytes!');
