@@ -118,18 +118,54 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
 /** Measured on 2 cores (bench/): 4 × 8 MiB inline 30 ms vs pool 40 ms; 4 × 16 MiB 49 vs 51 ms; 4 × 256 MiB 0.72 vs 0.37 s. */
 export const DEFAULT_INLINE_BELOW_BYTES = 48 * 1024 * 1024;
 
-/** Hashes every file, in parallel when it pays; resolves to digests keyed by path. */
-export async function hashFiles(
-  paths: string[],
-  options: HashOptions = {},
-): Promise<Map<string, FileDigest>> {
+/**
+ * Workers started ahead of their files (`startHashWorkers`), waiting for the first one. Unreferenced while they
+ * wait: one left unused (the release failed a check before hashing) never keeps the process alive, and the next
+ * `hashFiles` takes it.
+ */
+const ready: Worker[] = [];
+
+/** The files' sizes, and how many threads hash them (1: the main thread alone). */
+async function sizeUp(paths: string[], options: HashOptions) {
   const sized = await Promise.all(
     paths.map(async (path) => ({ path, size: (await fs.stat(path).catch(() => undefined))?.size ?? 0 })),
   );
   const total = sized.reduce((sum, f) => sum + f.size, 0);
   const threads = Math.min(options.parallelism ?? availableParallelism(), paths.length);
+  const inline = threads <= 1 || total < (options.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES);
+  return { sized, threads: inline ? 1 : threads };
+}
+
+/**
+ * Starts the workers `hashFiles` will want for these files, now: a worker takes some 25 ms to start, which
+ * then passes while the caller reads the release's small files and plans its zips. Starts none when the files
+ * would be hashed on the main thread. Never fails (`hashFiles` starts what is missing).
+ */
+export async function startHashWorkers(paths: string[], options: HashOptions = {}): Promise<void> {
+  const { threads } = await sizeUp(paths, options).catch(() => ({ threads: 1 }));
+  while (ready.length < threads - 1) {
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    // Until `runPool` takes it: a failure to start is its error then (an 'error' without a listener would throw).
+    const early = (): void => {
+      const at = ready.indexOf(worker);
+      if (at >= 0) ready.splice(at, 1);
+    };
+    worker.once('error', early).once('exit', early);
+    worker.unref();
+    ready.push(worker);
+  }
+}
+
+/** Hashes every file, in parallel when it pays; resolves to digests keyed by path. */
+export async function hashFiles(
+  paths: string[],
+  options: HashOptions = {},
+): Promise<Map<string, FileDigest>> {
+  const { sized, threads } = await sizeUp(paths, options);
   const results = new Map<string, FileDigest>();
-  if (threads <= 1 || total < (options.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES)) {
+  if (threads <= 1) {
+    // Workers started for a larger release are not needed.
+    for (const worker of ready.splice(0)) void worker.terminate();
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
       results.set(path, await hashFile(path, options.plans?.get(path)));
@@ -367,7 +403,8 @@ function runPool(
       if (digests.length === queue.length) finish();
     };
     for (let i = 0; i < size; i++) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true });
+      const worker = ready.shift() ?? new Worker(WORKER_SOURCE, { eval: true });
+      worker.removeAllListeners().ref();
       workers.push(worker);
       worker.on('message', (reply: WorkerReply) => {
         if (!reply.ok) return finish(replyError(reply));

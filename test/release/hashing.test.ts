@@ -9,6 +9,7 @@ import {
   hashFile,
   hashFiles,
   readVerified,
+  startHashWorkers,
 } from '../../src/release/hashing.js';
 import { tempRoot } from '../helpers/tmp.js';
 
@@ -42,6 +43,18 @@ describe('hashing', () => {
     const { paths, expected } = files(5, 1024 * 1024 + 3);
     const digests = await hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 });
     expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+  });
+
+  it('hashes with workers started ahead, and without them when the files turn out small', async () => {
+    const { paths, expected } = files(3, 1024 * 1024 + 5);
+    const pooled = { inlineBelowBytes: 0, parallelism: 2 };
+    await startHashWorkers(paths, pooled);
+    const digests = await hashFiles(paths, pooled);
+    expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+    // Started for a large release, then not needed: hashed on the main thread all the same.
+    await startHashWorkers(paths, pooled);
+    const inline = await hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
+    expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
   it('hashes an empty file', async () => {
