@@ -32,8 +32,8 @@
  * and once a second while it is failing). A file removed under the open descriptor is noticed by its link count,
  * checked after every append, so that no acknowledgement rests on a file that is no longer in the folder.
  *
- * The appends are synchronous on purpose (a few microseconds, less than a round trip through the thread pool);
- * only the syncs, which wait for the disk, are not.
+ * The appends are synchronous on purpose (microseconds, less than a round trip through the thread pool), one per
+ * turn of the event loop for all the records of that turn; only the syncs, which wait for the disk, are not.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -249,6 +249,8 @@ export class Journal implements JobStore {
   private blanked = 0;
   /** Where each live job's lines are in the file: [offset, length]. */
   private spans = new Map<string, [number, number][]>();
+  /** Lines to append at the end of this turn of the event loop, and the saves waiting for them. */
+  private queue: { id: string; line: Buffer; resolve: (written: boolean) => void }[] = [];
   /** Appended lines waiting for the next sync, and whether one is running. */
   private waiters: Waiter[] = [];
   private syncing: Promise<void> | undefined;
@@ -480,8 +482,10 @@ export class Journal implements JobStore {
     this.blanked = 0;
     this.spans = spans;
     this.unsaved.clear();
-    // Every live record is synced in the new file: whoever waits for a sync of the old one may go on.
+    // Every live record is synced in the new file: whoever waits for a sync of the old one, or for an append, may
+    // go on.
     for (const waiter of this.waiters.splice(0)) waiter.resolve(true);
+    for (const line of this.queue.splice(0)) line.resolve(true);
   }
 
   /** Lets go of the current file's descriptor (now, or once the sync running on it is over). */
@@ -511,27 +515,11 @@ export class Journal implements JobStore {
     this.live.set(record.id, record);
     this.unsaved.add(record.id);
     if (!this.failing && this.fd !== undefined) {
-      const line = Buffer.from(JSON.stringify(record) + '\n');
-      const offset = this.size;
-      try {
-        writeAll(this.fd, line, offset);
-        this.size += line.length;
-        const spans = this.spans.get(record.id);
-        if (spans === undefined) this.spans.set(record.id, [[offset, line.length]]);
-        else spans.push([offset, line.length]);
-        if (!this.removedUnder()) {
-          this.unsaved.delete(record.id);
-          if (!this.durable || (await this.synced(record.id))) return true;
-        }
-      } catch (error) {
-        try {
-          // A line cut short by a full disk must not stay in the middle of the file.
-          ftruncateSync(this.fd, offset);
-        } catch {
-          // The next rewrite replaces the whole file anyway.
-        }
-        this.problem(error, `cannot write the record of job ${record.id}`);
-      }
+      const written = await new Promise<boolean>((resolve) => {
+        this.queue.push({ id: record.id, line: Buffer.from(JSON.stringify(record) + '\n'), resolve });
+        if (this.queue.length === 1) setImmediate(() => this.flush());
+      });
+      if (written) return true;
       if (!this.live.has(record.id)) return false;
       this.unsaved.add(record.id);
     }
@@ -543,12 +531,60 @@ export class Journal implements JobStore {
     return !this.unsaved.has(record.id);
   }
 
-  /** Resolves once a sync started after this call is over: true when the line of `id` is on disk. */
-  private synced(id: string): Promise<boolean> {
-    return new Promise((resolve) => {
-      this.waiters.push({ id, resolve });
+  /**
+   * Appends the lines queued in this turn of the event loop in one write (the requests read in one turn are
+   * acknowledged in the next, so a busy integrator writes once per turn rather than once per request), checks that
+   * the file is still in the folder, and resolves their saves: at once, or after a sync (`durable`).
+   */
+  private flush(): void {
+    const batch = this.queue.splice(0);
+    if (batch.length === 0) return;
+    if (this.failing || this.fd === undefined) {
+      for (const line of batch) line.resolve(false);
+      return;
+    }
+    const offset = this.size;
+    let bytes = 0;
+    for (const line of batch) bytes += line.line.length;
+    try {
+      writeAll(
+        this.fd,
+        batch.length === 1
+          ? batch[0]!.line
+          : Buffer.concat(
+              batch.map((line) => line.line),
+              bytes,
+            ),
+        offset,
+      );
+    } catch (error) {
+      try {
+        // Lines cut short by a full disk must not stay in the middle of the file.
+        ftruncateSync(this.fd, offset);
+      } catch {
+        // The next rewrite replaces the whole file anyway.
+      }
+      this.problem(error, `cannot write the record of job ${batch[0]!.id}`);
+      for (const line of batch) line.resolve(false);
+      return;
+    }
+    let at = offset;
+    for (const { id, line } of batch) {
+      const spans = this.spans.get(id);
+      if (spans === undefined) this.spans.set(id, [[at, line.length]]);
+      else spans.push([at, line.length]);
+      at += line.length;
+    }
+    this.size = at;
+    if (this.removedUnder()) {
+      for (const line of batch) line.resolve(false);
+      return;
+    }
+    for (const { id } of batch) this.unsaved.delete(id);
+    if (this.durable) {
+      for (const { id, resolve } of batch) this.waiters.push({ id, resolve });
       this.sync();
-    });
+    } else for (const line of batch) line.resolve(true);
   }
 
   /**
@@ -779,6 +815,7 @@ export class Journal implements JobStore {
   async release(options: { keepLockFile?: boolean; crash?: boolean } = {}): Promise<void> {
     clearInterval(this.timer);
     heldHere.delete(this.dir);
+    this.flush();
     while (this.syncing !== undefined) await this.syncing;
     if (this.unsaved.size > 0) this.repair();
     if (this.unsaved.size > 0) {
