@@ -239,6 +239,8 @@ export class Journal implements JobStore {
   private leftover: JobRecord[] | undefined = [];
   /** The latest record of every live job: what the file should hold, re-written from here after a loss. */
   private readonly live = new Map<string, JobRecord>();
+  /** The latest line of every live job, as written: a rewrite copies these rather than serializing again. */
+  private readonly lines = new Map<string, Buffer>();
   /** Live jobs whose latest record is not known to be in the file. */
   private readonly unsaved = new Set<string>();
   /** The journal file, open for writing at positions (never O_APPEND: blanking writes into the middle). */
@@ -456,7 +458,11 @@ export class Journal implements JobStore {
         chunkBytes = 0;
       };
       for (const [id, record] of this.live) {
-        const line = Buffer.from(JSON.stringify(record) + '\n');
+        let line = this.lines.get(id);
+        if (line === undefined) {
+          line = Buffer.from(JSON.stringify(record) + '\n');
+          this.lines.set(id, line);
+        }
         spans.set(id, [[size, line.length]]);
         chunk.push(line);
         chunkBytes += line.length;
@@ -513,10 +519,12 @@ export class Journal implements JobStore {
    */
   private async save(record: JobRecord): Promise<boolean> {
     this.live.set(record.id, record);
+    const line = Buffer.from(JSON.stringify(record) + '\n');
+    this.lines.set(record.id, line);
     this.unsaved.add(record.id);
     if (!this.failing && this.fd !== undefined) {
       const written = await new Promise<boolean>((resolve) => {
-        this.queue.push({ id: record.id, line: Buffer.from(JSON.stringify(record) + '\n'), resolve });
+        this.queue.push({ id: record.id, line, resolve });
         if (this.queue.length === 1) setImmediate(() => this.flush());
       });
       if (written) return true;
@@ -635,6 +643,7 @@ export class Journal implements JobStore {
   /** Forgets a job (its final callback is delivered, or can never be, or it was refused before its 200). */
   remove(id: string): void {
     this.live.delete(id);
+    this.lines.delete(id);
     this.unsaved.delete(id);
     const spans = this.spans.get(id) ?? [];
     this.spans.delete(id);
