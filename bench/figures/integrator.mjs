@@ -218,13 +218,15 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
         limit: 0.6,
         atLeast: true,
       }),
-      infoRow({
+      ratioRow({
         id: 'integrator.throughput-saturation',
         figure: `integrator: the most acknowledgements per second (${connections} connections, back to back)`,
         ours: oursMax.throughput,
         baseline: bareMax.throughput,
         baselineLabel: 'bare node:http',
         unit: 'req/s',
+        limit: 0.3,
+        atLeast: true,
         details: { bare: bareMax, ours: oursMax },
       }),
     ];
