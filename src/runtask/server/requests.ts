@@ -172,12 +172,14 @@ export async function handleRequest(
       'the X-TFC-Task-Signature header is missing or does not match the body',
     );
   }
-  if (body.toString('utf8').trim() === '') {
+  // Decoded once: the emptiness check and the parse read the same text.
+  const text = body.toString('utf8');
+  if (text.trim() === '') {
     log.info('request.verification', 'answered a verification request (empty body)', { remote });
     tagRequest(res, { outcome: 'verification' });
     return send(res, 200);
   }
-  const parsed = parseRunTaskRequest(body);
+  const parsed = parseRunTaskRequest(text);
   if (parsed.kind === 'malformed') {
     log.warn('request.rejected', `refused a request: ${parsed.reason}`, { http: 400, remote });
     return refuse(res, 400, 'bad request', parsed.reason);

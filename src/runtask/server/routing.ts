@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
-import type { JournalHealth } from './journal.js';
+import { holdsJobRecords, type JournalHealth } from './journal.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
 import type { JobStore } from './store.js';
@@ -62,14 +62,8 @@ export function labelRouteDir(stateDir: string, dir: string, route: RouteOptions
   }
 }
 
-/** True when a folder holds job records. */
-function holdsJobs(dir: string): boolean {
-  try {
-    return readdirSync(dir).some((name) => name.startsWith('job-') && name.endsWith('.json'));
-  } catch {
-    return false;
-  }
-}
+/** True when a folder holds job records (journal.ts reads them). */
+const holdsJobs = holdsJobRecords;
 
 /**
  * Journal folders with job records that no served route owns (its path left the routes file, or the routes file

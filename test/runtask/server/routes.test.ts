@@ -15,6 +15,7 @@ import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
   HANDLER_COMMAND,
   bytesOf,
+  journaledIds,
   post,
   requestFor,
   sign,
@@ -156,12 +157,12 @@ describe('routes', () => {
     const folders = readdirSync(join(stateDir, 'routes'));
     const bFolder = folders.find((f) => f.startsWith('tenants_b-'))!;
     expect(folders).toHaveLength(2);
-    expect(readdirSync(join(stateDir, 'routes', bFolder))).toContain(`job-${b.task_result_id}.json`);
+    expect(journaledIds(join(stateDir, 'routes', bFolder))).toEqual([b.task_result_id]);
     expect(JSON.parse(readFileSync(join(stateDir, 'routes', bFolder, 'route.json'), 'utf8'))).toEqual({
       path: '/tenants/b',
       platformHosts: [platform.url],
     });
-    expect(readdirSync(stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
+    expect(journaledIds(stateDir)).toEqual([]);
 
     t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
     expect(await finalOf(b.task_result_id)).toEqual({ status: 'failed', message: RESTARTED_MESSAGE });
