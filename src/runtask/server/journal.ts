@@ -252,7 +252,7 @@ export class Journal implements JobStore {
   /** Where each live job's lines are in the file: [offset, length]. */
   private spans = new Map<string, [number, number][]>();
   /** Lines to append at the end of this turn of the event loop, and the saves waiting for them. */
-  private queue: { id: string; line: Buffer; resolve: (written: boolean) => void }[] = [];
+  private pendingLines: { id: string; line: Buffer; resolve: (written: boolean) => void }[] = [];
   /** Appended lines waiting for the next sync, and whether one is running. */
   private waiters: Waiter[] = [];
   private syncing: Promise<void> | undefined;
@@ -491,7 +491,7 @@ export class Journal implements JobStore {
     // Every live record is synced in the new file: whoever waits for a sync of the old one, or for an append, may
     // go on.
     for (const waiter of this.waiters.splice(0)) waiter.resolve(true);
-    for (const line of this.queue.splice(0)) line.resolve(true);
+    for (const line of this.pendingLines.splice(0)) line.resolve(true);
   }
 
   /** Lets go of the current file's descriptor (now, or once the sync running on it is over). */
@@ -524,8 +524,8 @@ export class Journal implements JobStore {
     this.unsaved.add(record.id);
     if (!this.failing && this.fd !== undefined) {
       const written = await new Promise<boolean>((resolve) => {
-        this.queue.push({ id: record.id, line, resolve });
-        if (this.queue.length === 1) setImmediate(() => this.flush());
+        this.pendingLines.push({ id: record.id, line, resolve });
+        if (this.pendingLines.length === 1) setImmediate(() => this.flush());
       });
       if (written) return true;
       if (!this.live.has(record.id)) return false;
@@ -545,7 +545,7 @@ export class Journal implements JobStore {
    * the file is still in the folder, and resolves their saves: at once, or after a sync (`durable`).
    */
   private flush(): void {
-    const batch = this.queue.splice(0);
+    const batch = this.pendingLines.splice(0);
     if (batch.length === 0) return;
     if (this.failing || this.fd === undefined) {
       for (const line of batch) line.resolve(false);
