@@ -197,6 +197,34 @@ export async function scaleoutFigure({ work, perInstance, log }) {
     if (found === undefined) throw new Error(`scale-out: no run with ${count} instance(s)`);
     return found;
   };
+  /**
+   * Sends `total` requests at once, request i to `urlOf(i)`; resolves with the run's figures once every final
+   * callback has arrived.
+   * @param {number} total
+   * @param {(i: number) => string} urlOf
+   * @param {string} what for errors
+   * @returns {Promise<Run>}
+   */
+  const measure = async (total, urlOf, what) => {
+    const first = Date.now();
+    const statuses = await Promise.all(Array.from({ length: total }, (_, i) => send(urlOf(i), next + i)));
+    const acked = Date.now();
+    next += total;
+    if (statuses.some((s) => s !== 200))
+      throw new Error(`${what}: answers ${[...new Set(statuses)].join(', ')}`);
+    const after = await awaitFinals(platformUrl, finalsSoFar + total, 120_000);
+    if (after.finals < finalsSoFar + total)
+      throw new Error(`${what}: ${after.finals - finalsSoFar} of ${total} finished`);
+    finalsSoFar = after.finals;
+    const finishS = ((after.lastFinalAt ?? Date.now()) - first) / 1000;
+    return {
+      acks: total / ((acked - first) / 1000),
+      checks: total / finishS,
+      total,
+      ackS: (acked - first) / 1000,
+      finishS,
+    };
+  };
   try {
     for (const count of [1, 2, 4]) {
       const servers = await instances(`scale${count}`, count, 'sleep 2');
@@ -204,26 +232,7 @@ export async function scaleoutFigure({ work, perInstance, log }) {
       log(
         `scale-out: ${count} instance(s) on one database, ${total} requests, handlers sleep 2, ${SLOTS} slots each`,
       );
-      const first = Date.now();
-      const statuses = await Promise.all(
-        Array.from({ length: total }, (_, i) => send(must(servers[i % count]).doc.url, next + i)),
-      );
-      const acked = Date.now();
-      next += total;
-      if (statuses.some((s) => s !== 200))
-        throw new Error(`scale-out: answers ${[...new Set(statuses)].join(', ')}`);
-      const after = await awaitFinals(platformUrl, finalsSoFar + total, 120_000);
-      if (after.finals < finalsSoFar + total)
-        throw new Error(`scale-out: ${after.finals - finalsSoFar} of ${total} finished`);
-      finalsSoFar = after.finals;
-      const finishS = ((after.lastFinalAt ?? Date.now()) - first) / 1000;
-      runs[String(count)] = {
-        acks: total / ((acked - first) / 1000),
-        checks: total / finishS,
-        total,
-        ackS: (acked - first) / 1000,
-        finishS,
-      };
+      runs[String(count)] = await measure(total, (i) => must(servers[i % count]).doc.url, 'scale-out');
       await Promise.all(servers.map((s) => s.stop()));
     }
 
@@ -239,26 +248,7 @@ export async function scaleoutFigure({ work, perInstance, log }) {
       log(
         `scale-out: 1 front and ${count} worker(s), ${total} requests, handlers sleep 2, ${SLOTS} slots each`,
       );
-      const first = Date.now();
-      const statuses = await Promise.all(
-        Array.from({ length: total }, (_, i) => send(front.doc.url, next + i)),
-      );
-      const acked = Date.now();
-      next += total;
-      if (statuses.some((s) => s !== 200))
-        throw new Error(`scale-out (roles): answers ${[...new Set(statuses)].join(', ')}`);
-      const after = await awaitFinals(platformUrl, finalsSoFar + total, 120_000);
-      if (after.finals < finalsSoFar + total)
-        throw new Error(`scale-out (roles): ${after.finals - finalsSoFar} of ${total} finished`);
-      finalsSoFar = after.finals;
-      const finishS = ((after.lastFinalAt ?? Date.now()) - first) / 1000;
-      split[String(count)] = {
-        acks: total / ((acked - first) / 1000),
-        checks: total / finishS,
-        total,
-        ackS: (acked - first) / 1000,
-        finishS,
-      };
+      split[String(count)] = await measure(total, () => front.doc.url, 'scale-out (roles)');
       await Promise.all(servers.map((s) => s.stop()));
     }
     const workers = (/** @type {number} */ count) => {
