@@ -33,6 +33,12 @@ export interface JobSettings extends CheckSettings {
 /** The `running` message of a job waiting in the shared queue for a worker. */
 export const QUEUED_MESSAGE = 'Queued: waiting for a free worker.';
 
+/** The job a stored record stands for (taken from the queue, or over from another instance). */
+function jobOf(record: JobRecord): Job {
+  const { request, raw } = readRunTaskRequest(record.request);
+  return new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+}
+
 /** The jobs of one integrator process. */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
@@ -216,8 +222,8 @@ export class JobManager {
     const records = await queue.claim(free);
     // Claimed as a stop began, a job still runs: the stop's grace applies to it like to the others.
     for (const record of records) {
-      const { request, raw } = readRunTaskRequest(record.request);
-      const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+      const job = jobOf(record);
+      const { request } = job.input;
       this.log.info('job.claimed', `took job ${record.id} from the queue`, {
         job: record.id,
         run_id: request.run_id,
@@ -259,9 +265,8 @@ export class JobManager {
     const records = await this.store.takeOver();
     for (const record of records) {
       if (this.jobs.has(record.id)) continue;
-      const { request, raw } = readRunTaskRequest(record.request);
-      const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
-
+      const job = jobOf(record);
+      const { request } = job.input;
       const result =
         record.phase === 'reporting' && record.result
           ? record.result
