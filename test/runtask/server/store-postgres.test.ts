@@ -153,3 +153,50 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
     }
   });
 });
+
+describe('PostgreSQL: the connection pool (--database-pool)', () => {
+  /** Connections the integrator's stores hold to `database` now. */
+  async function connections(database: string): Promise<number> {
+    const client = new pg.Client({ connectionString: server.urlOf('postgres') });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'provider runtask serve'`,
+        [database],
+      );
+      return rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  }
+  const record = (id: string): JobRecord => ({
+    version: 1,
+    id,
+    acceptedAt: new Date().toISOString(),
+    phase: 'accepted',
+    request: { task_result_id: id },
+  });
+
+  it('holds at most its size of connections however many statements are sent at once', async () => {
+    for (const [poolSize, most] of [
+      [2, 2],
+      [10, 10],
+    ] as const) {
+      const database = `pool_${poolSize}`;
+      await server.createDatabase(database);
+      const store = await PostgresStore.open({ url: server.urlOf(database), log, poolSize });
+      try {
+        const ids = Array.from({ length: 12 }, (_, i) => `pool-${poolSize}-${i}`);
+        expect(new Set(await Promise.all(ids.map((id) => store.enqueue(record(id)))))).toEqual(
+          new Set(['accepted']),
+        );
+        const held = await connections(database);
+        expect(held).toBeLessThanOrEqual(most);
+        // Twelve statements at once open more than two connections where the pool allows it.
+        if (poolSize > 2) expect(held).toBeGreaterThan(2);
+      } finally {
+        await store.release();
+      }
+    }
+  });
+});
