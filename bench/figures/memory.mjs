@@ -32,7 +32,7 @@ export async function memoryFigure({ work, smallMiB, largeMiB, log }) {
       figure: `publish peak RSS, 13 × ${largeMiB} MiB`,
       ours: large,
       unit: 'MB',
-      limit: 150,
+      limit: 80,
     }),
     limitRow({
       id: 'memory.growth',

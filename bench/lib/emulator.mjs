@@ -18,10 +18,11 @@ import { startServer } from './proc.mjs';
 /** @typedef {EmulatorDoc & { stop(): Promise<void> }} Emulator a running emulator */
 
 /**
- * The emulator's network shaping (`--latency`, `--bandwidth`), as the user writes it.
+ * The emulator's network shaping (`--latency`, `--bandwidth`, `--total-bandwidth`), as the user writes it.
  * @typedef {object} Network
  * @property {string} [latency] e.g. `40ms`
- * @property {string} [bandwidth] e.g. `25MB/s`
+ * @property {string} [bandwidth] e.g. `25MB/s`, per connection
+ * @property {string} [totalBandwidth] e.g. `100MB/s`, shared by every connection
  */
 
 /**
@@ -29,11 +30,12 @@ import { startServer } from './proc.mjs';
  * @param {{ dir: string } & Network} options
  * @returns {Promise<Emulator>}
  */
-export async function startEmulator({ dir, latency, bandwidth }) {
+export async function startEmulator({ dir, latency, bandwidth, totalBandwidth }) {
   const dataDir = fs.mkdtempSync(path.join(dir, 'emulator-'));
   const args = [BIN, 'emulate', '--json', '--port', '0', '--data-dir', dataDir];
   if (latency) args.push('--latency', latency);
   if (bandwidth) args.push('--bandwidth', bandwidth);
+  if (totalBandwidth) args.push('--total-bandwidth', totalBandwidth);
   /** @type {import('./proc.mjs').StartedServer<EmulatorDoc>} */
   const server = await startServer(process.execPath, args, { stderr: 'pipe' });
   return {

@@ -20,6 +20,7 @@ const parseJson = (text) => JSON.parse(text);
  * @property {NodeJS.ProcessEnv} [env] the command's whole environment (default: `cleanEnv()`)
  * @property {string} [cwd]
  * @property {boolean} [peakRss] also measure the peak resident set size
+ * @property {boolean} [cpu] also measure the CPU time (user + system) of the command and the children it waited for
  * @property {'ignore' | 'pipe' | 'inherit'} [stdin]
  * @property {{ ms: number, line: string }[]} [timeline] receives every stderr line with its ms since the start
  */
@@ -32,6 +33,7 @@ const parseJson = (text) => JSON.parse(text);
  * @property {string} stdout
  * @property {string} stderr
  * @property {number | undefined} peakKiB with `peakRss`: peak resident set size in KiB
+ * @property {number | undefined} cpuMs with `cpu`: user + system CPU time in ms (GNU time's, to 10 ms)
  */
 
 /**
@@ -80,7 +82,8 @@ export function percentile(values, p) {
 /**
  * Runs a command to its end. Resolves with the wall time in ms (spawn to exit), the exit code and output;
  * with `peakRss`, also the peak resident set size in KiB, as the kernel accounts it (GNU time, or else the
- * process's VmHWM polled from /proc).
+ * process's VmHWM polled from /proc); with `cpu`, the CPU time user + system as GNU time reports it (the
+ * rusage of the command and of its children it waited for: every thread of a node process is counted).
  * @param {string} command
  * @param {string[]} args
  * @param {RunOptions} [options]
@@ -89,13 +92,16 @@ export function percentile(values, p) {
 export function run(
   command,
   args,
-  { env = cleanEnv(), cwd, peakRss = false, stdin = 'ignore', timeline } = {},
+  { env = cleanEnv(), cwd, peakRss = false, cpu = false, stdin = 'ignore', timeline } = {},
 ) {
+  if (cpu && !fs.existsSync(GNU_TIME)) throw new Error(`measuring CPU time needs GNU time (${GNU_TIME})`);
   const timeFile =
-    peakRss && fs.existsSync(GNU_TIME)
+    (peakRss || cpu) && fs.existsSync(GNU_TIME)
       ? path.join(os.tmpdir(), `bench-rss-${process.pid}-${Date.now()}`)
       : undefined;
-  const [cmd, argv] = timeFile ? [GNU_TIME, ['-o', timeFile, '-f', '%M', command, ...args]] : [command, args];
+  const [cmd, argv] = timeFile
+    ? [GNU_TIME, ['-o', timeFile, '-f', '%M %U %S', command, ...args]]
+    : [command, args];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(cmd, argv, { env, cwd, stdio: [stdin, 'pipe', 'pipe'] });
@@ -126,11 +132,17 @@ export function run(
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (poll) clearInterval(poll);
       let peakKiB;
+      let cpuMs;
       if (timeFile) {
-        peakKiB = Number(fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+        // The last line: GNU time writes "Command exited with non-zero status" before it when it did.
+        const [kib, user, system] = (fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop() ?? '')
+          .split(' ')
+          .map(Number);
         fs.rmSync(timeFile, { force: true });
+        if (peakRss) peakKiB = kib;
+        if (cpu) cpuMs = ((user ?? NaN) + (system ?? NaN)) * 1000;
       } else if (peakRss) peakKiB = polledKiB;
-      resolve({ ms, code, stdout, stderr, peakKiB });
+      resolve({ ms, code, stdout, stderr, peakKiB, cpuMs });
     });
   });
 }

@@ -1,5 +1,6 @@
 // `provider publish` and the documented curl flow, each against a fresh emulator, measured the same way.
-import { BASELINE_SCRIPT, BIN, SIGNER_KEY_ID, SIGNER_PUBLIC_KEY, cleanEnv, profile } from './env.mjs';
+import * as path from 'node:path';
+import { BASELINE_SCRIPT, BIN, ROOT, SIGNER_KEY_ID, SIGNER_PUBLIC_KEY, cleanEnv, profile } from './env.mjs';
 import { startEmulator } from './emulator.mjs';
 import { expectOk, run } from './proc.mjs';
 
@@ -39,6 +40,7 @@ function milestones(timeline) {
  * @param {import('./emulator.mjs').Network} [options.network]
  * @param {number} [options.concurrency] `--concurrency` (default: publish's own)
  * @param {boolean} [options.peakRss] also measure the peak resident set size
+ * @param {boolean} [options.cpu] also measure the CPU time (user + system)
  * @param {string} [options.label] names the CPU profile (BENCH_PROFILE)
  */
 export async function publishOnce({
@@ -47,6 +49,7 @@ export async function publishOnce({
   network = {},
   concurrency,
   peakRss = false,
+  cpu = false,
   label = 'publish',
 }) {
   const emulator = await startEmulator({ dir: work, ...network });
@@ -60,10 +63,11 @@ export async function publishOnce({
       env: cleanEnv({ TFE_TOKEN: emulator.ownerToken }),
       cwd: work,
       peakRss,
+      cpu,
       timeline,
     });
     expectOk(result, 'provider publish');
-    return { ms: result.ms, peakKiB: result.peakKiB, milestones: milestones(timeline) };
+    return { ms: result.ms, peakKiB: result.peakKiB, cpuMs: result.cpuMs, milestones: milestones(timeline) };
   } finally {
     await emulator.stop();
   }
@@ -85,6 +89,34 @@ export async function curlOnce({ work, release, network = {} }) {
       'publish-with-curl.sh',
     );
     return { ms: result.ms };
+  } finally {
+    await emulator.stop();
+  }
+}
+
+/**
+ * One run of bench/baseline/bare-publish.mjs (create, PUT each file one by one with fetch, no checks) into a
+ * fresh emulator; resolves with its wall time, CPU time (user + system) and peak resident set size.
+ * @param {{ work: string, release: import('./release.mjs').Release }} options
+ */
+export async function bareOnce({ work, release }) {
+  const emulator = await startEmulator({ dir: work });
+  try {
+    const env = cleanEnv({
+      ...{ BASE_URL: emulator.url, TOKEN: emulator.ownerToken, ORG: emulator.organization },
+      ...{ NAME: release.name, VERSION: release.version, KEY_ID: SIGNER_KEY_ID },
+    });
+    const script = path.join(ROOT, 'bench', 'baseline', 'bare-publish.mjs');
+    const result = expectOk(
+      await run(process.execPath, [...profile('bare-publish'), script, release.dir], {
+        env,
+        cwd: work,
+        peakRss: true,
+        cpu: true,
+      }),
+      'bare-publish.mjs',
+    );
+    return { ms: result.ms, cpuMs: result.cpuMs, peakKiB: result.peakKiB };
   } finally {
     await emulator.stop();
   }

@@ -23,6 +23,10 @@ export function registerEmulate(program: ProgramCommand): void {
     .addOption(new Option('--link-ttl <duration>', 'lifetime of upload/download links').default('25h'))
     .option('--latency <duration>', 'shape the network: delay every request by this much (e.g. 40ms)')
     .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')
+    .option(
+      '--total-bandwidth <rate>',
+      'shape the network: upload/download rate shared by all connections, each way (e.g. 50MB/s)',
+    )
     .runs(() => import('../commands/emulate.js').then((m) => m.runEmulator), flagsOnly<EmulateFlags>)
     .examples(
       local({

@@ -19,7 +19,10 @@ export function registerPublish(program: ProgramCommand): void {
       'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
     )
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary before upload')
-    .option('--concurrency <n>', 'uploads in flight at once, 1 to 32 (env PROVIDER_CONCURRENCY; default 4)')
+    .option(
+      '--concurrency <n>',
+      'uploads in flight at once, 1 to 32, or auto: more while the uploads go faster for it (env PROVIDER_CONCURRENCY; default auto)',
+    )
     .option('--dry-run', 'print the plan and stop: nothing is written')
     .option('--no-wait', 'do not wait for the registry to report the files uploaded')
     .option(

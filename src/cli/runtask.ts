@@ -64,6 +64,11 @@ export function registerRuntask(program: ProgramCommand): void {
       '--lease <duration>',
       "with a database: how long a dead instance's job waits to be taken over (default 60s)",
     )
+    .option('--database-pool <n>', 'with a database: connections per instance (default 10)')
+    .option(
+      '--role <role>',
+      'with a database: all (accept and run, default), front (accept and queue) or worker (run queued checks)',
+    )
     .runs(() => import('../commands/runtask/serve.js').then((m) => m.runServe), flagsOnly<ServeFlags>)
     .examples(
       local({

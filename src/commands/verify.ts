@@ -42,13 +42,14 @@ export const runVerify: SessionCore<VerifyOptions> = async (context, session, op
 /**
  * Verifies the release the options describe; shared with `publish`, which verifies first. `command` is the
  * command running (`verify`, `publish`): its hints name it. The registry is reached only through the session's
- * key lookup, and only when no key was given.
+ * key lookup, and only when no key was given. `whileHashing` is called once the files are being hashed.
  */
 export async function verifyWithFlags(
   context: RunContext,
   session: Session,
   options: VerifyOptions,
   command: string,
+  whileHashing?: () => void,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
   const { output, cwd } = context;
   // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
@@ -69,7 +70,7 @@ export async function verifyWithFlags(
     protocols,
     configProtocols: settings.protocols,
     dearmorSignature: options.dearmorSignature,
-    hashing: { signal: context.signal },
+    hashing: { signal: context.signal, onStart: whileHashing },
     command,
   });
   return { release, settings };

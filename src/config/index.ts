@@ -18,6 +18,7 @@ export {
   DEFAULT_HOSTNAME,
   DEFAULT_CONCURRENCY,
   DEFAULT_WAIT_TIMEOUT_MS,
+  type Concurrency,
   type GlobalFlags,
   type Settings,
   type SettingsFlags,

@@ -50,7 +50,7 @@ export interface Settings {
   /** Defaults to the organization: a private registry's namespace is its organization's name. */
   namespace?: string;
   name?: string;
-  concurrency: number;
+  concurrency: Concurrency;
   waitTimeoutMs: number;
   protocols?: string[];
   /** Absolute; a relative `key` in the config file is taken from the config file's folder. */
@@ -64,8 +64,13 @@ export interface Settings {
 
 /** The hostname used when nothing names one. */
 export const DEFAULT_HOSTNAME = 'app.terraform.io';
-/** Uploads in flight at once when nothing says otherwise. */
-export const DEFAULT_CONCURRENCY = 4;
+/**
+ * Uploads in flight at once: a fixed number from 1 to 32, or `auto`, a number that grows while the throughput
+ * grows with it (src/publish/adaptive.ts).
+ */
+export type Concurrency = number | 'auto';
+/** Uploads in flight at once when nothing says otherwise: adapted to the network. */
+export const DEFAULT_CONCURRENCY: Concurrency = 'auto';
 /** How long to wait for the registry to process an upload when nothing says otherwise: 5 minutes. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 5 * 60_000;
 
@@ -164,13 +169,14 @@ export async function resolveSettings(input: ResolveSettingsInput): Promise<Sett
   return settings;
 }
 
-/** Concurrency from a flag, a variable or the file: an integer from 1 to 32. */
-export function parseConcurrency(value: number | string, label: string): number {
+/** Concurrency from a flag, a variable or the file: an integer from 1 to 32, or `auto`. */
+export function parseConcurrency(value: number | string, label: string): Concurrency {
   const text = String(value).trim();
+  if (text.toLowerCase() === 'auto') return 'auto';
   const number = typeof value === 'number' ? value : /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(number) || number < 1 || number > 32) {
-    throw new UsageError(`${label} must be an integer from 1 to 32 (got "${text}")`, {
-      hint: `It is how many uploads run at once; the default is ${DEFAULT_CONCURRENCY}.`,
+    throw new UsageError(`${label} must be "auto" or an integer from 1 to 32 (got "${text}")`, {
+      hint: 'It is how many uploads run at once; the default is auto, a number that follows the throughput.',
     });
   }
   return number;

@@ -58,6 +58,8 @@ export interface EmulatorOptions extends EmulatedServerOptions {
   latencyMs?: number;
   /** Bytes per second per connection for upload and download bodies (a network's per-flow bandwidth). */
   bandwidth?: number;
+  /** Bytes per second shared by all connections, each way (a network whose total bandwidth is the limit). */
+  totalBandwidth?: number;
 }
 
 /** A running emulator. */
@@ -96,7 +98,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     settings,
     now,
     baseUrl: () => baseUrl,
-    shaper: new Shaper({ latencyMs: options.latencyMs, bytesPerSecond: options.bandwidth }),
+    shaper: new Shaper({
+      latencyMs: options.latencyMs,
+      bytesPerSecond: options.bandwidth,
+      totalBytesPerSecond: options.totalBandwidth,
+    }),
   };
   const router = emulatorRouter(app);
   const faults = new FaultEngine(options.faults ?? [], options.faultSeed ?? 1);

@@ -1,9 +1,11 @@
 /**
  * Network shaping, to rehearse (and benchmark) a real network on loopback: every request waits `latencyMs`
- * before it is handled (one round trip), and the bytes of archivist uploads and downloads are paced to
- * `bytesPerSecond` per connection — each TCP connection has its own budget, so N parallel transfers get N
- * times the bandwidth, as they do through a per-flow limited network. Pacing holds the stream back, so TCP's
- * own flow control slows the sender down: nothing is buffered in memory.
+ * before it is handled (one round trip), and the bytes of archivist uploads and downloads are paced. Two limits,
+ * alone or together: `bytesPerSecond` per connection — each TCP connection has its own budget, so N parallel
+ * transfers get N times the bandwidth, as they do through a per-flow limited network — and
+ * `totalBytesPerSecond`, one budget each way shared by every connection (a token bucket: the uplink of a CI
+ * runner, an office line), so N parallel transfers share one bandwidth and more connections gain nothing.
+ * Pacing holds the stream back, so TCP's own flow control slows the sender down: nothing is buffered in memory.
  */
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,48 +17,71 @@ export interface ShapingOptions {
   latencyMs?: number | undefined;
   /** Bytes per second per connection, for archivist bodies (uploads and downloads). */
   bytesPerSecond?: number | undefined;
+  /** Bytes per second shared by all connections, each way (uploads share one, downloads another). */
+  totalBytesPerSecond?: number | undefined;
 }
 
-/** Per connection: when its link is next free (performance.now() milliseconds). */
+/** Which way bytes flow: uploads (request bodies) and downloads (response bodies) have separate shared budgets. */
+export type Direction = 'up' | 'down';
+
+/** A link's budget: when it is next free (milliseconds on the shaper's clock). */
 interface Budget {
   freeAt: number;
 }
 
-/** A burst allowance: a connection idle for a while may not send faster than the rate to catch up. */
+/** A burst allowance: a link idle for a while may not send faster than the rate to catch up. */
 const MAX_CREDIT_MS = 20;
 
-/** Paces byte streams to a per-connection rate. */
+/**
+ * Books `bytes` on a link of `rate` bytes per second: the chunk occupies it from when it is free (or now, less
+ * the credit) for `bytes / rate`; returns how long the chunk must wait (0 when the link is free enough).
+ */
+function book(budget: Budget, bytes: number, rate: number, now: number): number {
+  budget.freeAt = Math.max(budget.freeAt, now - MAX_CREDIT_MS) + (bytes / rate) * 1000;
+  return budget.freeAt - now;
+}
+
+/** Paces byte streams to a per-connection rate, a shared rate, or both (the slower one holds a chunk back). */
 export class Shaper {
   private readonly budgets = new WeakMap<Socket, Budget>();
+  private readonly shared: Record<Direction, Budget> = { up: { freeAt: 0 }, down: { freeAt: 0 } };
 
-  constructor(readonly options: ShapingOptions) {}
+  /** `now` is the clock in milliseconds (performance.now() unless a test gives its own). */
+  constructor(
+    readonly options: ShapingOptions,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** True when bodies are paced. */
   get pacing(): boolean {
-    return (this.options.bytesPerSecond ?? 0) > 0;
+    return (this.options.bytesPerSecond ?? 0) > 0 || (this.options.totalBytesPerSecond ?? 0) > 0;
   }
 
   /**
-   * Books `bytes` on the connection's link and returns how many milliseconds to hold them back: the chunk
-   * occupies the link from when it is free (or now, less a small credit) for `bytes / rate`.
+   * Books `bytes` on the connection's link and on the shared link of their direction, and returns how many
+   * milliseconds to hold them back: the longer of the two waits. Each connection reads its next chunk only
+   * after this one's wait, so the shared link serves the connections in turn, one chunk each.
    */
-  delayMs(socket: Socket, bytes: number): number {
-    const rate = this.options.bytesPerSecond ?? 0;
-    if (rate <= 0) return 0;
-    let budget = this.budgets.get(socket);
-    if (budget === undefined) {
-      budget = { freeAt: 0 };
-      this.budgets.set(socket, budget);
+  delayMs(socket: Socket, bytes: number, direction: Direction): number {
+    const perConnection = this.options.bytesPerSecond ?? 0;
+    const total = this.options.totalBytesPerSecond ?? 0;
+    const now = this.now();
+    let wait = 0;
+    if (perConnection > 0) {
+      let budget = this.budgets.get(socket);
+      if (budget === undefined) {
+        budget = { freeAt: 0 };
+        this.budgets.set(socket, budget);
+      }
+      wait = book(budget, bytes, perConnection, now);
     }
-    const now = performance.now();
-    budget.freeAt = Math.max(budget.freeAt, now - MAX_CREDIT_MS) + (bytes / rate) * 1000;
-    const wait = budget.freeAt - now;
+    if (total > 0) wait = Math.max(wait, book(this.shared[direction], bytes, total, now));
     return wait < 1 ? 0 : wait;
   }
 
-  /** A pipeline stage that passes chunks on no faster than the connection's rate. */
-  pace(socket: Socket): (source: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> {
-    const delay = (bytes: number): number => this.delayMs(socket, bytes);
+  /** A pipeline stage that passes chunks on no faster than the connection's and the shared rate. */
+  pace(socket: Socket, direction: Direction): (source: AsyncIterable<Buffer>) => AsyncGenerator<Buffer> {
+    const delay = (bytes: number): number => this.delayMs(socket, bytes, direction);
     return async function* paced(source: AsyncIterable<Buffer>) {
       for await (const chunk of source) {
         const wait = delay(chunk.length);

@@ -10,6 +10,7 @@ import type { VersionResource } from '../registry/types.js';
 import { createVersion, getVersion } from '../registry/versions.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { versionDifferences } from './plan.js';
+import { AUTO, AdaptiveConcurrency, AdaptiveWidth } from './adaptive.js';
 import { runPool, startAhead } from './pool.js';
 import { createOrAdopt } from './reconcile.js';
 import { preparePlatform, uploadPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
@@ -21,7 +22,8 @@ export interface ExecuteInput extends TransferContext {
   release: VerifiedRelease;
   remote: RemoteState;
   plan: PublishPlan;
-  concurrency: number;
+  /** Uploads at once: a fixed number, or `auto` (adaptive.ts: grows while the throughput grows). */
+  concurrency: number | 'auto';
 }
 
 /** Executes a plan without conflicts; returns what this run did. */
@@ -91,15 +93,27 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
   const items = plan.platforms
     .filter((p) => p.action === 'create' || p.action === 'upload')
     .sort((a, b) => b.bytes - a.bytes);
-  // Platform creates run ahead of the transfers (at most `concurrency` API calls at once): an upload then
-  // starts as soon as a connection is free, instead of waiting for its platform's create round trip.
+  // `auto`: the number of uploads at once follows their throughput (adaptive.ts); `--verbose` shows each step.
+  const width =
+    input.concurrency === 'auto'
+      ? new AdaptiveWidth(new AdaptiveConcurrency(), (d) => {
+          if (d.action === 'ignore') return;
+          const rate = d.rate === undefined ? '' : ` at ${(d.rate / 1e6).toFixed(1)} MB/s`;
+          input.output.debug(`concurrency: ${d.action}${rate}, now at most ${d.limit} uploads at once`);
+        })
+      : undefined;
+  const limit = input.concurrency === 'auto' ? width! : input.concurrency;
+  // Platform creates run ahead of the transfers (at most `concurrency` API calls at once, `AUTO.creates` with
+  // auto): an upload then starts as soon as a connection is free, instead of waiting for its platform's create
+  // round trip.
   const lane = startAhead(
     items.map((item) => () => preparePlatform(input, item, existing.get(platformName(item)))),
-    input.concurrency,
+    typeof limit === 'number' ? limit : AUTO.creates,
   );
+  const transfers = { ...input, flow: width };
   const tasks: (() => Promise<void>)[] = items.map((item, i) => async () => {
     const prepared = await lane.results[i]!;
-    const uploaded = await uploadPlatform(input, item, prepared.resource);
+    const uploaded = await uploadPlatform(transfers, item, prepared.resource);
     outcome.platforms.set(platformName(item), { created: prepared.created, uploaded });
   });
   // SHA256SUMS and its signature last: a few kilobytes, they fill connections left idle by the last zips.
@@ -107,7 +121,7 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     const data = file.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes;
     const target = version;
     tasks.push(async () => {
-      outcome.files[file.kind] = await uploadVersionFile(input, file, { data }, target);
+      outcome.files[file.kind] = await uploadVersionFile(transfers, file, { data }, target);
     });
   }
   if (tasks.length > 0) {
@@ -120,17 +134,25 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
           0,
         );
     // One step for every transfer: the overall line and the total count all of them together.
+    const atOnce =
+      width === undefined
+        ? `at most ${input.concurrency} at once`
+        : tasks.length <= width.current
+          ? 'all at once'
+          : `${width.current} at once to begin with, up to ${AUTO.cap} while that goes faster`;
     const step = progress.uploads(
-      `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (at most ${input.concurrency} at once)`,
+      `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (${atOnce})`,
       tasks.length,
       bytes,
     );
     try {
-      await runPool(tasks, input.concurrency);
+      await runPool(tasks, limit);
     } catch (error) {
       lane.stop(error);
       step.fail();
       throw error;
+    } finally {
+      width?.stop();
     }
     step.succeed();
   }

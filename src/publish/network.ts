@@ -1,7 +1,7 @@
 /**
- * The registry side of `provider publish` in one module, which `runPublish` starts importing before it
- * verifies the release: the HTTP client (got) and the rest load on the main thread while the hashing
- * workers run, instead of before them. Nothing is sent until the verification has passed.
+ * The registry side of `provider publish` in one module, which `runPublish` starts importing once the
+ * release's files are being hashed: the HTTP client (got) and the rest load on the main thread while the
+ * hashing runs, instead of before it. Nothing is sent until the verification has passed.
  */
 // The registry client the run's session builds (src/commands/session.ts), loaded here with the rest.
 import '../registry/http.js';

@@ -1,24 +1,56 @@
 /**
- * Bounded concurrency: run tasks with at most `limit` in flight. After the first failure no new task starts;
- * the ones in flight are allowed to finish (their work is not wasted on a re-run) and the first error is
- * thrown — an interruption wins over anything it caused.
+ * Bounded concurrency: run tasks with at most `limit` in flight — a fixed number, or a `Width` that changes while
+ * the tasks run (`--concurrency auto`, adaptive.ts). After the first failure no new task starts; the ones in
+ * flight are allowed to finish (their work is not wasted on a re-run) and the first error is thrown — an
+ * interruption wins over anything it caused.
  */
 import { InterruptedError } from '../errors.js';
 
+/** A number of tasks at once that may change while they run. */
+export interface Width {
+  /** Tasks allowed in flight now. */
+  readonly current: number;
+  /** Calls `listener` when `current` may have changed; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+  /** Told how many tasks run and wait after each start and end (the adaptive policy samples it). */
+  track?(running: number, waiting: number): void;
+}
+
 /** Runs every task, at most `limit` at once; rejects with the first error once nothing is in flight. */
-export async function runPool(tasks: (() => Promise<void>)[], limit: number): Promise<void> {
+export async function runPool(tasks: (() => Promise<void>)[], limit: number | Width): Promise<void> {
+  const width: Width =
+    typeof limit === 'number' ? { current: limit, onChange: () => () => undefined } : limit;
   const queue = [...tasks];
   const errors: unknown[] = [];
-  const worker = async (): Promise<void> => {
-    for (let task = queue.shift(); task !== undefined && errors.length === 0; task = queue.shift()) {
-      try {
-        await task();
-      } catch (error) {
-        errors.push(error);
+  let running = 0;
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (errors.length === 0 && running < Math.max(1, width.current) && queue.length > 0) {
+        const task = queue.shift()!;
+        running++;
+        width.track?.(running, queue.length);
+        // A task that throws synchronously is a failure like any other.
+        Promise.resolve()
+          .then(task)
+          .catch((error: unknown) => {
+            errors.push(error);
+          })
+          .finally(() => {
+            running--;
+            width.track?.(running, errors.length === 0 ? queue.length : 0);
+            if (running === 0 && (queue.length === 0 || errors.length > 0)) {
+              unsubscribe();
+              resolve();
+            } else pump();
+          });
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, tasks.length)) }, worker));
+    };
+    const unsubscribe = width.onChange(pump);
+    if (queue.length === 0) {
+      unsubscribe();
+      resolve();
+    } else pump();
+  });
   if (errors.length > 0) throw errors.find((e) => e instanceof InterruptedError) ?? errors[0];
 }
 

@@ -28,6 +28,14 @@ export interface TransferContext {
   progress: Progress;
   tuning: PublishTuning;
   signal?: AbortSignal | undefined;
+  /** Told of the bytes every upload sends and of every retry: the adaptive concurrency's samples (adaptive.ts). */
+  flow?: UploadFlow | undefined;
+}
+
+/** What the uploads report to the concurrency policy. */
+export interface UploadFlow {
+  sent(bytes: number): void;
+  retried(): void;
 }
 
 /** A file's state as the registry reports it: uploaded already, or the link to upload it to. */
@@ -149,6 +157,8 @@ async function uploadWithRefresh(
   const total = 'data' in body ? body.data.length : body.bytes;
   const transfer = ctx.progress.transfer(filename, total);
   let present = false;
+  // Bytes sent so far by the current attempt: each attempt (a retry, a fresh link) counts from 0 again.
+  let sent = 0;
   try {
     await uploadFile({
       url: link,
@@ -158,13 +168,22 @@ async function uploadWithRefresh(
       signal: ctx.signal,
       retry: ctx.tuning.retry,
       timeoutMs: ctx.tuning.requestTimeoutMs,
-      onProgress: (p) => transfer.update(p.transferred),
-      onRetry: (attempt, reason) => ctx.progress.note(`retrying ${filename} (${reason}, retry ${attempt})`),
+      onProgress: (p) => {
+        transfer.update(p.transferred);
+        ctx.flow?.sent(Math.max(0, p.transferred - sent));
+        sent = p.transferred;
+      },
+      onRetry: (attempt, reason) => {
+        sent = 0;
+        ctx.flow?.retried();
+        ctx.progress.note(`retrying ${filename} (${reason}, retry ${attempt})`);
+      },
       refreshLink: async (refused) => {
         ctx.progress.note(
           `the upload link of ${filename} was refused (${refused.status}); reading a fresh one`,
         );
         transfer.update(0);
+        sent = 0;
         const fresh = linkOf(await reread(), filename);
         present = fresh === undefined;
         return fresh;

@@ -4,8 +4,8 @@
  * with the output sink and never appears in a message (errors name the file). Transient failures are retried by
  * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
- * `LinkRefusedError`. A file is hashed while it streams and its last chunk is held back until the hash matches
- * the verified one (`readVerified`): a file changed since verification aborts the request, and the error is final.
+ * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
+ * verified bytes (`readVerified`): a file changed since verification aborts the request, and the error is final.
  */
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';
@@ -79,9 +79,10 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
   secret(url);
   const put = async (): Promise<void> => {
     output.debug(`→ uploading ${filename} (archivist link)`);
+    // A fresh stream per attempt (a body stream cannot be replayed): each attempt reads and checks anew.
+    const stream = 'data' in body ? undefined : readVerified(body.path, options.filename, body);
     const request = transport.put(url, {
-      // A fresh stream per attempt (a body stream cannot be replayed): each attempt reads and hashes anew.
-      body: 'data' in body ? Buffer.from(body.data) : readVerified(body.path, options.filename, body),
+      body: 'data' in body ? Buffer.from(body.data) : stream,
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
       // `socket` is an idle timeout: a transfer that stops moving fails (and is retried) instead of hanging.
       timeout: { connect: 10_000, socket: idle, response: idle },
@@ -89,7 +90,12 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
       throwHttpErrors: true,
     });
     // `.on` hands back the request itself, which is awaited on the next line.
-    void request.on('uploadProgress', (p) => options.onProgress?.({ transferred: p.transferred, total }));
+    // got counts a chunk as transferred once the request's write of it called back (its bytes are in the
+    // socket, the buffer is free): the stream reads into those buffers again instead of new ones.
+    void request.on('uploadProgress', (p) => {
+      stream?.sent(p.transferred);
+      options.onProgress?.({ transferred: p.transferred, total });
+    });
     await request;
   };
   const { refreshLink } = options;

@@ -9,6 +9,7 @@ import {
   EntryReadError,
   FileReadError,
   hashFiles,
+  startHashWorkers,
   type FileDigest,
   type HashOptions,
   type ZipPlan,
@@ -65,6 +66,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   });
   layout.warnings.forEach(warn);
   output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
+  // The hashing workers start now, while SHA256SUMS is read and the zips are planned.
+  const zipPaths = layout.platforms.map((platform) => path.join(dir, platform.filename));
+  void startHashWorkers(zipPaths, options.hashing);
 
   const shasums = await readReleaseFile(layout, layout.shasums, 'shasums');
   const entries = parseShasums(shasums.content, layout.shasums);
@@ -80,7 +84,6 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   // Each zip's central directory first (a few small reads), so that its entries are hashed for the h1: lock hash
   // in the same read of the file as its SHA-256. A zip that cannot be planned is hashed whole; the zip check
   // below then says what is wrong with it.
-  const zipPaths = layout.platforms.map((platform) => path.join(dir, platform.filename));
   const planned = await Promise.all(
     layout.platforms.map((platform, i) =>
       planZipHash(zipPaths[i]!, platform.filename).catch((error: unknown) => error as Error),

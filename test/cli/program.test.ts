@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -23,7 +25,7 @@ describe('the program', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('the shim runs the bundled program, which prints what the compiled sources print', () => {
+  it('the shim runs the bundled program (or answers --help and --version itself), which prints what the compiled sources print', () => {
     // bin/provider.js runs dist/bundle/ (scripts/bundle.mjs package); the same program compiled file by file
     // (dist/cli/main.js, tsc) must answer alike, both as real processes with stdout on a pipe.
     const bin = fileURLToPath(new URL('../../bin/provider.js', import.meta.url));
@@ -39,6 +41,26 @@ describe('the program', () => {
       expect(bundled, args.join(' ')).not.toBe('');
       expect(bundled, args.join(' ')).toBe(fromSources(args));
     }
+    // The shim answers `--help` alone from the text the build rendered: it must be the program's own help.
+    expect(readFileSync(new URL('../../dist/help.txt', import.meta.url), 'utf8')).toBe(fromSources(['--help']));
+  });
+
+  it('the shim prints dist/help.txt for `--help` alone without loading the program', () => {
+    // A copy of the shim beside a help text of our own and no program at all: only the fast path can answer.
+    const root = tempDir('shim');
+    mkdirSync(join(root, 'bin'));
+    mkdirSync(join(root, 'dist'));
+    copyFileSync(
+      fileURLToPath(new URL('../../bin/provider.js', import.meta.url)),
+      join(root, 'bin', 'provider.js'),
+    );
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
+    writeFileSync(join(root, 'dist', 'help.txt'), 'the built help\n');
+    const run = (flag: string): string =>
+      execFileSync(process.execPath, [join(root, 'bin', 'provider.js'), flag], { encoding: 'utf8' });
+    expect(run('--help')).toBe('the built help\n');
+    expect(run('-h')).toBe('the built help\n');
+    expect(run('--version')).toBe('9.9.9\n');
   });
 
   it('prints a command help', async () => {

@@ -154,6 +154,10 @@ describe('loadConfigFile: validation', () => {
     expect((await result).config).toEqual(config);
   });
 
+  it('accepts "auto" as concurrency', async () => {
+    expect((await load({ concurrency: 'auto' }).result).config).toEqual({ concurrency: 'auto' });
+  });
+
   it('accepts a number of seconds as waitTimeout', async () => {
     expect((await load({ waitTimeout: 90 }).result).config).toEqual({ waitTimeout: 90 });
   });
@@ -189,10 +193,11 @@ describe('loadConfigFile: validation', () => {
   });
 
   it.each([
-    ['concurrency', '4', 'an integer from 1 to 32', '"4"'],
-    ['concurrency', 0, 'an integer from 1 to 32', '0'],
-    ['concurrency', 33, 'an integer from 1 to 32', '33'],
-    ['concurrency', 2.5, 'an integer from 1 to 32', '2.5'],
+    ['concurrency', '4', '"auto" or an integer from 1 to 32', '"4"'],
+    ['concurrency', 'many', '"auto" or an integer from 1 to 32', '"many"'],
+    ['concurrency', 0, '"auto" or an integer from 1 to 32', '0'],
+    ['concurrency', 33, '"auto" or an integer from 1 to 32', '33'],
+    ['concurrency', 2.5, '"auto" or an integer from 1 to 32', '2.5'],
     ['color', 'yes', 'true or false', '"yes"'],
     ['protocols', ['7.0'], 'a non-empty array of "4.0", "5.0" or "6.0"', '["7.0"]'],
     ['protocols', '5.0', 'a non-empty array of "4.0", "5.0" or "6.0"', '"5.0"'],

@@ -17,14 +17,14 @@ function resolve(flags: SettingsFlags = {}, env: Record<string, string | undefin
 }
 
 describe('resolveSettings defaults', () => {
-  it('uses app.terraform.io, 4 uploads and 5 minutes when nothing is set', async () => {
+  it('uses app.terraform.io, auto concurrency and 5 minutes when nothing is set', async () => {
     expect(await resolve()).toEqual({
       apiHost: {
         baseUrl: 'https://app.terraform.io',
         host: 'app.terraform.io',
         hostname: 'app.terraform.io',
       },
-      concurrency: 4,
+      concurrency: 'auto',
       waitTimeoutMs: 300_000,
       warnings: [],
       sources: { hostname: 'default', concurrency: 'default', waitTimeout: 'default' },
@@ -62,7 +62,7 @@ describe.each([
     config: { concurrency: 11 },
     read: (s: Awaited<ReturnType<typeof resolve>>) => s.concurrency,
     values: { flag: 7, env: 9, config: 11 },
-    fallback: 4,
+    fallback: 'auto',
   },
   {
     setting: 'waitTimeout',
@@ -178,34 +178,40 @@ describe('resolveSettings concurrency and wait timeout', () => {
     [{ concurrency: 32 }, 32],
     [{ concurrency: '16' }, 16],
     [{ concurrency: ' 8 ' }, 8],
+    [{ concurrency: 'auto' }, 'auto'],
+    [{ concurrency: ' AUTO ' }, 'auto'],
   ])('accepts %j', async (flags, expected) => {
     expect((await resolve(flags)).concurrency).toBe(expected);
   });
 
   it.each([
-    [{ concurrency: 0 }, {}, '--concurrency must be an integer from 1 to 32 (got "0")'],
-    [{ concurrency: 33 }, {}, '--concurrency must be an integer from 1 to 32 (got "33")'],
-    [{ concurrency: 2.5 }, {}, '--concurrency must be an integer from 1 to 32 (got "2.5")'],
-    [{ concurrency: 'abc' }, {}, '--concurrency must be an integer from 1 to 32 (got "abc")'],
-    [{ concurrency: '4x' }, {}, '--concurrency must be an integer from 1 to 32 (got "4x")'],
-    [{ concurrency: '-1' }, {}, '--concurrency must be an integer from 1 to 32 (got "-1")'],
-    [{}, { PROVIDER_CONCURRENCY: '64' }, 'PROVIDER_CONCURRENCY must be an integer from 1 to 32 (got "64")'],
+    [{ concurrency: 0 }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "0")'],
+    [{ concurrency: 33 }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "33")'],
+    [{ concurrency: 2.5 }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "2.5")'],
+    [{ concurrency: 'abc' }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "abc")'],
+    [{ concurrency: '4x' }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "4x")'],
+    [{ concurrency: '-1' }, {}, '--concurrency must be "auto" or an integer from 1 to 32 (got "-1")'],
+    [
+      {},
+      { PROVIDER_CONCURRENCY: '64' },
+      'PROVIDER_CONCURRENCY must be "auto" or an integer from 1 to 32 (got "64")',
+    ],
     [
       {},
       { PROVIDER_CONCURRENCY: 'lots' },
-      'PROVIDER_CONCURRENCY must be an integer from 1 to 32 (got "lots")',
+      'PROVIDER_CONCURRENCY must be "auto" or an integer from 1 to 32 (got "lots")',
     ],
   ])('refuses %j %j', async (flags, env, message) => {
     const error = await asyncUsageErrorOf(() => resolve(flags, env));
     expect(error.message).toBe(message);
-    expect(error.hint).toContain('default is 4');
+    expect(error.hint).toContain('default is auto');
   });
 
   it('names the config file for a bad concurrency there', async () => {
     const cwd = project({ concurrency: 99 });
     const error = await asyncUsageErrorOf(() => resolveSettings({ flags: {}, env: {}, cwd }));
     expect(error.message).toContain(path.join(cwd, '.providerrc.json'));
-    expect(error.message).toContain('"concurrency" must be an integer from 1 to 32');
+    expect(error.message).toContain('"concurrency" must be "auto" or an integer from 1 to 32');
   });
 
   it.each([

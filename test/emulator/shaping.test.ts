@@ -1,8 +1,9 @@
 /**
- * Network shaping (`--latency`, `--bandwidth`): every request waits the latency before it is handled; archivist
- * bodies, both ways, are paced to the rate of their connection — one budget per connection, so parallel
- * connections each get the full rate — and arrive intact. Only lower bounds of elapsed time are asserted: a busy
- * machine may be slower, never faster.
+ * Network shaping (`--latency`, `--bandwidth`, `--total-bandwidth`): every request waits the latency before it
+ * is handled; archivist bodies, both ways, are paced to the rate of their connection — one budget per
+ * connection, so parallel connections each get the full rate — and to a rate all connections share — one budget
+ * each way, so parallel connections split it — and arrive intact. The budgets are checked on a clock the test
+ * moves; of real elapsed time only lower bounds are asserted: a busy machine may be slower, never faster.
  */
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -62,20 +63,26 @@ describe('parseRate', () => {
 
 describe('the flags', () => {
   it('turn into latency and bandwidth options', () => {
-    const options = emulatorOptionsFromFlags(flags({ latency: '40ms', bandwidth: '25MB/s' }), '/', {});
-    expect(options).toMatchObject({ latencyMs: 40, bandwidth: 25_000_000 });
+    const options = emulatorOptionsFromFlags(
+      flags({ latency: '40ms', bandwidth: '25MB/s', totalBandwidth: '50MB/s' }),
+      '/',
+      {},
+    );
+    expect(options).toMatchObject({ latencyMs: 40, bandwidth: 25_000_000, totalBandwidth: 50_000_000 });
   });
 
   it('shape nothing when absent', () => {
     const options = emulatorOptionsFromFlags(flags({}), '/', {});
     expect(options.latencyMs).toBeUndefined();
     expect(options.bandwidth).toBeUndefined();
+    expect(options.totalBandwidth).toBeUndefined();
   });
 
   it('are refused with exit 2 when malformed', async () => {
     for (const args of [
       ['--latency', 'soon'],
       ['--bandwidth', 'fast'],
+      ['--total-bandwidth', '0MB/s'],
     ]) {
       const result = await runCli(['emulate', ...args]);
       expect(result.exitCode).toBe(2);
@@ -87,34 +94,79 @@ describe('the flags', () => {
     const result = await runCli(['emulate', '--help']);
     expect(result.stdout).toContain('--latency <duration>');
     expect(result.stdout).toContain('--bandwidth <rate>');
+    expect(result.stdout).toContain('--total-bandwidth <rate>');
   });
 });
+
+/** A clock the test moves by hand, in milliseconds. */
+function manualClock(): { now: () => number; advance: (ms: number) => void } {
+  let t = 1_000;
+  return { now: () => t, advance: (ms) => (t += ms) };
+}
 
 describe('the per-connection budget', () => {
   const socket = (): Socket => ({}) as Socket;
 
   it('holds bytes back for length / rate, adding up on one connection', () => {
-    const shaper = new Shaper({ bytesPerSecond: 1_000_000 });
+    const clock = manualClock();
+    const shaper = new Shaper({ bytesPerSecond: 1_000_000 }, clock.now);
     const one = socket();
-    // The first chunk may use a 20 ms credit; the second queues behind it.
-    expect(shaper.delayMs(one, 1_000_000)).toBeGreaterThan(970);
-    expect(shaper.delayMs(one, 1_000_000)).toBeGreaterThan(1970);
+    // The first chunk may use the 20 ms credit; the second queues behind it.
+    expect(shaper.delayMs(one, 1_000_000, 'up')).toBe(980);
+    expect(shaper.delayMs(one, 1_000_000, 'up')).toBe(1980);
+    clock.advance(1980);
+    expect(shaper.delayMs(one, 1_000_000, 'up')).toBe(1000);
   });
 
   it('gives every connection its own rate', () => {
-    const shaper = new Shaper({ bytesPerSecond: 1_000_000 });
+    const clock = manualClock();
+    const shaper = new Shaper({ bytesPerSecond: 1_000_000 }, clock.now);
     const [a, b] = [socket(), socket()];
-    shaper.delayMs(a, 1_000_000);
-    const other = shaper.delayMs(b, 1_000_000);
-    expect(other).toBeGreaterThan(970);
-    expect(other).toBeLessThan(1010);
+    expect(shaper.delayMs(a, 1_000_000, 'up')).toBe(980);
+    expect(shaper.delayMs(b, 1_000_000, 'up')).toBe(980);
   });
 
   it('lets small chunks through at once while under the rate', () => {
-    const shaper = new Shaper({ bytesPerSecond: 1_000_000 });
-    expect(shaper.delayMs(socket(), 1000)).toBe(0);
-    expect(new Shaper({}).delayMs(socket(), 1e9)).toBe(0);
+    const shaper = new Shaper({ bytesPerSecond: 1_000_000 }, manualClock().now);
+    expect(shaper.delayMs(socket(), 1000, 'up')).toBe(0);
+    expect(new Shaper({}).delayMs(socket(), 1e9, 'up')).toBe(0);
     expect(new Shaper({}).pacing).toBe(false);
+  });
+});
+
+describe('the shared (total) budget', () => {
+  const socket = (): Socket => ({}) as Socket;
+
+  it('makes parallel connections split the rate', () => {
+    const clock = manualClock();
+    const shaper = new Shaper({ totalBytesPerSecond: 1_000_000 }, clock.now);
+    expect(shaper.pacing).toBe(true);
+    const [a, b, c] = [socket(), socket(), socket()];
+    // Three connections each send 100 kB at once: the link carries them one after another, 100 ms each.
+    expect(shaper.delayMs(a, 100_000, 'up')).toBe(80);
+    expect(shaper.delayMs(b, 100_000, 'up')).toBe(180);
+    expect(shaper.delayMs(c, 100_000, 'up')).toBe(280);
+    // Once the link has carried them it is free again (less the credit).
+    clock.advance(280);
+    expect(shaper.delayMs(a, 100_000, 'up')).toBe(100);
+  });
+
+  it('has one budget for uploads and another for downloads', () => {
+    const clock = manualClock();
+    const shaper = new Shaper({ totalBytesPerSecond: 1_000_000 }, clock.now);
+    expect(shaper.delayMs(socket(), 100_000, 'up')).toBe(80);
+    expect(shaper.delayMs(socket(), 100_000, 'down')).toBe(80);
+    expect(shaper.delayMs(socket(), 100_000, 'up')).toBe(180);
+  });
+
+  it('over a per-connection limit, holds a chunk back by the slower of the two', () => {
+    const clock = manualClock();
+    // 1 MB/s per connection, 1.5 MB/s in total: one connection is held by its own rate, two by the total.
+    const shaper = new Shaper({ bytesPerSecond: 1_000_000, totalBytesPerSecond: 1_500_000 }, clock.now);
+    const [a, b] = [socket(), socket()];
+    expect(shaper.delayMs(a, 100_000, 'up')).toBe(80);
+    // b's own link is free (80 ms), the shared one is busy with a's chunk until ~113 ms.
+    expect(shaper.delayMs(b, 100_000, 'up')).toBeCloseTo(113.33, 1);
   });
 });
 
@@ -145,5 +197,23 @@ describe('a shaped emulator', () => {
     expect(get.value.status).toBe(200);
     expect(get.ms).toBeGreaterThanOrEqual(200);
     expect(Buffer.compare(get.value.bytes, Buffer.from(bytes))).toBe(0);
+  });
+
+  it('serves parallel downloads through a shared total bandwidth, bytes intact', async () => {
+    const emulator = await start({ totalBandwidth: 8 * MiB });
+    const release = loadRelease();
+    const published = await publishFixture(emulator, { platforms: [] });
+    const bytes = new Uint8Array(MiB / 2).map((_, i) => (i * 7919) % 251);
+    expectSuccess(await upload(linkOf(published.version, 'shasums-upload'), bytes));
+    const { owner } = clients(emulator);
+    const version = await owner.get(
+      providerPaths(emulator.organization, release.name).version(release.version),
+    );
+    const link = linkOf(version.json, 'shasums-download');
+    const gets = await Promise.all([download(link), download(link), download(link)]);
+    for (const get of gets) {
+      expect(get.status).toBe(200);
+      expect(Buffer.compare(get.bytes, Buffer.from(bytes))).toBe(0);
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   hashFile,
   hashFiles,
   readVerified,
+  startHashWorkers,
 } from '../../src/release/hashing.js';
 import { tempRoot } from '../helpers/tmp.js';
 
@@ -42,6 +43,18 @@ describe('hashing', () => {
     const { paths, expected } = files(5, 1024 * 1024 + 3);
     const digests = await hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 });
     expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+  });
+
+  it('hashes with workers started ahead, and without them when the files turn out small', async () => {
+    const { paths, expected } = files(3, 1024 * 1024 + 5);
+    const pooled = { inlineBelowBytes: 0, parallelism: 2 };
+    await startHashWorkers(paths, pooled);
+    const digests = await hashFiles(paths, pooled);
+    expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+    // Started for a large release, then not needed: hashed on the main thread all the same.
+    await startHashWorkers(paths, pooled);
+    const inline = await hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
+    expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
   it('hashes an empty file', async () => {
@@ -107,6 +120,26 @@ describe('readVerified', () => {
     }
   });
 
+  it('reads into the buffers of chunks handed back as sent, and only into those', async () => {
+    const data = randomBytes(8 * 256 * 1024 + 5);
+    const { file, digest } = verified(data);
+    const stream = readVerified(file, 'x.zip', digest);
+    const copies: Buffer[] = [];
+    const seen = new Set<ArrayBufferLike>();
+    let sent = 0;
+    for await (const chunk of stream) {
+      const buffer = chunk as Buffer;
+      // A copy taken as it arrives: a buffer read into again too early would change what was received.
+      copies.push(Buffer.from(buffer));
+      seen.add(buffer.buffer);
+      sent += buffer.length;
+      stream.sent(sent);
+    }
+    expect(Buffer.concat(copies).equals(data)).toBe(true);
+    // Nine chunks through a handful of buffers: those handed back were read into again.
+    expect(seen.size).toBeLessThan(9);
+  });
+
   it('holds the last chunk back: a file changed at its very end is refused before its end is handed on', async () => {
     const data = randomBytes(3 * 1024 * 1024 + 17);
     const { file, digest } = verified(data);
@@ -121,6 +154,34 @@ describe('readVerified', () => {
     expect(received.length).toBeLessThan(data.length);
     expect(received.equals(data.subarray(0, received.length))).toBe(true);
   });
+
+  it.each([
+    ['on the main thread', Infinity],
+    ['in the pool', 0],
+  ])(
+    'checks a file hashed here by its seal (%s): the same bytes pass, one byte changed is refused with what it hashes to now',
+    async (_where, inlineBelowBytes) => {
+      const data = randomBytes(3 * 1024 * 1024 + 17);
+      const { file } = verified(data);
+      const other = path.join(path.dirname(file), 'go.mod');
+      fs.writeFileSync(other, 'module x\n');
+      const digest = (await hashFiles([file, other], { inlineBelowBytes, parallelism: 2 })).get(file)!;
+      const passed = await drain(readVerified(file, 'x.zip', digest));
+      expect(passed.error).toBeUndefined();
+      expect(passed.received.equals(data)).toBe(true);
+
+      const changed = Buffer.from(data);
+      changed[1234] = changed[1234]! ^ 1;
+      fs.writeFileSync(file, changed);
+      const now = createHash('sha256').update(changed).digest('hex');
+      const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+      expect(error).toBeInstanceOf(FileChangedError);
+      expect((error as Error).message).toBe(
+        `x.zip changed since it was verified: it now hashes to ${now}, not ${digest.sha256}`,
+      );
+      expect(received.length).toBeLessThan(data.length);
+    },
+  );
 
   it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {
     const { file, digest } = verified(Buffer.from('verified bytes'));

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/main.js';
 import { Capture, LineCapture } from '../helpers/cli.js';
 import { PRE_PLAN_REQUEST, POST_PLAN_REQUEST, VERIFICATION_REQUEST } from '../runtask/documented-payloads.js';
-import { bytesOf, requestFor } from '../runtask/helpers.js';
+import { bytesOf, journaledIds, requestFor } from '../runtask/helpers.js';
 import { TestPlatform, statusOf, type Recorded } from '../runtask/platform.js';
 import { tempDir } from '../helpers/tmp.js';
 import { SOAK, expectNoSecretIn, expectNoSecretInFiles, filesUnder, report, seeded } from './helpers.js';
@@ -404,7 +404,7 @@ describe.sequential('runtask serve under abuse', () => {
     expect(await healthz()).toBe(200);
     stop.abort('SIGTERM');
     expect(await exit).toBe(0);
-    expect(fs.readdirSync(stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
+    expect(journaledIds(stateDir)).toEqual([]);
     const secrets = [KEY, ...tokens];
     expectNoSecretIn(stdout.text, secrets, 'runtask serve stdout');
     expectNoSecretIn(stderr.text, secrets, 'runtask serve log');

@@ -4,9 +4,11 @@
  * platform signs (lowercase hex HMAC-SHA512 of the raw bytes).
  */
 import { createHmac } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventLog, type LogEvent } from '../../src/runtask/server/log.js';
+import type { JobRecord } from '../../src/runtask/server/store.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
 import { startIntegrator, type Integrator, type IntegratorOptions } from '../../src/runtask/server/server.js';
 import { Output } from '../../src/ui/output.js';
@@ -25,6 +27,35 @@ export const HANDLER_COMMAND = `"${process.execPath}" "${HANDLER}"`;
 /** Signs as the platform does (written out here rather than imported, so a bug in src/ cannot hide). */
 export function sign(body: string | Buffer, key: string = KEY): string {
   return createHmac('sha512', key).update(body).digest('hex');
+}
+
+/**
+ * The latest record of each job in a state dir's journal (`journal.jsonl`: one JSON record per line, the last one
+ * of a job wins, blank lines are finished jobs), by job id; empty when there is no journal file. Read here rather
+ * than through src/, so that a bug there cannot hide.
+ */
+export function journaled(stateDir: string): Map<string, JobRecord> {
+  let text: string;
+  try {
+    text = readFileSync(join(stateDir, 'journal.jsonl'), 'utf8');
+  } catch {
+    return new Map();
+  }
+  const records = new Map<string, JobRecord>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const record = JSON.parse(line) as JobRecord;
+    records.set(record.id, record);
+  }
+  return records;
+}
+
+/** The ids of the jobs in a state dir's journal, sorted; old-style `job-<id>.json` files count too. */
+export function journaledIds(stateDir: string): string[] {
+  const legacy = readdirSync(stateDir)
+    .filter((f) => f.startsWith('job-') && f.endsWith('.json'))
+    .map((f) => `${f.slice('job-'.length, -'.json'.length)} (an old-style job file)`);
+  return [...journaled(stateDir).keys(), ...legacy].sort();
 }
 
 let counter = 0;

@@ -4,13 +4,7 @@
  */
 import { EventLog } from '../../runtask/server/log.js';
 import { startIntegrator } from '../../runtask/server/server.js';
-import { UsageError } from '../../errors.js';
-import {
-  DATABASE_URL_ENV,
-  graceMs,
-  serveOptionsFromFlags,
-  type ServeFlags,
-} from '../../runtask/server/options.js';
+import { graceMs, serveOptionsFromFlags, type ServeFlags } from '../../runtask/server/options.js';
 import { passwordsOf, redactDatabaseUrl } from '../../runtask/server/redact.js';
 import type { RunContext } from '../context.js';
 
@@ -21,13 +15,6 @@ export async function runServe(
   onLog?: (log: EventLog) => void,
 ): Promise<number> {
   const { output, signal } = context;
-  if (flags.routes !== undefined && (flags.databaseUrl !== undefined || context.env[DATABASE_URL_ENV])) {
-    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
-    throw new UsageError(
-      `--routes cannot be used with a PostgreSQL job store yet (--database-url or ${DATABASE_URL_ENV})`,
-      { hint: 'Run one integrator per run task on the database, each with its own --path, --exec and key.' },
-    );
-  }
   const { options, warnings } =
     flags.routes === undefined
       ? serveOptionsFromFlags(flags, context)
@@ -54,7 +41,11 @@ export async function runServe(
     metrics: new URL('/metrics', integrator.url).href,
     ...(options.databaseUrl === undefined
       ? { store: 'journal', stateDir: options.stateDir }
-      : { store: 'postgres', database: redactDatabaseUrl(options.databaseUrl) }),
+      : {
+          store: 'postgres',
+          database: redactDatabaseUrl(options.databaseUrl),
+          role: options.role ?? 'all',
+        }),
     platformHosts: [...options.allowed.origins],
     // A routes file gives every route a key of its own.
     hmac: options.routes !== undefined || options.hmacKey !== undefined,
@@ -70,9 +61,10 @@ export async function runServe(
           })),
         }),
   };
+  const as = options.role === undefined || options.role === 'all' ? '' : ` as a ${options.role}`;
   if (output.json) output.resultJson(started);
   else if (options.routes === undefined)
-    output.result(`provider runtask serve listening on ${integrator.url}`);
+    output.result(`provider runtask serve listening on ${integrator.url}${as}`);
   else {
     const urls = integrator.routes.map((route) => `  ${route.url}`).join('\n');
     output.result(`provider runtask serve listening for ${integrator.routes.length} run tasks:\n${urls}`);
@@ -85,12 +77,13 @@ export async function runServe(
     url: integrator.url,
     ...(options.databaseUrl === undefined
       ? { state_dir: options.stateDir }
-      : { database: redactDatabaseUrl(options.databaseUrl) }),
+      : { database: redactDatabaseUrl(options.databaseUrl), role: options.role ?? 'all' }),
     platform_hosts: started.platformHosts.join(','),
     max_jobs: options.maxJobs,
     routes: options.routes?.map((route) => route.path).join(','),
   });
-  if (!started.hmac) {
+  // A worker verifies nothing: it answers no run task request.
+  if (!started.hmac && options.role !== 'worker') {
     log.warn(
       'serve.unauthenticated',
       'no HMAC key: requests are NOT authenticated, anyone who can reach this port can start checks',

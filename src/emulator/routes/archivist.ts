@@ -4,7 +4,7 @@
  * of the store (bytes and flag land together, or neither). An upload link is single-use: once it has
  * delivered its file it is refused (403, like an expired one), and the stored bytes stay; reading the version
  * or platform again gives the file's state and, while the registry still waits for it, a fresh link. With
- * `--bandwidth`, bodies in both directions are paced to the connection's rate. With package hashes on, a
+ * `--bandwidth` and `--total-bandwidth`, bodies in both directions are paced (see shaping.ts). With package hashes on, a
  * provider binary's lock hashes (`zh:` from the bytes as they arrive, `h1:` from the stored zip) are computed
  * once its bytes are in, before the flag flips; a zip whose `h1:` cannot be computed is stored all the same,
  * without lock hashes.
@@ -55,7 +55,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
             for await (const chunk of source) {
               ctx.bytesIn = (ctx.bytesIn ?? 0) + chunk.length;
               sha256.update(chunk);
-              const wait = shaper.pacing ? shaper.delayMs(socket, chunk.length) : 0;
+              const wait = shaper.pacing ? shaper.delayMs(socket, chunk.length, 'up') : 0;
               if (wait > 0) await sleep(wait);
               yield chunk;
             }
@@ -118,7 +118,8 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       'content-type': 'application/octet-stream',
       'content-length': statSync(path).size,
     });
-    if (app.shaper.pacing) await pipeline(createReadStream(path), app.shaper.pace(ctx.req.socket), ctx.res);
+    if (app.shaper.pacing)
+      await pipeline(createReadStream(path), app.shaper.pace(ctx.req.socket, 'down'), ctx.res);
     else await pipeline(createReadStream(path), ctx.res);
   });
 }

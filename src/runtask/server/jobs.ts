@@ -8,7 +8,7 @@
  */
 import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
-import type { JobRecord, JobStore, StoreHealth } from './store.js';
+import type { JobQueue, JobRecord, JobStore, Role, StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
 import { readRunTaskRequest, type TaskResult } from '../wire/payload.js';
 import { pause } from '../../net/retry.js';
@@ -26,6 +26,17 @@ export interface JobSettings extends CheckSettings {
   callbackTimeoutMs: number;
   /** How long the "integrator stopped" callbacks are retried at shutdown (default 10 s). */
   shutdownCallbackTimeoutMs?: number;
+  /** What this instance does (default `all`); `front` and `worker` need a store with a queue. */
+  role?: Role;
+}
+
+/** The `running` message of a job waiting in the shared queue for a worker. */
+export const QUEUED_MESSAGE = 'Queued: waiting for a free worker.';
+
+/** The job a stored record stands for (taken from the queue, or over from another instance). */
+function jobOf(record: JobRecord): Job {
+  const { request, raw } = readRunTaskRequest(record.request);
+  return new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
 }
 
 /** The jobs of one integrator process. */
@@ -37,6 +48,14 @@ export class JobManager {
   private stopping = false;
   private takeOverTimer: NodeJS.Timeout | undefined;
   private takingOver: Promise<number> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private pulling: Promise<void> | undefined;
+  private pullAgain = false;
+  private progressTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  /** Aborts the queued jobs' `running` callbacks at a stop. */
+  private readonly sweeps = new AbortController();
+  private readonly role: Role;
 
   constructor(
     private readonly settings: JobSettings,
@@ -44,6 +63,15 @@ export class JobManager {
     private readonly log: EventLog,
   ) {
     this.slots = new Slots(settings.maxJobs);
+    this.role = settings.role ?? 'all';
+    if (this.role !== 'all' && store.queue === undefined) {
+      throw new Error(`--role ${this.role} needs a job store with a queue (PostgreSQL)`);
+    }
+  }
+
+  /** What this instance does. */
+  get serving(): Role {
+    return this.role;
   }
 
   /** True while a job with this id is being handled (the platform re-sent a request). */
@@ -71,7 +99,13 @@ export class JobManager {
     if (pending !== undefined) return (await pending) ? 'duplicate' : 'unjournaled';
     if (this.jobs.has(input.id)) return 'duplicate';
     const job = new Job(input, new Date());
-    const storing = this.store.accept(this.record(job, 'accepted')).catch((error: unknown) => {
+    // A front keeps nothing: the job waits in the shared queue for a worker.
+    const queue = this.role === 'front' ? this.store.queue : undefined;
+    const stored =
+      queue !== undefined
+        ? queue.enqueue(this.record(job, 'queued'))
+        : this.store.accept(this.record(job, 'accepted'));
+    const storing = stored.catch((error: unknown) => {
       this.log.error('job.error', `could not store job ${job.id}: ${String(error)}`, this.fields(job));
       return 'unsaved' as const;
     });
@@ -84,14 +118,23 @@ export class JobManager {
     this.accepting.delete(job.id);
     if (outcome === 'unsaved') return 'unjournaled';
     if (outcome === 'duplicate') return 'duplicate';
+    if (queue !== undefined) return 'accepted';
     this.jobs.set(job.id, job);
     // The job starts once the platform has its 200: its first callback and its set-up (folder, plan,
     // handler) are not on the acknowledgement's path, which under load decides how fast requests are answered.
-    job.done = new Promise<void>((resolve) => setImmediate(resolve))
+    this.start(job, new Promise<void>((resolve) => setImmediate(resolve)));
+    return 'accepted';
+  }
+
+  /** Runs a job held here once `ready` resolves; when it ends, a worker looks for more queued jobs. */
+  private start(job: Job, ready: Promise<void>): void {
+    job.done = ready
       .then(() => this.run(job))
       .catch((error: unknown) => this.crashed(job, error))
-      .finally(() => this.jobs.delete(job.id));
-    return 'accepted';
+      .finally(() => {
+        this.jobs.delete(job.id);
+        this.kick();
+      });
   }
 
   /** The kind of job store (the journal in the state dir, or PostgreSQL), for messages. */
@@ -110,7 +153,23 @@ export class JobManager {
    * `takeOverEveryMs` of the store, when it has one, until the manager stops.
    */
   async recover(): Promise<number> {
+    const queue = this.store.queue;
+    if (queue !== undefined && this.progressTimer === undefined && !this.stopping) {
+      // Any role keeps the queued jobs' progress windows open (one instance per job and heartbeat sends).
+      this.progressTimer = setInterval(
+        () => this.sweep(queue),
+        Math.max(250, Math.min(10_000, this.settings.heartbeatMs / 4)),
+      );
+      this.progressTimer.unref();
+    }
+    // A front runs nothing: the workers take over what instances that died left, and pull the queue.
+    if (this.role === 'front') return 0;
+    if (queue !== undefined && this.pollTimer === undefined && !this.stopping) {
+      this.pollTimer = setInterval(() => this.kick(), queue.pollEveryMs);
+      this.pollTimer.unref();
+    }
     const count = await this.takeOver();
+    this.kick();
     const every = this.store.takeOverEveryMs;
     if (every !== undefined && this.takeOverTimer === undefined && !this.stopping) {
       this.takeOverTimer = setInterval(() => {
@@ -129,12 +188,85 @@ export class JobManager {
     return count;
   }
 
+  /** Handlers that may start now: the free slots less the jobs already waiting for one. */
+  private freeSlots(): number {
+    let busy = 0;
+    for (const job of this.jobs.values()) if (job.phase !== 'reporting') busy++;
+    return this.settings.maxJobs - busy;
+  }
+
+  /** A worker (or `all`) with free slots takes queued jobs; asked again when a job ends. */
+  private kick(): void {
+    const queue = this.store.queue;
+    if (queue === undefined || this.role === 'front' || this.stopping) return;
+    if (this.pulling !== undefined) {
+      this.pullAgain = true;
+      return;
+    }
+    this.pulling = this.pull(queue)
+      .catch((error: unknown) => {
+        this.log.error('job.error', `could not take queued jobs: ${String(error)}`, {});
+      })
+      .finally(() => {
+        this.pulling = undefined;
+        if (this.pullAgain) {
+          this.pullAgain = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pull(queue: JobQueue): Promise<void> {
+    const free = this.freeSlots();
+    if (free <= 0) return;
+    const records = await queue.claim(free);
+    // Claimed as a stop began, a job still runs: the stop's grace applies to it like to the others.
+    for (const record of records) {
+      const job = jobOf(record);
+      const { request } = job.input;
+      this.log.info('job.claimed', `took job ${record.id} from the queue`, {
+        job: record.id,
+        run_id: request.run_id,
+        waited_ms: Date.now() - job.acceptedAt.getTime(),
+      });
+      this.jobs.set(job.id, job);
+      this.start(job, Promise.resolve());
+    }
+  }
+
+  /** Sends the `running` callback of each queued job whose heartbeat is due (when this instance wins it). */
+  private sweep(queue: JobQueue): void {
+    if (this.sweeping !== undefined || this.stopping) return;
+    const { heartbeatMs, callbackTimeoutMs, allowed, retry } = this.settings;
+    this.sweeping = queue
+      .dueForProgress(heartbeatMs)
+      .then(async (records) => {
+        await Promise.all(
+          records.map((record) => {
+            const { request } = readRunTaskRequest(record.request);
+            return reportResult(
+              { id: record.id, request, allowed, log: this.log, signal: this.sweeps.signal, retry },
+              { status: 'running', message: QUEUED_MESSAGE },
+              Math.min(heartbeatMs, callbackTimeoutMs),
+              'progress',
+            );
+          }),
+        );
+      })
+      .catch((error: unknown) => {
+        this.log.error('job.error', `could not report the queued jobs: ${String(error)}`, {});
+      })
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+  }
+
   private async takeOver(): Promise<number> {
     const records = await this.store.takeOver();
     for (const record of records) {
       if (this.jobs.has(record.id)) continue;
-      const { request, raw } = readRunTaskRequest(record.request);
-      const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+      const job = jobOf(record);
+      const { request } = job.input;
       const result =
         record.phase === 'reporting' && record.result
           ? record.result
@@ -188,6 +320,9 @@ export class JobManager {
   private stop(): void {
     this.stopping = true;
     clearInterval(this.takeOverTimer);
+    clearInterval(this.pollTimer);
+    clearInterval(this.progressTimer);
+    this.sweeps.abort('stopped');
   }
 
   private record(job: Job, phase: JobRecord['phase'], result?: TaskResult): JobRecord {

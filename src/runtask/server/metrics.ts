@@ -49,6 +49,8 @@ export interface RouteGauges {
 export interface StoreGauge {
   kind: string;
   ok(): boolean;
+  /** Jobs waiting in each route's shared queue (PostgreSQL), read at each scrape. */
+  depth?: () => Promise<{ route: string; depth: number }[]>;
 }
 
 /** Handler durations, in seconds: from a quick script to the platform's 60-minute limit. */
@@ -130,6 +132,20 @@ export class IntegratorMetrics {
         this.set({ kind: store.kind }, store.ok() ? 1 : 0);
       },
     });
+    const depth = store.depth;
+    if (depth !== undefined) {
+      new Gauge({
+        name: 'runtask_queue_depth',
+        help: 'Jobs accepted by a front that wait in the shared queue for a worker, by route (the same on every instance of the database; absent when the database cannot be read).',
+        labelNames: ['route'],
+        registers,
+        async collect() {
+          this.reset();
+          const depths = await depth().catch(() => []);
+          for (const { route, depth: n } of depths) this.set({ route }, n);
+        },
+      });
+    }
   }
 
   /** Counts one written answer, unless it was a probe (see `tagRequest`). */

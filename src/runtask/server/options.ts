@@ -13,6 +13,7 @@ import type { IntegratorOptions } from './server.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
 import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handlerResult.js';
+import { ROLES, type Role } from './store.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */
 export interface ServeFlags {
@@ -34,6 +35,10 @@ export interface ServeFlags {
   stateDir?: string;
   databaseUrl?: string;
   lease?: string;
+  /** `--role`: all (default), front or worker. */
+  role?: string;
+  /** `--database-pool`: connections to the database per instance. */
+  databasePool?: string;
   /** `--result-format`: how handlers' output is read (auto, json, exit-code, sarif, junit). */
   resultFormat?: string;
   /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
@@ -136,8 +141,10 @@ export function serveOptionsFromFlags(
   world: ServeWorld,
 ): { options: Omit<IntegratorOptions, 'log'>; warnings: string[] } {
   const warnings: string[] = [];
-  const exec = flags.exec?.trim();
-  if (!exec) {
+  const role = resolveRole(flags, world);
+  // A front runs no handler: it may go without --exec (or share the workers' manifest, which names one).
+  const exec = flags.exec?.trim() ?? '';
+  if (role !== 'front' && exec === '') {
     throw new UsageError('runtask serve needs --exec "<command>": the check to run for each request', {
       hint: 'For example: provider runtask serve --exec "./check-plan.sh" (see docs/runtask.md for the handler contract).',
     });
@@ -173,7 +180,7 @@ export function serveOptionsFromFlags(
       host: flags.host,
       port: integer(flags.port, '--port', 0, 65535),
       path,
-      exec: anchorExec(exec, world.cwd),
+      exec: exec === '' ? '' : anchorExec(exec, world.cwd),
       hmacKey: key,
       allowed: parsePlatformHosts(flags.platformHost),
       heartbeatMs,
@@ -186,6 +193,7 @@ export function serveOptionsFromFlags(
       env: world.env,
       secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN', DATABASE_URL_ENV],
       reading,
+      role,
       ...store,
     },
   };
@@ -197,17 +205,21 @@ export function serveOptionsFromFlags(
  * a process's arguments. No message here carries the password.
  */
 export function resolveDatabase(
-  flags: Pick<ServeFlags, 'databaseUrl' | 'lease'>,
+  flags: Pick<ServeFlags, 'databaseUrl' | 'lease' | 'databasePool'>,
   world: Pick<ServeWorld, 'env'>,
   heartbeatMs: number,
   warnings: string[],
-): { databaseUrl?: string; leaseMs?: number } {
+): { databaseUrl?: string; leaseMs?: number; poolSize?: number } {
   const fromFlag = flags.databaseUrl !== undefined && flags.databaseUrl !== '';
   const url = fromFlag ? flags.databaseUrl : world.env[DATABASE_URL_ENV];
   if (url === undefined || url === '') {
-    if (flags.lease !== undefined) {
-      throw new UsageError('--lease needs a shared job store', {
-        hint: `Give --database-url (or ${DATABASE_URL_ENV}), or leave out --lease: the journal has no lease.`,
+    for (const [flag, value] of [
+      ['--lease', flags.lease],
+      ['--database-pool', flags.databasePool],
+    ] as const) {
+      if (value === undefined) continue;
+      throw new UsageError(`${flag} needs a shared job store`, {
+        hint: `Give --database-url (or ${DATABASE_URL_ENV}), or leave out ${flag}: the journal has none.`,
       });
     }
     return {};
@@ -243,7 +255,32 @@ export function resolveDatabase(
       { hint: 'A job taken over must still report before the window ends: shorten one of them.' },
     );
   }
-  return { databaseUrl: url, leaseMs };
+  const poolSize =
+    flags.databasePool === undefined ? undefined : integer(flags.databasePool, '--database-pool', 2, 100);
+  return { databaseUrl: url, leaseMs, ...(poolSize === undefined ? {} : { poolSize }) };
+}
+
+/**
+ * `--role`: front and worker split one integrator over processes that share the PostgreSQL queue, so they need
+ * a database; checked before anything starts.
+ */
+export function resolveRole(
+  flags: Pick<ServeFlags, 'role' | 'databaseUrl'>,
+  world: Pick<ServeWorld, 'env'>,
+): Role {
+  const role = flags.role ?? 'all';
+  if (!(ROLES as readonly string[]).includes(role)) {
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}, got "${role}"`, {
+      hint: 'all accepts requests and runs their checks; front only accepts and queues; worker only runs queued checks.',
+    });
+  }
+  const database = (flags.databaseUrl ?? '') !== '' || (world.env[DATABASE_URL_ENV] ?? '') !== '';
+  if (role !== 'all' && !database) {
+    throw new UsageError(`--role ${role} needs a shared job store`, {
+      hint: `Give --database-url (or ${DATABASE_URL_ENV}): fronts and workers meet in its queue.`,
+    });
+  }
+  return role as Role;
 }
 
 /**

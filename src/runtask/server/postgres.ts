@@ -19,6 +19,15 @@
  *   - report: the job's `data` replaced by the record in phase `reporting` (with the final result);
  *   - finish: the access token removed from `data`, then pg-boss's `complete`.
  *
+ * The queue (`--role front` / `--role worker`). A front sends the job without holding it (phase `queued`, no
+ * `startAfter`); a worker with free slots claims queued jobs with pg-boss's own fetch statement narrowed to
+ * them (FOR UPDATE SKIP LOCKED: each to one worker), which also sets their phase to `accepted` in the same
+ * UPDATE. From then on a claimed job is held by a lease like any other: if its worker dies, it is taken over
+ * and reported failed (its handler may have started), never run twice. `takeOver` is the same statement for
+ * every other fetchable job (leases run out, or an instance that died between `send` and its hold), so that
+ * a job never started is run by a worker, not reported failed. While a job waits, one instance per heartbeat
+ * (the one whose UPDATE of the job's `progressAt` wins) sends its `running` callback.
+ *
  * The schema is pg-boss's, created on the first start and migrated by pg-boss itself on a start with a newer
  * pg-boss: `start()` is idempotent. Instances starting together on a new database deadlocked in pg-boss's
  * creation of the schema and the queue (a test caught it), so one instance at a time starts pg-boss, under a
@@ -31,7 +40,7 @@ import PgBoss from 'pg-boss';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
-import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
+import type { AcceptOutcome, JobQueue, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
 
 /** The one queue of the integrator's jobs. */
 export const QUEUE = 'runtask-jobs';
@@ -57,6 +66,19 @@ export interface PostgresStoreOptions {
   takeOverEveryMs?: number;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /** How often a worker with free slots asks for queued jobs (default 1 s). */
+  pollEveryMs?: number;
+  /** The pg-boss queue (default `runtask-jobs`; `--routes` gives each route one, see `routeQueue`). */
+  queue?: string;
+}
+
+/**
+ * The queue of a route: `runtask-jobs` for `/` and for the single route without a routes file (as before routes
+ * existed on a database), else `runtask-jobs_<name>`, `name` being the route's folder name (readable, unique
+ * through its hash: routing.ts).
+ */
+export function routeQueue(name: string | undefined): string {
+  return name === undefined ? QUEUE : `${QUEUE}_${name}`;
 }
 
 /** A UUID made from a job id: the same task result id is the same pg-boss job on every instance. */
@@ -79,11 +101,37 @@ interface Held {
   fence: number;
 }
 
+/**
+ * pg-boss's fetch (its plans.js `fetchNextJob`, without its singleton/stately policies, which this queue does not
+ * use): the oldest fetchable jobs matching `filter`, each to one caller, now active and started; a job fetched
+ * again after it had started (its lease ran out) counts one retry more, which fences off its previous holder.
+ */
+function fetchStatement(filter: string, set = ''): string {
+  return `WITH next AS (
+      SELECT id FROM ${SCHEMA}.job
+       WHERE name = $1 AND state < 'active' AND start_after < now() AND (${filter})
+       ORDER BY priority DESC, created_on, id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+    )
+    UPDATE ${SCHEMA}.job j SET
+      state = 'active',
+      started_on = now(),
+      retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END${set}
+    FROM next
+    WHERE j.name = $1 AND j.id = next.id
+    RETURNING j.id, j.data, j.retry_count, j.created_on`;
+}
+/** A job a front queued that no worker ever claimed. */
+const NEVER_STARTED = `started_on IS NULL AND data->>'phase' = 'queued'`;
+
 /** The job store on PostgreSQL, through pg-boss. */
-export class PostgresStore implements JobStore {
+export class PostgresStore implements JobStore, JobQueue {
   readonly kind = 'postgres';
   readonly where: string;
   readonly takeOverEveryMs: number;
+  readonly pollEveryMs: number;
+  readonly queue: JobQueue = this;
   private readonly held = new Map<string, Held>();
   private readonly secrets: string[];
   private readonly heartbeat: NodeJS.Timeout;
@@ -92,15 +140,22 @@ export class PostgresStore implements JobStore {
   private problems = 0;
   private lastProblem: StoreProblem | undefined;
   private released = false;
+  /** Failures noted so far (each one, not only each incident's first): see `ok`. */
+  private incidents = 0;
 
   private constructor(
     private readonly boss: PgBoss,
     private readonly options: PostgresStoreOptions,
     private readonly leaseSeconds: number,
+    /** The pg-boss queue of this store's jobs. */
+    readonly queueName: string,
+    /** The stores sharing `boss`: the last one released stops it. */
+    private readonly users: { count: number },
   ) {
     this.where = redactDatabaseUrl(options.url);
     this.secrets = passwordsOf(options.url);
     this.takeOverEveryMs = options.takeOverEveryMs ?? Math.min(10_000, (leaseSeconds * 1000) / 4);
+    this.pollEveryMs = options.pollEveryMs ?? 1000;
     this.heartbeat = setInterval(
       () => void this.renew(),
       options.heartbeatMs ?? Math.max(250, (leaseSeconds * 1000) / 3),
@@ -110,6 +165,18 @@ export class PostgresStore implements JobStore {
 
   /** Connects, creates or migrates pg-boss's schema and the queue (idempotent), and starts its maintenance. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const [store] = await PostgresStore.openQueues(options, [options.queue ?? QUEUE]);
+    return store!;
+  }
+
+  /**
+   * One store per queue (`--routes`: one queue per route), sharing one pg-boss and its connection pool; pg-boss
+   * stops when the last of them is released.
+   */
+  static async openQueues(
+    options: PostgresStoreOptions,
+    queues: readonly string[],
+  ): Promise<PostgresStore[]> {
     const leaseSeconds = Math.max(1, Math.round((options.leaseMs ?? 60_000) / 1000));
     const where = redactDatabaseUrl(options.url);
     const secrets = passwordsOf(options.url);
@@ -124,9 +191,11 @@ export class PostgresStore implements JobStore {
       // The expiry of leases runs with the maintenance: twice per lease, so a lease is noticed within 1.5 of it.
       maintenanceIntervalSeconds: Math.max(1, Math.floor(leaseSeconds / 2)),
     });
-    // pg-boss emits the errors of its maintenance and pool here (the store exists once started).
-    const opened: { store?: PostgresStore } = {};
-    boss.on('error', (error: unknown) => opened.store?.problem(error, 'the queue library failed'));
+    // pg-boss emits the errors of its maintenance and pool here (the stores exist once started).
+    const stores: PostgresStore[] = [];
+    boss.on('error', (error: unknown) => {
+      for (const store of stores) store.problem(error, 'the queue library failed');
+    });
     // Instances starting together on a new database deadlock in pg-boss's creation of its schema and of the
     // queue's partition: one instance at a time does it, under a session lock of its own (released with the
     // session, also when the process dies).
@@ -136,12 +205,14 @@ export class PostgresStore implements JobStore {
       await gate.connect();
       await gate.query('SELECT pg_advisory_lock(hashtext($1))', [START_LOCK]);
       await boss.start();
-      await boss.createQueue(QUEUE, {
-        name: QUEUE,
-        policy: 'standard',
-        retryLimit: MAX_TAKEOVERS,
-        expireInSeconds: leaseSeconds,
-      });
+      for (const queue of queues) {
+        await boss.createQueue(queue, {
+          name: queue,
+          policy: 'standard',
+          retryLimit: MAX_TAKEOVERS,
+          expireInSeconds: leaseSeconds,
+        });
+      }
       await gate.end();
     } catch (error) {
       await gate.end().catch(() => undefined);
@@ -153,13 +224,14 @@ export class PostgresStore implements JobStore {
         },
       );
     }
-    const store = new PostgresStore(boss, options, leaseSeconds);
-    opened.store = store;
-    options.log.info('store.opened', `job store: PostgreSQL ${where} (lease ${leaseSeconds}s)`, {
-      database: where,
-      lease_s: leaseSeconds,
-    });
-    return store;
+    const users = { count: queues.length };
+    for (const queue of queues) stores.push(new PostgresStore(boss, options, leaseSeconds, queue, users));
+    options.log.info(
+      'store.opened',
+      `job store: PostgreSQL ${where} (lease ${leaseSeconds}s${queues.length > 1 ? `, ${queues.length} queues` : ''})`,
+      { database: where, lease_s: leaseSeconds, queues: queues.join(',') },
+    );
+    return stores;
   }
 
   private static scrub(text: string, secrets: string[]): string {
@@ -172,8 +244,12 @@ export class PostgresStore implements JobStore {
     return this.boss.getDb().executeSql(text, values);
   }
 
-  private ok(): void {
-    if (!this.failing) return;
+  /**
+   * A statement that began at incident `since` worked: the store works again, unless a failure was noted since
+   * it began (a statement sent before the server went away may still come back fine after the failure).
+   */
+  private ok(since: number): void {
+    if (!this.failing || since !== this.incidents) return;
     this.failing = false;
     this.options.log.info('store.restored', `the job store ${this.where} works again`, {
       database: this.where,
@@ -181,6 +257,7 @@ export class PostgresStore implements JobStore {
   }
 
   private problem(error: unknown, what: string): void {
+    this.incidents++;
     const code = codeOf(error);
     const message = `${what}: ${PostgresStore.scrub(String((error as Error)?.message ?? error), this.secrets)}`;
     this.lastProblem = { at: new Date().toISOString(), code, message };
@@ -195,9 +272,10 @@ export class PostgresStore implements JobStore {
   }
 
   async accept(record: JobRecord): Promise<AcceptOutcome> {
+    const since = this.incidents;
     const uuid = jobUuid(record.id);
     try {
-      const sent = await this.boss.send(QUEUE, record, {
+      const sent = await this.boss.send(this.queueName, record, {
         id: uuid,
         // Held here from the next statement on; nobody else fetches it before a lease has passed.
         startAfter: this.leaseSeconds,
@@ -205,15 +283,15 @@ export class PostgresStore implements JobStore {
         retryLimit: MAX_TAKEOVERS,
       });
       if (sent === null) {
-        this.ok();
+        this.ok(since);
         return 'duplicate';
       }
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET state = 'active', started_on = now()
           WHERE name = $1 AND id = $2 AND state = 'created' RETURNING retry_count`,
-        [QUEUE, uuid],
+        [this.queueName, uuid],
       );
-      this.ok();
+      this.ok(since);
       if (rows.length !== 1) return 'duplicate';
       this.held.set(record.id, { uuid, fence: Number(rows[0]!.retry_count) });
       return 'accepted';
@@ -224,15 +302,16 @@ export class PostgresStore implements JobStore {
   }
 
   async report(record: JobRecord): Promise<boolean> {
+    const since = this.incidents;
     const held = this.held.get(record.id);
     if (held === undefined) return false;
     try {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = $3::jsonb
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $4 RETURNING id`,
-        [QUEUE, held.uuid, JSON.stringify(record), held.fence],
+        [this.queueName, held.uuid, JSON.stringify(record), held.fence],
       );
-      this.ok();
+      this.ok(since);
       if (rows.length === 1) return true;
       this.lost(record.id);
       return false;
@@ -243,6 +322,7 @@ export class PostgresStore implements JobStore {
   }
 
   async finish(id: string): Promise<void> {
+    const since = this.incidents;
     const held = this.held.get(id);
     if (held === undefined) return;
     this.held.delete(id);
@@ -250,33 +330,35 @@ export class PostgresStore implements JobStore {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = data #- '{request,access_token}'
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 RETURNING id`,
-        [QUEUE, held.uuid, held.fence],
+        [this.queueName, held.uuid, held.fence],
       );
-      if (rows.length === 1) await this.boss.complete(QUEUE, held.uuid);
-      this.ok();
+      if (rows.length === 1) await this.boss.complete(this.queueName, held.uuid);
+      this.ok(since);
     } catch (error) {
       this.problem(error, `cannot finish job ${id}`);
     }
   }
 
   async takeOver(): Promise<JobRecord[]> {
+    const since = this.incidents;
     if (this.released) return [];
-    let jobs: PgBoss.JobWithMetadata<JobRecord>[];
+    let rows: Record<string, unknown>[];
     try {
-      jobs = await this.boss.fetch<JobRecord>(QUEUE, { batchSize: 50, includeMetadata: true });
-      this.ok();
+      ({ rows } = await this.sql(fetchStatement(`NOT (${NEVER_STARTED})`), [this.queueName, 50]));
+      this.ok(since);
     } catch (error) {
       this.problem(error, 'cannot look for jobs to take over');
       return [];
     }
     const records: JobRecord[] = [];
-    for (const job of jobs) {
-      const record = job.data;
-      this.held.set(record.id, { uuid: job.id, fence: job.retryCount });
+    for (const row of rows) {
+      const record = row.data as JobRecord;
+      const takeovers = Number(row.retry_count);
+      this.held.set(record.id, { uuid: String(row.id), fence: takeovers });
       this.options.log.warn(
         'store.took_over',
         `took over job ${record.id} (${record.phase}): the instance that held it stopped renewing its lease`,
-        { job: record.id, phase: record.phase, takeovers: job.retryCount },
+        { job: record.id, phase: record.phase, takeovers },
       );
       records.push(record);
     }
@@ -284,20 +366,92 @@ export class PostgresStore implements JobStore {
     return records;
   }
 
+  async enqueue(record: JobRecord): Promise<AcceptOutcome> {
+    const since = this.incidents;
+    try {
+      const sent = await this.boss.send(
+        this.queueName,
+        { ...record, phase: 'queued' },
+        {
+          id: jobUuid(record.id),
+          expireInSeconds: this.leaseSeconds,
+          retryLimit: MAX_TAKEOVERS,
+        },
+      );
+      this.ok(since);
+      return sent === null ? 'duplicate' : 'accepted';
+    } catch (error) {
+      this.problem(error, `cannot queue job ${record.id}`);
+      return 'unsaved';
+    }
+  }
+
+  async claim(max: number): Promise<JobRecord[]> {
+    const since = this.incidents;
+    if (this.released || max < 1) return [];
+    try {
+      const { rows } = await this.sql(
+        fetchStatement(NEVER_STARTED, `, data = jsonb_set(j.data, '{phase}', '"accepted"')`),
+        [this.queueName, max],
+      );
+      this.ok(since);
+      const records: JobRecord[] = [];
+      // UPDATE … RETURNING keeps no order: oldest first, as they were queued.
+      rows.sort((x, y) => (x.created_on as Date).getTime() - (y.created_on as Date).getTime());
+      for (const row of rows) {
+        const record = row.data as JobRecord;
+        this.held.set(record.id, { uuid: String(row.id), fence: Number(row.retry_count) });
+        records.push(record);
+      }
+      return records;
+    } catch (error) {
+      this.problem(error, 'cannot take jobs from the queue');
+      return [];
+    }
+  }
+
+  async dueForProgress(everyMs: number): Promise<JobRecord[]> {
+    const since = this.incidents;
+    if (this.released) return [];
+    try {
+      const { rows } = await this.sql(
+        `UPDATE ${SCHEMA}.job SET data = jsonb_set(data, '{progressAt}', to_jsonb(now()))
+          WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}
+            AND COALESCE((data->>'progressAt')::timestamptz, created_on) <= now() - make_interval(secs => $2)
+          RETURNING data`,
+        [this.queueName, everyMs / 1000],
+      );
+      this.ok(since);
+      return rows.map((row) => row.data as JobRecord);
+    } catch (error) {
+      this.problem(error, 'cannot read the queued jobs');
+      return [];
+    }
+  }
+
+  async depth(): Promise<number> {
+    const { rows } = await this.sql(
+      `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}`,
+      [this.queueName],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Renews the lease of every job held here; a job whose lease was taken over meanwhile is let go. */
   private renew(): Promise<void> {
     if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve();
     const held = [...this.held.entries()];
     this.renewing = (async () => {
+      const since = this.incidents;
       try {
         const { rows } = await this.sql(
           `UPDATE ${SCHEMA}.job j SET started_on = now()
              FROM unnest($2::uuid[], $3::int[]) AS h(id, fence)
             WHERE j.name = $1 AND j.id = h.id AND j.retry_count = h.fence AND j.state = 'active'
             RETURNING j.id`,
-          [QUEUE, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
+          [this.queueName, held.map(([, h]) => h.uuid), held.map(([, h]) => h.fence)],
         );
-        this.ok();
+        this.ok(since);
         const renewed = new Set(rows.map((row) => String(row.id)));
         for (const [id, h] of held) {
           if (!renewed.has(h.uuid) && this.held.get(id) === h) this.lost(id);
@@ -347,10 +501,10 @@ export class PostgresStore implements JobStore {
     if (!options.crash && this.held.size > 0) {
       const uuids = [...this.held.values()].map((h) => h.uuid);
       await this.boss
-        .fail(QUEUE, uuids)
+        .fail(this.queueName, uuids)
         .catch((error: unknown) => this.problem(error, 'cannot give back the leases'));
     }
     this.held.clear();
-    await this.boss.stop({ graceful: false, wait: true, close: true });
+    if (--this.users.count === 0) await this.boss.stop({ graceful: false, wait: true, close: true });
   }
 }

@@ -136,6 +136,20 @@ export async function handleRequest(
   if (req.method !== 'POST') {
     return refuse(res, 405, 'method not allowed', 'run task requests are POSTs', { allow: 'POST' });
   }
+  if (jobs.serving === 'worker') {
+    // Only a load balancer set up to send requests to workers too gets here: it should try a front instead.
+    req.resume();
+    log.warn('request.rejected', 'refused a request: this instance is a worker (--role worker)', {
+      http: 503,
+      remote,
+    });
+    return refuse(
+      res,
+      503,
+      'worker only',
+      'this integrator instance runs queued checks only (--role worker): send run task requests to a front (--role front or all)',
+    );
+  }
   const body = await readBody(req, options.bodyLimit ?? BODY_LIMIT);
   if (context.stopping()) {
     log.warn('request.rejected', 'refused a request: the integrator is stopping', { http: 503, remote });
@@ -158,12 +172,14 @@ export async function handleRequest(
       'the X-TFC-Task-Signature header is missing or does not match the body',
     );
   }
-  if (body.toString('utf8').trim() === '') {
+  // Decoded once: the emptiness check and the parse read the same text.
+  const text = body.toString('utf8');
+  if (text.trim() === '') {
     log.info('request.verification', 'answered a verification request (empty body)', { remote });
     tagRequest(res, { outcome: 'verification' });
     return send(res, 200);
   }
-  const parsed = parseRunTaskRequest(body);
+  const parsed = parseRunTaskRequest(text);
   if (parsed.kind === 'malformed') {
     log.warn('request.rejected', `refused a request: ${parsed.reason}`, { http: 400, remote });
     return refuse(res, 400, 'bad request', parsed.reason);

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
-import type { JournalHealth } from './journal.js';
+import { holdsJobRecords, type JournalHealth } from './journal.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
 import type { JobStore } from './store.js';
@@ -32,14 +32,23 @@ const ROUTE_FILE = 'route.json';
 
 /** The folder of a route's journal: `stateDir` for `/` or the single route, else `stateDir/routes/<name>`. */
 export function routeStateDir(stateDir: string, path: string, routed: boolean): string {
-  if (!routed || path === '/') return resolve(stateDir);
-  // Readable, and unique through the hash: `/tenants/acme` → `tenants_acme-<12 hex>`.
+  const name = routeName(path, routed);
+  return name === undefined ? resolve(stateDir) : join(resolve(stateDir), ROUTES_DIR, name);
+}
+
+/**
+ * A route's name for its folder and its queue on a database: none for `/` and the single route (the state dir
+ * and the queue of an integrator without routes); else readable, and unique through the hash: `/tenants/acme` →
+ * `tenants_acme-<12 hex>`.
+ */
+export function routeName(path: string, routed: boolean): string | undefined {
+  if (!routed || path === '/') return undefined;
   const readable = path
     .slice(1)
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .slice(0, 60);
   const hash = createHash('sha256').update(path).digest('hex').slice(0, 12);
-  return join(resolve(stateDir), ROUTES_DIR, `${readable}-${hash}`);
+  return `${readable}-${hash}`;
 }
 
 /** Writes `route.json` (the path and platform hosts of the folder's route) in a route's own folder; best effort. */
@@ -53,14 +62,8 @@ export function labelRouteDir(stateDir: string, dir: string, route: RouteOptions
   }
 }
 
-/** True when a folder holds job records. */
-function holdsJobs(dir: string): boolean {
-  try {
-    return readdirSync(dir).some((name) => name.startsWith('job-') && name.endsWith('.json'));
-  } catch {
-    return false;
-  }
-}
+/** True when a folder holds job records (journal.ts reads them). */
+const holdsJobs = holdsJobRecords;
 
 /**
  * Journal folders with job records that no served route owns (its path left the routes file, or the routes file

@@ -1,12 +1,11 @@
 /**
  * The integrator's HTTP side (node:http): the platform's POST on `path`, or on each route's path with
  * `routes` (see requests.ts), `GET /healthz`, `GET /metrics`, nothing else. Starting opens the job store of each
- * route (the journal, taking its lock; or the PostgreSQL store shared by several instances, for a single route),
+ * route (the journal, taking its lock; or, on a database shared by several instances, a queue per route),
  * listens, then finishes what a previous process with the same store left; stopping is graceful (503, `--grace`,
  * failed reports) or hard (as a crash).
  */
 import { createServer, type Server } from 'node:http';
-import { UsageError } from '../../errors.js';
 import { listen } from '../../net/listen.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { prepareHandlers } from './handler.js';
@@ -19,6 +18,7 @@ import { IntegratorMetrics } from './metrics.js';
 import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
 import {
   combinedHealth,
+  routeName,
   labelRouteDir,
   leftoverJournalDirs,
   routeStateDir,
@@ -58,24 +58,42 @@ export interface IntegratorOptions extends JobSettings {
   log: EventLog;
   /** Largest accepted body in bytes (default 1 MiB). */
   bodyLimit?: number;
-  /** Opens the job store; default: PostgreSQL when `databaseUrl` is set, else the journal in `stateDir`. */
+  /** Opens the job store of a route (tests); default: PostgreSQL when `databaseUrl` is set, else the journal. */
   openStore?: (log: EventLog) => Promise<JobStore>;
-  /** The PostgreSQL job store shared by several instances (postgres.ts); one route only, for now. */
+  /** The PostgreSQL job store shared by several instances (postgres.ts): a queue per route. */
   databaseUrl?: string;
   /** Its lease: how long a job of an instance that died stays held (default 60 s). */
   leaseMs?: number;
+  /** With the database: how often a worker with free slots looks at the queue (default 1 s). */
+  pollEveryMs?: number;
+  /** With the database: connections in this instance's pool (default 10). */
+  poolSize?: number;
 }
 
-/** The store of a route: given, PostgreSQL (pg-boss loaded only then), or the journal in `dir`. */
+/** The store of a route without a database: given (tests), or the journal in `dir`. */
 async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {
   if (options.openStore) return options.openStore(options.log);
-  if (options.databaseUrl === undefined) return Journal.open(dir, options.log);
-  const { PostgresStore } = await import('./postgres.js');
-  return PostgresStore.open({
-    url: options.databaseUrl,
-    log: options.log,
-    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
-  });
+  return Journal.open(dir, options.log);
+}
+
+/** The PostgreSQL store of each route, by path: one queue each (`routeQueue`), sharing one pg-boss. */
+async function openQueues(
+  options: IntegratorOptions,
+  routes: readonly RouteOptions[],
+  routed: boolean,
+): Promise<Map<string, JobStore>> {
+  const { PostgresStore, routeQueue } = await import('./postgres.js');
+  const stores = await PostgresStore.openQueues(
+    {
+      url: options.databaseUrl!,
+      log: options.log,
+      ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
+      ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    },
+    routes.map((route) => routeQueue(routeName(route.path, routed))),
+  );
+  return new Map(routes.map((route, i) => [route.path, stores[i]!]));
 }
 
 /** A running integrator. */
@@ -101,15 +119,6 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   const { log } = options;
   const routed = options.routes !== undefined;
   const shared = options.databaseUrl !== undefined || options.openStore !== undefined;
-  if (routed && shared) {
-    // One pg-boss queue holds the jobs today; a queue per route is the next step (issue 17).
-    throw new UsageError(
-      '--routes cannot be used with --database-url yet: one run task per shared job store',
-      {
-        hint: 'Run one integrator per route on the database, each with its own --path, --exec and key.',
-      },
-    );
-  }
   const configured: RouteOptions[] = options.routes
     ? [...options.routes]
     : [
@@ -128,8 +137,13 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   const releaseAll = async (crash = false): Promise<void> => {
     for (const route of served) await route.journal.release(crash ? { crash: true } : {});
   };
+  // On a database, each route has a queue of its own, all of them on one pg-boss (one connection pool).
+  const queues =
+    options.databaseUrl !== undefined && options.openStore === undefined
+      ? await openQueues(options, configured, routed)
+      : undefined;
   const open = async (route: RouteOptions, dir: string, retired: boolean): Promise<void> => {
-    const journal = await openStore(options, dir);
+    const journal = queues?.get(route.path) ?? (await openStore(options, dir));
     if (!retired && journal instanceof Journal) labelRouteDir(options.stateDir, journal.dir, route);
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
     const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
@@ -152,11 +166,22 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   }
   prepareHandlers();
   let stopping = false;
+  // The shared queues (PostgreSQL): their depth is the same on every instance.
+  const queued = served.filter((r) => !r.retired && r.journal.queue !== undefined);
+  const role = options.role ?? 'all';
   const metrics = new IntegratorMetrics(
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
     {
       kind: options.databaseUrl !== undefined ? 'postgres' : 'journal',
       ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok'),
+      ...(queued.length === 0
+        ? {}
+        : {
+            depth: () =>
+              Promise.all(
+                queued.map(async (r) => ({ route: r.route.path, depth: await r.journal.queue!.depth() })),
+              ),
+          }),
     },
   );
   for (const route of served) metrics.watch(route.route.path, route.log);
@@ -180,8 +205,10 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     log,
     stopping: () => stopping,
     ...(routed ? { routes: contexts } : {}),
-    health: () =>
-      combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
+    health: () => ({
+      ...combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
+      role,
+    }),
     metrics,
   };
   const server: Server = createServer((req, res) => {

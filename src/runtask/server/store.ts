@@ -12,8 +12,21 @@
  */
 import type { TaskResult } from '../wire/payload.js';
 
-/** `accepted`: the check has not produced its result yet. `reporting`: the final result awaits delivery. */
-export type JobPhase = 'accepted' | 'reporting';
+/**
+ * `queued`: accepted by a front (`--role front`), waiting in the shared queue for a worker; its check has not
+ * started. `accepted`: held by an instance, the check has not produced its result yet. `reporting`: the final
+ * result awaits delivery.
+ */
+export type JobPhase = 'queued' | 'accepted' | 'reporting';
+
+/**
+ * What an instance does (`runtask serve --role`): `all` accepts requests and runs the checks of the jobs it
+ * accepted (and of queued ones when it has free slots); `front` accepts, verifies and queues, running no
+ * handler; `worker` runs the queued jobs' handlers and answers no run task request. front and worker need a
+ * shared store with a queue (PostgreSQL).
+ */
+export type Role = 'all' | 'front' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'front', 'worker'];
 
 /** What the store keeps per job: enough to send the final callback after the accepting process is gone. */
 export interface JobRecord {
@@ -48,6 +61,25 @@ export interface StoreHealth {
 /** What `accept` did: stored and held here, already live (here or on another instance), or not stored. */
 export type AcceptOutcome = 'accepted' | 'duplicate' | 'unsaved';
 
+/**
+ * The shared queue of a store that several instances use (PostgreSQL): fronts put jobs in it unheld, workers
+ * take them as their slots free up. Its jobs keep the platform's progress window open while they wait: any
+ * instance sends their `running` callbacks, one instance per job and heartbeat (`dueForProgress` hands each to one
+ * caller).
+ */
+export interface JobQueue {
+  /** How often a worker with free slots asks for queued jobs. */
+  readonly pollEveryMs: number;
+  /** Stores a job in phase `queued`, held by nobody; the outcomes are `accept`'s. */
+  enqueue(record: JobRecord): Promise<AcceptOutcome>;
+  /** Up to `max` queued jobs, oldest first, now held here in phase `accepted` (each handed to one caller). */
+  claim(max: number): Promise<JobRecord[]>;
+  /** Queued jobs whose last `running` callback (or acceptance) is older than `everyMs`, for one caller each. */
+  dueForProgress(everyMs: number): Promise<JobRecord[]>;
+  /** How many jobs wait in the queue (for /metrics). */
+  depth(): Promise<number>;
+}
+
 /** The job store of one integrator instance. */
 export interface JobStore {
   /** What kind of store, for messages (`the state dir`, `the database`), /healthz and /metrics. */
@@ -59,6 +91,8 @@ export interface JobStore {
    * can ever appear after the start (the journal: its lock keeps other processes out).
    */
   readonly takeOverEveryMs: number | undefined;
+  /** The shared queue, for `--role front` and `--role worker`; undefined for the journal. */
+  readonly queue?: JobQueue;
 
   /**
    * Stores a new job, held by this instance, before the platform gets its 200. `duplicate`: a job with this id

@@ -156,7 +156,7 @@ describe('provider publish options', () => {
     const f = await emulator();
     const bad = await publish(f, ['--concurrency', '0']);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain('--concurrency must be an integer from 1 to 32');
+    expect(bad.stderr).toContain('--concurrency must be "auto" or an integer from 1 to 32');
     expect(f.requestLog.records).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ describe('provider publish progress', () => {
     const result = await publish(e, [], { tty: true });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(ANSI); // cursor movement: a live display
-    expect(result.stderr).toMatch(/Uploading 7 files \(at most 4 at once\)/);
+    expect(result.stderr).toMatch(/Uploading 7 files \(all at once\)/);
     expect(result.stderr).toMatch(
       /terraform-provider-example_1\.2\.3_\S+ +\d+% +[\d.]+ (B|KiB)\/[\d.]+ (B|KiB) +[\d.]+ (B|KiB|MiB)\/s/,
     );

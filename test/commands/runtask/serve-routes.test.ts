@@ -205,16 +205,18 @@ describe('how handlers output is read: --result-format, --fail-on and the routes
 });
 
 describe('runtask serve --routes with a PostgreSQL job store', () => {
-  it('is refused (exit 2) until the store keeps a queue per route, from the flag or the variable, password unshown', async () => {
+  it('opens a queue per route on the database: one that cannot be reached is exit 2, from the flag or the variable, password unshown', async () => {
     const url = 'postgres://runtask:s3cret-pw@127.0.0.1:1/runtask';
+    const file = routesFile('routes.yaml', `routes:\n  - ${A}\n`);
     for (const [args, env] of [
       [['--database-url', url], {}],
       [[], { RUNTASK_DATABASE_URL: url }],
     ] as const) {
-      const result = await serve(['--routes', 'routes.yaml', ...args], env);
+      const result = await serve(['--routes', file, ...args], { A_KEY: 'a', ...env });
       expect(result.exitCode).toBe(2);
-      expect(result.stderr).toContain('--routes cannot be used with a PostgreSQL job store yet');
+      expect(result.stderr).toContain('cannot use the database postgres://runtask:***@127.0.0.1:1/runtask');
       expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+      expect(result.stdout).not.toContain('listening');
     }
   });
 });

@@ -4,18 +4,19 @@
  * 0. A restart with the same `--state-dir` delivers a final result the previous process had not delivered, and
  * reports `failed` for a check that was cut short (it does not run the handler again).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/main.js';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
-import type { JobRecord } from '../../../src/runtask/server/journal.js';
 import { Capture, LineCapture } from '../../helpers/cli.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
   HANDLER_COMMAND,
   KEY,
   bytesOf,
+  journaled,
+  journaledIds,
   post,
   requestFor,
   startTestIntegrator,
@@ -40,7 +41,7 @@ afterEach(async () => {
 });
 
 function journalFiles(stateDir: string): string[] {
-  return readdirSync(stateDir).filter((f) => f.startsWith('job-'));
+  return journaledIds(stateDir);
 }
 
 describe('SIGTERM', () => {
@@ -123,9 +124,9 @@ describe('restart with the same --state-dir', () => {
     platform.release(request.run_id, { hang: true });
     await post(first.integrator.url, bytesOf(request));
     await platform.waitForHandler(request.run_id);
-    const [file] = journalFiles(stateDir);
-    expect(statSync(join(stateDir, file!)).mode & 0o777).toBe(0o600);
-    const record = JSON.parse(readFileSync(join(stateDir, file!), 'utf8')) as JobRecord;
+    expect(journalFiles(stateDir)).toEqual([request.task_result_id]);
+    expect(statSync(join(stateDir, 'journal.jsonl')).mode & 0o777).toBe(0o600);
+    const record = journaled(stateDir).get(request.task_result_id)!;
     expect(record).toMatchObject({ phase: 'accepted', id: request.task_result_id });
     expect(record.request.access_token).toBe(request.access_token);
 
@@ -160,7 +161,7 @@ describe('restart with the same --state-dir', () => {
     );
     platform.release(request.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'all good' }) });
     await platform.waitForCallbacks(request.task_result_id, 'passed');
-    const record = JSON.parse(readFileSync(join(stateDir, journalFiles(stateDir)[0]!), 'utf8')) as JobRecord;
+    const record = journaled(stateDir).get(request.task_result_id)!;
     expect(record).toMatchObject({ phase: 'reporting', result: { status: 'passed', message: 'all good' } });
 
     await first.integrator.destroy();

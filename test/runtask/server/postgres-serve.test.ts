@@ -217,6 +217,23 @@ describe('runtask serve --database-url', () => {
       /mysql:\/\/u:\*\*\*@db\/x is not a postgres:\/\/ URL/,
     ],
     ['--lease without a database', ['--lease', '30s'], /--lease needs a shared job store/],
+    ['--role front without a database', ['--role', 'front'], /--role front needs a shared job store/],
+    [
+      '--database-pool without a database',
+      ['--database-pool', '5'],
+      /--database-pool needs a shared job store/,
+    ],
+    [
+      'a pool of one',
+      ['--database-url', 'postgres://db/x', '--database-pool', '1'],
+      /--database-pool must be a whole number between 2 and 100, got "1"/,
+    ],
+    ['--role worker without a database', ['--role', 'worker'], /--role worker needs a shared job store/],
+    [
+      'an unknown role',
+      ['--database-url', 'postgres://db/x', '--role', 'both'],
+      /--role must be one of all, front, worker, got "both"/,
+    ],
     [
       'a lease too short',
       ['--database-url', 'postgres://db/x', '--lease', '1s'],

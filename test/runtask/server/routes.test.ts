@@ -15,6 +15,7 @@ import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
   HANDLER_COMMAND,
   bytesOf,
+  journaledIds,
   post,
   requestFor,
   sign,
@@ -57,6 +58,17 @@ function route(path: string, hmacKey: string, exec: string): RouteOptions {
 /** Route A passes, route B fails, each saying which handler it is. */
 function twoRoutes(bExec = `echo "checked by handler B"; exit 1`): RouteOptions[] {
   return [route('/policy-a', KEY_A, 'echo "checked by handler A"'), route('/tenants/b', KEY_B, bExec)];
+}
+
+/** Starts both routes, starts a job on route B and crashes while its handler runs: the state dir keeps it. */
+async function crashWithJobOnB(): Promise<{ stateDir: string; b: ReturnType<typeof requestFor> }> {
+  const stateDir = tempDir('state');
+  const crashing = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
+  const b = requestFor(POST_PLAN_REQUEST, platform);
+  expect((await post(urlOf(crashing, '/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_B))).status).toBe(200);
+  await platform.waitForHandler(b.run_id);
+  await crashing.integrator.destroy();
+  return { stateDir, b };
 }
 
 function urlOf(t: TestIntegrator, path: string): string {
@@ -144,24 +156,18 @@ describe('routes', () => {
   });
 
   it('keeps a job’s route across a crash: the record is in the route’s folder, the restart reports it there', async () => {
-    const stateDir = tempDir('state');
-    t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
-    const b = requestFor(POST_PLAN_REQUEST, platform);
-    expect((await post(urlOf(t, '/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_B))).status).toBe(200);
-    await platform.waitForHandler(b.run_id);
-    await t.integrator.destroy();
-    t = undefined;
+    const { stateDir, b } = await crashWithJobOnB();
 
     // The state dir holds route A's and route B's folders; B's has the record, and says whose it is.
     const folders = readdirSync(join(stateDir, 'routes'));
     const bFolder = folders.find((f) => f.startsWith('tenants_b-'))!;
     expect(folders).toHaveLength(2);
-    expect(readdirSync(join(stateDir, 'routes', bFolder))).toContain(`job-${b.task_result_id}.json`);
+    expect(journaledIds(join(stateDir, 'routes', bFolder))).toEqual([b.task_result_id]);
     expect(JSON.parse(readFileSync(join(stateDir, 'routes', bFolder, 'route.json'), 'utf8'))).toEqual({
       path: '/tenants/b',
       platformHosts: [platform.url],
     });
-    expect(readdirSync(stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
+    expect(journaledIds(stateDir)).toEqual([]);
 
     t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
     expect(await finalOf(b.task_result_id)).toEqual({ status: 'failed', message: RESTARTED_MESSAGE });
@@ -176,13 +182,7 @@ describe('routes', () => {
   });
 
   it('still reports a job left by a route that is no longer configured, to that route’s platform hosts, and serves that path no more', async () => {
-    const stateDir = tempDir('state');
-    t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
-    const b = requestFor(POST_PLAN_REQUEST, platform);
-    expect((await post(urlOf(t, '/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_B))).status).toBe(200);
-    await platform.waitForHandler(b.run_id);
-    await t.integrator.destroy();
-    t = undefined;
+    const { stateDir, b } = await crashWithJobOnB();
 
     // The remaining route and the defaults allow another platform host only: route B's own is in its folder.
     const elsewhere = new PlatformOrigins(['https://tfe.elsewhere.example']);

@@ -3,7 +3,6 @@
  * verification request, signed as the platform signs: 200 at once while the handler still runs, a first
  * `running` callback, heartbeats, then the final result; outcomes only when offered, trimmed to the limits.
  */
-import { readdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESULT_LIMITS } from '../../../src/runtask/wire/payload.js';
 import {
@@ -15,7 +14,15 @@ import {
   VERIFICATION_REQUEST,
   VERIFICATION_REQUEST_MINIMAL,
 } from '../documented-payloads.js';
-import { KEY, bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import {
+  KEY,
+  bytesOf,
+  journaledIds,
+  post,
+  requestFor,
+  startTestIntegrator,
+  type TestIntegrator,
+} from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
 
 let platform: TestPlatform;
@@ -112,7 +119,7 @@ describe('a documented request of each stage', () => {
 
       await t.integrator.jobs.idle();
       expect(t.leftovers()).toEqual([]);
-      expect(readdirSync(t.stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
+      expect(journaledIds(t.stateDir)).toEqual([]);
     },
   );
 });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { POST_PLAN_REQUEST, PRE_PLAN_REQUEST } from '../documented-payloads.js';
-import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor, sign } from '../helpers.js';
+import { HANDLER_COMMAND, KEY, bytesOf, journaledIds, post, requestFor, sign } from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
 import {
   ensureBuilt,
@@ -56,7 +56,7 @@ async function serve(stateDir: string): Promise<ServeProcess> {
 }
 
 function jobFiles(stateDir: string): string[] {
-  return readdirSync(stateDir).filter((f) => f.startsWith('job-') && f.endsWith('.json'));
+  return journaledIds(stateDir);
 }
 
 async function finalOf(p: ServeProcess, taskResultId: string): Promise<string | undefined> {
@@ -78,7 +78,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     const request = requestFor(POST_PLAN_REQUEST, platform);
     expect((await post(p.url, bytesOf(request))).status).toBe(200);
     await p.orExit(platform.waitForHandler(request.run_id));
-    expect(jobFiles(stateDir)).toEqual([`job-${request.task_result_id}.json`]);
+    expect(jobFiles(stateDir)).toEqual([request.task_result_id]);
 
     rmSync(stateDir, { recursive: true, force: true }); // a temp cleaner
     platform.release(request.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'fine' }) });
@@ -107,7 +107,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     platform.release(next.run_id, { hang: true });
     expect((await post(p.url, bytesOf(next))).status).toBe(200);
     await p.orExit(platform.waitForHandler(next.run_id));
-    expect(jobFiles(stateDir)).toEqual([`job-${next.task_result_id}.json`]);
+    expect(jobFiles(stateDir)).toEqual([next.task_result_id]);
     expect(await p.stop()).toEqual({ code: 0, signal: null });
     expect(await finalOf(p, next.task_result_id)).toBe('failed');
     expect(p.stderr()).not.toContain(String(request.access_token));

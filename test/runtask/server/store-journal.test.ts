@@ -27,3 +27,20 @@ describeJobStore({
     });
   },
 });
+
+describeJobStore({
+  name: 'the journal, synced (group commit)',
+  shared: false,
+  fresh() {
+    const dir = tempDir('state-synced');
+    return Promise.resolve({
+      open: () => Promise.resolve().then(() => Journal.open(dir, log, { sync: true })),
+      dump: () =>
+        Promise.resolve(
+          readdirSync(dir)
+            .map((name) => readFileSync(join(dir, name), 'utf8'))
+            .join('\n'),
+        ),
+    });
+  },
+});

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
 import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres.js';
+import type { JobRecord } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
@@ -80,6 +81,122 @@ describe('PostgreSQL: starting', () => {
       expect(queues.rows.map((row) => row.name)).toEqual(['runtask-jobs']);
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe('PostgreSQL: the queue of fronts and workers', () => {
+  const record = (id: string): JobRecord => ({
+    version: 1,
+    id,
+    acceptedAt: new Date().toISOString(),
+    phase: 'accepted',
+    request: { task_result_id: id, access_token: `token-of-${id}` },
+  });
+
+  it('a queued job is one job, claimed by one worker, in order; never started, it is not taken over', async () => {
+    const database = `queue_${++databases}`;
+    await server.createDatabase(database);
+    const url = server.urlOf(database);
+    const [front, a, b] = await Promise.all(
+      [1, 2, 3].map(() => PostgresStore.open({ url, log, leaseMs: 2000 })),
+    );
+    try {
+      expect(await front!.enqueue(record('q1'))).toBe('accepted');
+      expect(await front!.enqueue(record('q1'))).toBe('duplicate');
+      expect(await front!.enqueue(record('q2'))).toBe('accepted');
+      expect(await front!.enqueue(record('q3'))).toBe('accepted');
+      expect(await a!.depth()).toBe(3);
+      // Queued jobs are for workers to claim as their slots free up, not for a takeover.
+      expect(await b!.takeOver()).toEqual([]);
+
+      const claimedByA = await a!.claim(2);
+      const claimedByB = await b!.claim(5);
+      expect(claimedByA.map((r) => [r.id, r.phase])).toEqual([
+        ['q1', 'accepted'],
+        ['q2', 'accepted'],
+      ]);
+      expect(claimedByB.map((r) => r.id)).toEqual(['q3']);
+      expect(await a!.claim(5)).toEqual([]);
+      expect(await front!.depth()).toBe(0);
+      expect(a!.heldJobs().sort()).toEqual(['q1', 'q2']);
+      expect(front!.heldJobs()).toEqual([]);
+    } finally {
+      await Promise.all([front, a, b].map((s) => s!.release()));
+    }
+  });
+
+  it('a queued job’s progress is due to one caller per interval', async () => {
+    const database = `queue_${++databases}`;
+    await server.createDatabase(database);
+    const url = server.urlOf(database);
+    const [a, b] = await Promise.all([1, 2].map(() => PostgresStore.open({ url, log })));
+    try {
+      await a!.enqueue(record('p1'));
+      // Not due before the interval has passed since it was queued.
+      expect(await a!.dueForProgress(60_000)).toEqual([]);
+      // Queued an hour ago (written so, rather than waited for).
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`UPDATE ${SCHEMA}.job SET created_on = now() - interval '1 hour'`);
+      await client.end();
+      const due = await Promise.all([a!.dueForProgress(60_000), b!.dueForProgress(60_000)]);
+      expect(due.flat().map((r) => r.id)).toEqual(['p1']);
+      expect(due.flat()[0]!.request).toMatchObject({ access_token: 'token-of-p1' });
+      // Just reported: not due again within the interval.
+      expect(await b!.dueForProgress(60_000)).toEqual([]);
+      // Claimed, it is its worker's to report.
+      expect((await b!.claim(1)).map((r) => r.id)).toEqual(['p1']);
+      expect(await a!.dueForProgress(1)).toEqual([]);
+    } finally {
+      await Promise.all([a, b].map((s) => s!.release()));
+    }
+  });
+});
+
+describe('PostgreSQL: the connection pool (--database-pool)', () => {
+  /** Connections the integrator's stores hold to `database` now. */
+  async function connections(database: string): Promise<number> {
+    const client = new pg.Client({ connectionString: server.urlOf('postgres') });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'provider runtask serve'`,
+        [database],
+      );
+      return rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  }
+  const record = (id: string): JobRecord => ({
+    version: 1,
+    id,
+    acceptedAt: new Date().toISOString(),
+    phase: 'accepted',
+    request: { task_result_id: id },
+  });
+
+  it('holds at most its size of connections however many statements are sent at once', async () => {
+    for (const [poolSize, most] of [
+      [2, 2],
+      [10, 10],
+    ] as const) {
+      const database = `pool_${poolSize}`;
+      await server.createDatabase(database);
+      const store = await PostgresStore.open({ url: server.urlOf(database), log, poolSize });
+      try {
+        const ids = Array.from({ length: 12 }, (_, i) => `pool-${poolSize}-${i}`);
+        expect(new Set(await Promise.all(ids.map((id) => store.enqueue(record(id)))))).toEqual(
+          new Set(['accepted']),
+        );
+        const held = await connections(database);
+        expect(held).toBeLessThanOrEqual(most);
+        // Twelve statements at once open more than two connections where the pool allows it.
+        if (poolSize > 2) expect(held).toBeGreaterThan(2);
+      } finally {
+        await store.release();
+      }
     }
   });
 });

@@ -5,12 +5,12 @@
  * as `openssl dgst` output (lowercase) and the reference integrators compare bytes against lowercase hex.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
   KEY,
   bytesOf,
+  journaledIds,
   post,
   requestFor,
   sign,
@@ -79,7 +79,7 @@ describe('signatures', () => {
     expect(platform.requests.slice(before)).toEqual([]);
     expect(t.integrator.jobs.counts()).toEqual({ queued: 0, running: 0, reporting: 0 });
     expect(t.events.filter((e) => e.event === 'job.accepted')).toEqual([]);
-    expect(readdirSync(t.stateDir).filter((f) => f.startsWith('job-'))).toEqual([]);
+    expect(journaledIds(t.stateDir)).toEqual([]);
     // The log says why, but never echoes a signature or the key.
     expect(t.events.filter((e) => e.event === 'request.rejected')).toHaveLength(cases.length);
     expect(t.stderr.text).not.toContain(KEY);
