@@ -122,6 +122,7 @@ describe('the packed package', () => {
     for (const file of [
       'package/bin/provider.js',
       'package/dist/bundle/provider.js',
+      'package/dist/help.txt',
       'package/assets/tree-sitter-hcl.LICENSE',
       'package/LICENSE',
       'package/README.md',
@@ -131,8 +132,9 @@ describe('the packed package', () => {
     const strays = entries.filter(
       (e) =>
         /^package\/(src|test|fixtures|bench|scripts|action|templates|node_modules)\//.test(e) ||
-        // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only.
-        (/^package\/dist\//.test(e) && !e.startsWith('package/dist/bundle/')) ||
+        // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
+        // shim prints dist/help.txt for `provider --help`.
+        (/^package\/dist\//.test(e) && !e.startsWith('package/dist/bundle/') && e !== 'package/dist/help.txt') ||
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);
