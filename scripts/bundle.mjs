@@ -1,16 +1,23 @@
 #!/usr/bin/env node
-// One-file builds of the program, with esbuild, for the places that have no node_modules:
+// Bundled builds of the program, with esbuild:
 //
+//   node scripts/bundle.mjs package [--out dir]   # what bin/provider.js runs: dist/bundle/ (npm run build)
 //   node scripts/bundle.mjs action [--out file]   # the GitHub Action: action/main.cjs (committed; action.yml runs it)
 //   node scripts/bundle.mjs cli [--out file]      # the whole CLI in one file: build/provider.cjs (the single
 //                                                 # executable's script, scripts/build-binary.mjs)
 //
-// Both are CommonJS (Node's single executable applications run a CommonJS script on Node 20), target Node 20,
-// not minified (a reviewer can read the committed action bundle's diff), and carry everything they need: the
-// package version (no package.json beside them) and the two WebAssembly files of the HCL parser (src/lockfile/
-// wasm.ts is replaced by a module holding their bytes). The output depends only on the sources, the lock file's
-// packages and this script, so a fresh build equals the committed bundle byte for byte
-// (test/install/action.test.ts fails when they differ: run `npm run build:action` and commit).
+// `package` is ES modules split at every dynamic `import()`: bin/provider.js imports the entry (commander and the
+// command declarations), and each command's core, and the heavy libraries only some commands need (got, zod,
+// openpgp, ora, the prompts…), are chunks loaded when that command runs. Start-up is then a few files instead of
+// the hundreds of modules node_modules would take to resolve and compile one by one (README, "Performance").
+// `action` and `cli` are one CommonJS file each (Node's single executable applications run a CommonJS script on
+// Node 20; a CommonJS bundle inlines its dynamic imports), for the places that have no node_modules.
+// All three target Node 20, are not minified (a reviewer can read the committed action bundle's diff; a stack
+// trace names real functions), and carry everything they need: the package version (no package.json read at
+// start-up), the SARIF schema and the two WebAssembly files of the HCL parser (src/lockfile/wasm.ts is replaced
+// by a module holding their bytes). The output depends only on the sources, the lock file's packages and this
+// script, so a fresh build equals the committed action bundle byte for byte (test/install/action.test.ts fails
+// when they differ: run `npm run build:action` and commit).
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,11 +27,28 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
-/** The two targets: entry (relative to the root, or inline source) and default output. */
+/**
+ * The targets: entry (relative to the root), default output (a file, or the folder of a split build) and
+ * whether the output is ES modules split at dynamic imports.
+ * @type {Record<'package' | 'action' | 'cli', { entry: string, out: string, split: boolean }>}
+ */
 const TARGETS = {
-  action: { entry: 'src/cli/actionEntry.ts', out: 'action/main.cjs' },
-  cli: { entry: 'src/cli/bundleEntry.ts', out: 'build/provider.cjs' },
+  package: { entry: 'src/cli/main.ts', out: 'dist/bundle', split: true },
+  action: { entry: 'src/cli/actionEntry.ts', out: 'action/main.cjs', split: false },
+  cli: { entry: 'src/cli/bundleEntry.ts', out: 'build/provider.cjs', split: false },
 };
+
+/**
+ * The first lines of every file of the split build. Its chunks are ES modules, but the CommonJS packages bundled
+ * into them call `require` (Node's built-in modules) and read `__filename`/`__dirname`, which an ES module does
+ * not have: these give them the chunk's own.
+ */
+const ESM_PRELUDE = [
+  "import { createRequire as __createRequire } from 'node:module';",
+  'const require = __createRequire(import.meta.url);',
+  "const __filename = require('node:url').fileURLToPath(import.meta.url);",
+  "const __dirname = require('node:path').dirname(__filename);",
+].join(' ');
 
 /**
  * A JSON file's document, typed as what it is until the caller says more.
@@ -36,22 +60,30 @@ function readJson(file) {
 }
 
 /**
- * Bundles one target; resolves to the output path.
+ * Bundles one target; resolves to the output path (the entry's file for the split build).
  * @param {keyof typeof TARGETS} target
- * @param {string} [out] output file (default: the target's)
+ * @param {string} [out] output file, or folder for the split build (default: the target's)
  */
 export async function bundle(target, out) {
   const spec = TARGETS[target];
-  const outfile = path.resolve(ROOT, out ?? spec.out);
+  const output = path.resolve(ROOT, out ?? spec.out);
   const pkg = /** @type {{ name: string, version: string }} */ (readJson(path.join(ROOT, 'package.json')));
+  const banner = `// ${pkg.name} ${pkg.version}, bundled by scripts/bundle.mjs from src/ (${spec.entry}); do not edit.`;
+  if (spec.split) fs.rmSync(output, { recursive: true, force: true });
   await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [spec.entry],
-    outfile,
+    ...(spec.split
+      ? {
+          entryPoints: { provider: spec.entry },
+          outdir: output,
+          format: 'esm',
+          splitting: true,
+          chunkNames: 'chunks/[name]-[hash]',
+        }
+      : { entryPoints: [spec.entry], outfile: output, format: 'cjs' }),
     bundle: true,
     platform: 'node',
     target: 'node20.19',
-    format: 'cjs',
     minify: false,
     sourcemap: false,
     legalComments: 'eof',
@@ -63,12 +95,33 @@ export async function bundle(target, out) {
     // cosmiconfig requires the TypeScript compiler only for .ts configuration files, which provider does not
     // search for (src/config/load.ts): leaving it out saves 10 MB.
     external: ['typescript'],
-    banner: {
-      js: `// ${pkg.name} ${pkg.version}, bundled by scripts/bundle.mjs from src/ (${spec.entry}); do not edit.`,
-    },
-    plugins: [embedded(pkg.version)],
+    banner: { js: spec.split ? `${banner}\n${ESM_PRELUDE}` : banner },
+    plugins: [
+      ...(spec.split ? [namedDynamicImports()] : []),
+      embedded(pkg.version),
+      deferred(),
+      zodEnglishOnly(),
+    ],
   });
-  return outfile;
+  if (spec.split) refuseImportMeta(output);
+  return spec.split ? path.join(output, 'provider.js') : output;
+}
+
+/**
+ * In the split build, `import.meta.url` is the URL of the chunk a module landed in, not of the module's own
+ * file: a module finding a file beside itself through it would look in dist/bundle/chunks/. The CommonJS builds
+ * fail on any use (esbuild's empty-import-meta); this fails the split build on any use but the prelude's.
+ * @param {string} dir
+ */
+function refuseImportMeta(dir) {
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const body = fs.readFileSync(file, 'utf8').replace(ESM_PRELUDE, '');
+    if (body.includes('import.meta')) {
+      throw new Error(`${path.relative(ROOT, file)} uses import.meta: replace the module (see embedded())`);
+    }
+  }
 }
 
 /**
@@ -121,10 +174,152 @@ function embedded(version) {
   };
 }
 
+/**
+ * Modules a library imports at its top but uses only on a path provider never takes, replaced for that library
+ * by an object that loads the real module on first use (each property a getter). Loading them costs every
+ * start-up for nothing:
+ *
+ * - got imports http2-wrapper for its `http2` option (which provider does not set) and reads only its
+ *   `globalAgent` and `auto`; http2-wrapper's js-stream-socket.js creates a TLS socket as it loads, which builds
+ *   a TLS context with Node's CA store: 10–20 ms before the first request, even an http:// one.
+ * - commander requires node:child_process for executable subcommands (`program.command(name, description)`
+ *   with no action), which provider does not declare; only `spawn` is read.
+ * @returns {esbuild.Plugin}
+ */
+function deferred() {
+  /** @type {{ module: string, importer: RegExp, names: string[] }[]} */
+  const rules = [
+    { module: 'http2-wrapper', importer: /[\\/]node_modules[\\/]got[\\/]/, names: ['globalAgent', 'auto'] },
+    {
+      module: 'node:child_process',
+      importer: /[\\/]node_modules[\\/]commander[\\/]/,
+      names: ['spawn'],
+    },
+  ];
+  return {
+    name: 'deferred',
+    setup(build) {
+      /** @type {Map<string, string>} where each deferred module is resolved from: its importer's folder */
+      const from = new Map();
+      for (const rule of rules) {
+        const filter = new RegExp(`^${rule.module.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`);
+        build.onResolve({ filter }, (args) => {
+          if (args.namespace !== 'file' || !rule.importer.test(args.importer)) return undefined;
+          from.set(rule.module, args.resolveDir);
+          return { path: rule.module, namespace: 'deferred' };
+        });
+      }
+      build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => {
+        const rule = rules.find((r) => r.module === args.path);
+        if (rule === undefined) return undefined;
+        const getters = rule.names.map((name) => `  get ${name}() {\n    return load().${name};\n  },`);
+        return {
+          loader: 'js',
+          resolveDir: from.get(rule.module) ?? ROOT,
+          contents: [
+            `// ${rule.module}, loaded on first use (scripts/bundle.mjs, deferred())`,
+            'let loaded;',
+            `const load = () => (loaded ??= require(${JSON.stringify(rule.module)}));`,
+            `module.exports = {\n${getters.join('\n')}\n};`,
+            '',
+          ].join('\n'),
+        };
+      });
+    },
+  };
+}
+
+/**
+ * zod's `locales`, its error messages in some forty languages (290 KB, close to half of zod), reduced to English.
+ * zod reaches them only through the `z.locales` namespace, which provider never reads; English, the default, is
+ * imported by zod's schemas module on its own and stays. Without this, every command that reads the registry
+ * would parse them at start-up.
+ * @returns {esbuild.Plugin}
+ */
+function zodEnglishOnly() {
+  return {
+    name: 'zod-english-only',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+          ? { path: path.join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+        loader: 'js',
+        resolveDir: path.dirname(args.path),
+        contents:
+          "// zod's locales, English only (scripts/bundle.mjs, zodEnglishOnly())\nexport { default as en } from './en.js';\n",
+      }));
+    },
+  };
+}
+
+/**
+ * In the split build, `import('yauzl')` of a CommonJS package becomes a chunk whose only export is `default`
+ * (esbuild's ES module output), where Node, and the CommonJS builds, give its named exports too
+ * (`(await import('yauzl')).open`). This puts a module between the two that exports each name the package's
+ * `module.exports` has (read by loading it here, at build time) and `default`.
+ * @returns {esbuild.Plugin}
+ */
+function namedDynamicImports() {
+  const NAME = /^[A-Za-z_$][\w$]*$/;
+  return {
+    name: 'named-dynamic-imports',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData === 'named-dynamic-imports') return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'named-dynamic-imports',
+        });
+        if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
+        return { path: resolved.path, namespace: 'named-dynamic-imports' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'named-dynamic-imports' }, (args) => {
+        /** @type {unknown} */
+        const loaded = require(args.path);
+        const exported = typeof loaded === 'object' || typeof loaded === 'function' ? (loaded ?? {}) : {};
+        const names = Object.keys(exported).filter((name) => NAME.test(name) && name !== 'default');
+        return {
+          loader: 'js',
+          resolveDir: path.dirname(args.path),
+          contents: [
+            `// ${path.relative(ROOT, args.path)}, its named exports (scripts/bundle.mjs, namedDynamicImports())`,
+            `import * as all from ${JSON.stringify(args.path)};`,
+            `export const { ${names.join(', ')} } = all;`,
+            'export default all.default;',
+            '',
+          ].join('\n'),
+        };
+      });
+    },
+  };
+}
+
+/**
+ * Whether a package file is CommonJS as Node reads it: `.cjs`, or `.js` under a package.json without
+ * `"type": "module"`.
+ * @param {string} file
+ */
+function isCommonJs(file) {
+  if (file.endsWith('.cjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (fs.existsSync(manifest)) {
+      return /** @type {{ type?: string }} */ (readJson(manifest)).type !== 'module';
+    }
+  }
+  return true;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [target, flag, value] = process.argv.slice(2);
-  if (target !== 'action' && target !== 'cli') {
-    console.error('usage: node scripts/bundle.mjs action|cli [--out file]');
+  if (target !== 'package' && target !== 'action' && target !== 'cli') {
+    console.error('usage: node scripts/bundle.mjs package|action|cli [--out file]');
     process.exit(2);
   }
   const written = await bundle(target, flag === '--out' ? value : undefined);

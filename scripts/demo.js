@@ -11,7 +11,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const step = (/** @type {string} */ text) => console.log(`\n\u001b[1m== ${text}\u001b[0m`);
 
-if (!existsSync(join(root, 'dist/cli/main.js')) || !existsSync(join(root, 'dist/commands/publish.js'))) {
+if (
+  !existsSync(join(root, 'dist/bundle/provider.js')) ||
+  !existsSync(join(root, 'dist/emulator/server.js'))
+) {
   step('building (npm run build)');
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }

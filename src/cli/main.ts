@@ -2,8 +2,11 @@
  * The commander program: global options, the command groups, and the top-level catch that turns an error into
  * an exit code (the only place that does). Command implementations — and the output sink, with chalk — are
  * imported lazily to keep start-up fast: `provider --help` loads only commander and the command declarations.
+ * In the package, this module is the entry of dist/bundle/ (scripts/bundle.mjs package), and each `import()`
+ * below and in the commands a chunk of it, loaded when the command runs.
  */
 import { homedir } from 'node:os';
+import { isatty } from 'node:tty';
 import { CommanderError, Option, type Command } from 'commander';
 import { ExitCode, UsageError, exitCodeFor } from '../errors.js';
 import type { GlobalFlags } from '../config/index.js';
@@ -178,10 +181,17 @@ export async function main(): Promise<void> {
     homeDir: homedir(),
     stdout: process.stdout,
     stderr: process.stderr,
-    stdinIsTTY: process.stdin.isTTY === true,
+    // fd 0 asked directly: `process.stdin` builds a stream on first read, which only a prompt or
+    // `--outcomes -` needs, so it is read then (the getter) and not at every start.
+    stdinIsTTY: isatty(0),
     readStdin: readProcessStdin,
     signal: controller.signal,
-    confirm: inquirerConfirm({ input: process.stdin, output: process.stderr }),
+    confirm: inquirerConfirm({
+      get input() {
+        return process.stdin;
+      },
+      output: process.stderr,
+    }),
   });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

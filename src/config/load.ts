@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as nodeSea from 'node:sea';
-import { cosmiconfig, type CosmiconfigResult } from 'cosmiconfig';
+import type { CosmiconfigResult, PublicExplorer } from 'cosmiconfig';
 import { UsageError } from '../errors.js';
 import type { FileConfig } from './schema.js';
 
@@ -38,15 +38,21 @@ export async function loadConfigFile(input: { cwd: string; explicitPath?: string
   // searchStrategy 'none' checks one folder per call and we walk the parents ourselves: cosmiconfig 9.0.0's
   // 'project' does not stop at package.json (cosmiconfig PR #361), and 'global' stops only at the home
   // folder and then reads the OS config folder, so results would depend on the machine.
-  const explorer = cosmiconfig('provider', {
-    searchPlaces: [...SEARCH_PLACES],
-    searchStrategy: 'none',
-    cache: false,
-  });
+  // cosmiconfig (about 200 KB with its YAML parser) is loaded only for a folder holding one of the names: most
+  // runs have no configuration file, and start-up time matters.
+  let explorer: Promise<PublicExplorer> | undefined;
+  const explore = () =>
+    (explorer ??= import('cosmiconfig').then(({ cosmiconfig }) =>
+      cosmiconfig('provider', { searchPlaces: [...SEARCH_PLACES], searchStrategy: 'none', cache: false }),
+    ));
   const result =
     input.explicitPath === undefined
-      ? await searchUp(explorer.search, path.resolve(input.cwd))
-      : await loadExplicit(explorer.load, path.resolve(input.cwd, input.explicitPath), input.explicitPath);
+      ? await searchUp(async (dir) => (await explore()).search(dir), path.resolve(input.cwd))
+      : await loadExplicit(
+          async (file) => (await explore()).load(file),
+          path.resolve(input.cwd, input.explicitPath),
+          input.explicitPath,
+        );
   if (result === null) return { config: {}, warnings: [] };
   // zod is loaded only now: most runs have no configuration file, and start-up time matters.
   const { validateConfig } = await import('./schema.js');
@@ -60,11 +66,17 @@ export async function loadConfigFile(input: { cwd: string; explicitPath?: string
 type Search = (dir: string) => Promise<CosmiconfigResult>;
 type Load = (file: string) => Promise<CosmiconfigResult>;
 
-/** Tries `start` and each parent; stops after the project root (Terraform providers are Go repos, hence go.mod). */
+/**
+ * Tries `start` and each parent; stops after the project root (Terraform providers are Go repos, hence go.mod).
+ * cosmiconfig is asked about a folder only when one of the names is there (it decides whether it is a
+ * configuration: a package.json without a "provider" key is not).
+ */
 async function searchUp(search: Search, start: string): Promise<CosmiconfigResult> {
   for (let dir = start; ;) {
-    const found = await wrapErrors(() => search(dir), undefined);
-    if (found !== null) return found;
+    if (SEARCH_PLACES.some((name) => fs.existsSync(path.join(dir, name)))) {
+      const found = await wrapErrors(() => search(dir), undefined);
+      if (found !== null) return found;
+    }
     if (PROJECT_ROOT_MARKERS.some((marker) => fs.existsSync(path.join(dir, marker)))) return null;
     const parent = path.dirname(dir);
     if (parent === dir) return null;

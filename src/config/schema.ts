@@ -2,7 +2,7 @@
  * What a configuration file may hold, and how a file's contents are checked. Mistakes are reported with the
  * file, the key and the expected type; unknown keys only warn, so an older binary tolerates a newer file.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { PROTOCOL_VERSIONS } from '../terraform.js';
 import { isDuration } from './duration.js';

@@ -9,7 +9,7 @@
  * `h1:` the zip's and `package_size` its bytes. HCP Terraform serves no `packages` (hashicorp/terraform#32809):
  * absent is normal.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../errors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';

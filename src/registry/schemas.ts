@@ -4,7 +4,7 @@
  * a document that is not what its type says. They follow the wire types of types.ts and the documented samples;
  * every object is loose: fields the platform adds over time pass through untouched.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const resourceIdentifier = <T extends string>(type: T) =>
   z.looseObject({ id: z.string(), type: z.literal(type) });

@@ -11,7 +11,7 @@
  * what the registry or Terraform see.
  */
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { VerificationError } from '../errors.js';
 import { parseReleaseFileName } from './filenames.js';
 import type { ReleaseLayout } from './layout.js';

@@ -23,7 +23,7 @@ function provider(args: string[], cwd: string, env: Record<string, string> = {})
 
 describe('provider lock (built bin)', () => {
   beforeAll(() => {
-    if (!fs.existsSync(path.join(ROOT, 'dist/commands/lock.js'))) {
+    if (!fs.existsSync(path.join(ROOT, 'dist/bundle/provider.js'))) {
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
     }
   }, 120_000);

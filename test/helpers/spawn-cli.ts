@@ -13,9 +13,9 @@ const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
 /** More terminal output than any of these runs prints (1 MiB). */
 const MAX_SCREEN = 1 << 20;
 
-/** Builds dist/ when it is missing (bin/provider.js runs it). */
+/** Builds dist/ when it is missing (bin/provider.js runs dist/bundle/). */
 export function ensureBuilt(): void {
-  if (!fs.existsSync(path.join(REPO_ROOT, 'dist/cli/main.js'))) {
+  if (!fs.existsSync(path.join(REPO_ROOT, 'dist/bundle/provider.js'))) {
     spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
   }
 }

@@ -121,9 +121,8 @@ describe('the packed package', () => {
   it('holds what runs and nothing else: no sources, tests, fixtures, source maps or dev tooling', () => {
     for (const file of [
       'package/bin/provider.js',
-      'package/dist/cli/main.js',
+      'package/dist/bundle/provider.js',
       'package/dist/help.txt',
-      'package/assets/tree-sitter-hcl.wasm',
       'package/assets/tree-sitter-hcl.LICENSE',
       'package/LICENSE',
       'package/README.md',
@@ -133,6 +132,9 @@ describe('the packed package', () => {
     const strays = entries.filter(
       (e) =>
         /^package\/(src|test|fixtures|bench|scripts|action|templates|node_modules)\//.test(e) ||
+        // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
+        // shim prints dist/help.txt for `provider --help`.
+        (/^package\/dist\//.test(e) && !e.startsWith('package/dist/bundle/') && e !== 'package/dist/help.txt') ||
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);
@@ -173,7 +175,7 @@ describe('provider from the installed package', () => {
     expect(doc.platforms.map((p) => `${p.os}_${p.arch}`).sort()).toEqual(PLATFORMS);
   });
 
-  it('publishes the fixture release to the emulator, then lock writes the block (the HCL grammar from assets/)', async () => {
+  it('publishes the fixture release to the emulator, then lock writes the block (the HCL grammar from the bundle)', async () => {
     const e = await emulator();
     const cwd = tempRoot('publish');
     const where = ['--hostname', e.url, '--organization', e.organization];

@@ -53,9 +53,9 @@ export interface HealthBody {
   journal?: Record<string, unknown> & { status?: string };
 }
 
-/** Builds dist/ once when it is missing (tests that spawn bin/provider.js run the compiled program). */
+/** Builds dist/ once when it is missing (tests that spawn bin/provider.js run the bundled program). */
 export function ensureBuilt(): void {
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(join(REPO_ROOT, 'dist', 'bundle', 'provider.js'))) {
     execSync('npm run build', { cwd: REPO_ROOT, stdio: 'inherit' });
   }
 }

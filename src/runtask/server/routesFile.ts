@@ -24,7 +24,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isDuration, parseDuration } from '../../config/duration.js';
 import { parseHostname } from '../../config/hostname.js';
 import { ProviderError, UsageError } from '../../errors.js';

@@ -53,10 +53,7 @@ function provider(
 
 describe('provider publish (built bin)', () => {
   beforeAll(() => {
-    if (
-      !fs.existsSync(path.join(REPO_ROOT, 'dist/cli/main.js')) ||
-      !fs.existsSync(path.join(REPO_ROOT, 'dist/commands/publish.js'))
-    ) {
+    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/bundle/provider.js'))) {
       spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
     }
   }, 120_000);

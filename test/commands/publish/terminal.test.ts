@@ -104,7 +104,7 @@ function publishBin(e: Emulator, how: 'terminal' | 'ci'): Promise<CliResult> {
 
 describe('provider publish, as seen on a terminal and in CI', () => {
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/cli/main.js'))) {
+    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/bundle/provider.js'))) {
       spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
     }
     // The benchmarks' release generator: stored zips of random bytes, SHA256SUMS signed with the test key.

@@ -29,10 +29,7 @@ function provider(args: string[], options: { cwd?: string; env?: Record<string, 
 
 describe('provider verify (built bin)', () => {
   beforeAll(() => {
-    if (
-      !fs.existsSync(path.join(ROOT, 'dist/cli/main.js')) ||
-      !fs.existsSync(path.join(ROOT, 'dist/commands/verify.js'))
-    ) {
+    if (!fs.existsSync(path.join(ROOT, 'dist/bundle/provider.js'))) {
       execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
     }
   }, 120_000);
