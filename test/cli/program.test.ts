@@ -42,7 +42,9 @@ describe('the program', () => {
       expect(bundled, args.join(' ')).toBe(fromSources(args));
     }
     // The shim answers `--help` alone from the text the build rendered: it must be the program's own help.
-    expect(readFileSync(new URL('../../dist/help.txt', import.meta.url), 'utf8')).toBe(fromSources(['--help']));
+    expect(readFileSync(new URL('../../dist/help.txt', import.meta.url), 'utf8')).toBe(
+      fromSources(['--help']),
+    );
   });
 
   it('the shim prints dist/help.txt for `--help` alone without loading the program', () => {

@@ -134,7 +134,9 @@ describe('the packed package', () => {
         /^package\/(src|test|fixtures|bench|scripts|action|templates|node_modules)\//.test(e) ||
         // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
         // shim prints dist/help.txt for `provider --help`.
-        (/^package\/dist\//.test(e) && !e.startsWith('package/dist/bundle/') && e !== 'package/dist/help.txt') ||
+        (/^package\/dist\//.test(e) &&
+          !e.startsWith('package/dist/bundle/') &&
+          e !== 'package/dist/help.txt') ||
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);
