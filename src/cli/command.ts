@@ -4,6 +4,7 @@
  * loads no core), with the run's registry session for the cores that need one; its examples; and the flags
  * several commands share (where a server listens, where the run task HMAC key comes from).
  */
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { RunContext } from '../commands/context.js';
 import type { ClientTuning, SessionCore } from '../commands/session.js';
@@ -32,6 +33,16 @@ export type Core<O> = (context: RunContext, options: O) => Promise<number>;
 
 /** What a core is asked to do, made from the run (its flags and arguments; publish's also from its environment). */
 export type ToOptions<T, O> = (run: CommandRun<T>) => O | Promise<O>;
+
+/**
+ * Starts hashing workers for the release folder `dir` now, while the command's modules load (`verify`,
+ * `publish`): see `warmHashWorkers`. Fire and forget; the hashing module is small and loads on its own.
+ */
+export function warmReleaseHashing(cwd: string, dir: string): void {
+  void import('../release/hashing.js')
+    .then(({ warmHashWorkers }) => warmHashWorkers(resolve(cwd, dir)))
+    .catch(() => undefined);
+}
 
 /** The options of a core that takes the flags as they are. */
 export function flagsOnly<T>({ flags }: CommandRun<T>): T & GlobalFlags {

@@ -1,6 +1,6 @@
 /** `provider publish [dir]`: flags → tuning and the run's session → `runPublish`. */
 import type { PublishFlags } from '../commands/publish.js';
-import type { CommandRun, ProgramCommand } from './command.js';
+import { warmReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -40,8 +40,10 @@ export function registerPublish(program: ProgramCommand): void {
     .runsWithSession(
       () => import('../commands/publish.js').then((m) => m.runPublish),
       async ({ context, flags, args }: CommandRun<PublishFlags>) => {
+        const dir = args[0] ?? './dist';
+        warmReleaseHashing(context.cwd, dir);
         const { tuningFromEnv } = await import('../publish/tuning.js');
-        return { ...flags, dir: args[0] ?? './dist', tuning: tuningFromEnv(context.env) };
+        return { ...flags, dir, tuning: tuningFromEnv(context.env) };
       },
       // The run's one client retries and times out as publish's tuning says, the key lookup's too.
       ({ tuning }) => ({ retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } }),

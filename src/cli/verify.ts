@@ -1,6 +1,6 @@
 /** `provider verify [dir]`: flags → the run's session → `runVerify`. */
 import type { VerifyFlags } from '../commands/verify.js';
-import type { CommandRun, ProgramCommand } from './command.js';
+import { warmReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -28,7 +28,11 @@ export function registerVerify(program: ProgramCommand): void {
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .runsWithSession(
       () => import('../commands/verify.js').then((m) => m.runVerify),
-      ({ flags, args }: CommandRun<VerifyFlags>) => ({ ...flags, dir: args[0] ?? './dist' }),
+      ({ context, flags, args }: CommandRun<VerifyFlags>) => {
+        const dir = args[0] ?? './dist';
+        warmReleaseHashing(context.cwd, dir);
+        return { ...flags, dir };
+      },
     )
     .examples(
       local({

@@ -21,6 +21,7 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
@@ -127,6 +128,11 @@ export const DEFAULT_INLINE_BELOW_BYTES = 48 * 1024 * 1024;
  */
 const ready: Worker[] = [];
 
+/** How many started workers wait for their files (for tests). */
+export function waitingWorkers(): number {
+  return ready.length;
+}
+
 /** The files' sizes, and how many threads hash them (1: the main thread alone). */
 async function sizeUp(paths: string[], options: HashOptions) {
   const sized = await Promise.all(
@@ -156,6 +162,19 @@ export async function startHashWorkers(paths: string[], options: HashOptions = {
     worker.unref();
     ready.push(worker);
   }
+}
+
+/**
+ * Starts the hashing workers for the release in `dir` (its `.zip` files) before anything else is known about it:
+ * called by `verify` and `publish` as soon as they start, so that a worker's start-up (25–60 ms, on another
+ * core) passes while the command's own modules load, instead of after. Never fails; does nothing for a folder
+ * that cannot be read or whose zips are small enough to hash on the main thread (`verifyRelease` then
+ * reports what is wrong, or hashes inline).
+ */
+export async function warmHashWorkers(dir: string, options: HashOptions = {}): Promise<void> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const zips = names.filter((name) => name.endsWith('.zip')).map((name) => join(dir, name));
+  if (zips.length > 0) await startHashWorkers(zips, options);
 }
 
 /** Hashes every file, in parallel when it pays; resolves to digests keyed by path. */
@@ -357,18 +376,44 @@ async function digestFile(
   return { ok: true, digest, seal };
 }
 
-/** The worker's whole program. It is serialised with `toString()`, so it must not use anything from outside. */
+/** One file of a pool's queue, as every thread gets it: the path, the zip's plan, the seal's key and nonce. */
+interface Job {
+  path: string;
+  plan?: ZipPlan | undefined;
+  seal: Sealing;
+}
+
+/** A worker's reply for the job at `index` of the queue. */
+interface PoolReply {
+  index: number;
+  reply: WorkerReply;
+}
+
+/**
+ * The worker's whole program. It is serialised with `toString()`, so it must not use anything from outside.
+ * It gets the whole queue at once and a shared counter: it claims the next job itself (one atomic add) as soon
+ * as it finishes one, so it never waits for the main thread, which may be busy loading modules meanwhile.
+ */
 function workerMain(): void {
   const { parentPort } = process.getBuiltinModule('node:worker_threads');
-  parentPort?.on('message', ({ path, plan, seal }: { path: string; plan?: ZipPlan; seal: Sealing }) => {
-    void digestFile(path, plan, true, seal).then((reply) => parentPort.postMessage(reply));
+  parentPort?.on('message', ({ jobs, claim }: { jobs: Job[]; claim: SharedArrayBuffer }) => {
+    const next = new Int32Array(claim);
+    void (async () => {
+      for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
+        const job = jobs[index]!;
+        const reply = await digestFile(job.path, job.plan, true, job.seal);
+        parentPort.postMessage({ index, reply });
+      }
+    })();
   });
 }
 
 const WORKER_SOURCE = `const digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
 /**
- * Runs the queue through `size` workers and the main thread; each takes the next file when it finishes one.
+ * Runs the queue through `size` workers and the main thread. Every thread claims the next file from one shared
+ * counter when it finishes one, so a worker goes on while the main thread's event loop is busy with something
+ * else (loading the modules the next steps need), and the last files go to whichever thread is free first.
  * The main thread reads without blocking, so its event loop keeps serving the rest of the program meanwhile.
  */
 function runPool(
@@ -380,47 +425,45 @@ function runPool(
   return new Promise((resolve, reject) => {
     const digests: { digest: FileDigest; seal: Seal }[] = [];
     const workers: Worker[] = [];
-    let next = 0;
+    const jobs: Job[] = queue.map((path) => ({ path, plan: plans?.get(path), seal: sealing() }));
+    const claim = new SharedArrayBuffer(4);
+    const next = new Int32Array(claim);
     let settled = false;
     const finish = (error?: Error): void => {
       if (settled) return;
       settled = true;
+      // No thread starts another file.
+      Atomics.store(next, 0, jobs.length);
       signal?.removeEventListener('abort', onAbort);
       for (const worker of workers) void worker.terminate();
       if (error) reject(error);
       else resolve(digests);
     };
+    const done = (reply: WorkerReply): void => {
+      if (settled) return;
+      if (!reply.ok) return finish(replyError(reply));
+      digests.push(reply);
+      if (digests.length === jobs.length) finish();
+    };
     const onAbort = (): void => finish(new InterruptedError('Interrupted while hashing the release files'));
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) return onAbort();
-    const feed = (worker: Worker): void => {
-      const path = queue[next++];
-      if (path !== undefined) worker.postMessage({ path, plan: plans?.get(path), seal: sealing() });
-      else if (digests.length === queue.length) finish();
-    };
     const mainThread = async (): Promise<void> => {
-      for (let path = queue[next++]; path !== undefined && !settled; path = queue[next++]) {
-        const reply = await digestFile(path, plans?.get(path), false, sealing());
-        if (settled) return;
-        if (!reply.ok) return finish(replyError(reply));
-        digests.push(reply);
+      for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
+        const job = jobs[index]!;
+        done(await digestFile(job.path, job.plan, false, job.seal));
       }
-      if (digests.length === queue.length) finish();
     };
     for (let i = 0; i < size; i++) {
       const worker = ready.shift() ?? new Worker(WORKER_SOURCE, { eval: true });
       worker.removeAllListeners().ref();
       workers.push(worker);
-      worker.on('message', (reply: WorkerReply) => {
-        if (!reply.ok) return finish(replyError(reply));
-        digests.push(reply);
-        feed(worker);
-      });
+      worker.on('message', ({ reply }: PoolReply) => done(reply));
       worker.on('error', (error) => finish(error));
       worker.on('exit', (code) => finish(new Error(`a hashing worker stopped early (exit code ${code})`)));
-      feed(worker);
+      worker.postMessage({ jobs, claim });
     }
-    // After the workers got their first files: they start while the main thread reads its own.
+    // After the workers got the queue: they start while the main thread reads its own files.
     void mainThread().catch((error: unknown) => finish(error as Error));
   });
 }

@@ -10,6 +10,8 @@ import {
   hashFiles,
   readVerified,
   startHashWorkers,
+  waitingWorkers,
+  warmHashWorkers,
 } from '../../src/release/hashing.js';
 import { tempRoot } from '../helpers/tmp.js';
 
@@ -55,6 +57,29 @@ describe('hashing', () => {
     await startHashWorkers(paths, pooled);
     const inline = await hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
     expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+  });
+
+  it('starts the workers for a release folder before anything else is known of it (warmHashWorkers)', async () => {
+    const pooled = { inlineBelowBytes: 0, parallelism: 2 };
+    const { paths, expected } = files(3, 1000);
+    const dir = path.dirname(paths[0]!);
+    const zips = paths.map((file) => {
+      fs.renameSync(file, `${file}.zip`);
+      return `${file}.zip`;
+    });
+    // A folder that cannot be read, and one without zips: nothing started, no failure.
+    await warmHashWorkers(path.join(dir, 'missing'), pooled);
+    await warmHashWorkers(tempRoot(), pooled);
+    expect(waitingWorkers()).toBe(0);
+    // Zips small enough to hash inline: no worker either.
+    await warmHashWorkers(dir, { parallelism: 2 });
+    expect(waitingWorkers()).toBe(0);
+    await warmHashWorkers(dir, pooled);
+    expect(waitingWorkers()).toBe(1);
+    // The verification then takes it instead of starting another.
+    const digests = await hashFiles(zips, pooled);
+    expect(waitingWorkers()).toBe(0);
+    expect([...digests.values()].map((d) => d.sha256).sort()).toEqual([...expected.values()].sort());
   });
 
   it('hashes an empty file', async () => {
