@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { BIN, ROOT, SIGNER_PUBLIC_KEY, cleanEnv } from '../lib/env.mjs';
 import { startEmulator } from '../lib/emulator.mjs';
 import { expectOk, median, provider, run } from '../lib/proc.mjs';
-import { ratioRow } from '../lib/rows.mjs';
+import { infoRow, ratioRow } from '../lib/rows.mjs';
 
 /** The target of every start-up row: a ratio to `node -e 0`. */
 const LIMITS = { version: 1.6, help: 1.6, verifyHelp: 1.3, firstRequest: 1.3 };
@@ -53,6 +53,27 @@ async function recordingProxy(target) {
   };
 }
 
+/** The floors' scripts (bench/baseline/). */
+const BASELINES = path.join(ROOT, 'bench', 'baseline');
+
+/**
+ * Runs `args` (node's arguments) once, to its end; resolves with the ms from its spawn to the first request the
+ * proxy saw.
+ * @param {Awaited<ReturnType<typeof recordingProxy>>} proxy
+ * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} name
+ * @param {string} cwd
+ */
+async function untilFirstRequest(proxy, args, env, name, cwd) {
+  proxy.arm();
+  const started = process.hrtime.bigint();
+  expectOk(await run(process.execPath, args, { cwd, env }), name);
+  const first = proxy.first();
+  if (first === undefined) throw new Error(`${name} sent no request`);
+  return Number(first - started) / 1e6;
+}
+
 /**
  * Measures figure 5; returns its rows.
  * @param {{ work: string, reps: number, log: import('../lib/env.mjs').Log }} options
@@ -75,15 +96,19 @@ export async function startupFigure({ work, reps, log }) {
     ];
     expectOk(await provider(publish, { env, cwd: work }), 'publishing the fixture release');
     const list = [BIN, 'versions', 'list', '--name', 'example', '--hostname', proxy.url, ...organization];
-    /** @type {Record<'node' | 'version' | 'help' | 'verifyHelp', string[]>} */
+    /** @type {Record<'node' | 'version' | 'help' | 'verifyHelp' | 'emptyModule', string[]>} */
     const cases = {
       node: ['-e', '0'],
       version: [BIN, '--version'],
       help: [BIN, '--help'],
       verifyHelp: [BIN, 'verify', '--help'],
+      emptyModule: [path.join(BASELINES, 'empty-module.mjs')],
     };
-    /** @type {Record<keyof typeof cases | 'firstRequest', number[]>} */
-    const times = { node: [], version: [], help: [], verifyHelp: [], firstRequest: [] };
+    /** @type {Record<keyof typeof cases | 'firstRequest' | 'bareRequest', number[]>} */
+    const times = {
+      ...{ node: [], version: [], help: [], verifyHelp: [], emptyModule: [] },
+      ...{ firstRequest: [], bareRequest: [] },
+    };
     log(
       `start-up: ${reps} rounds of node -e 0, provider --version, --help, verify --help, versions list (first request)`,
     );
@@ -93,12 +118,9 @@ export async function startupFigure({ work, reps, log }) {
           expectOk(await run(process.execPath, args, { cwd: work }), name).ms,
         );
       }
-      proxy.arm();
-      const started = process.hrtime.bigint();
-      expectOk(await run(process.execPath, list, { cwd: work, env }), 'versions list');
-      const first = proxy.first();
-      if (first === undefined) throw new Error('versions list sent no request');
-      times.firstRequest.push(Number(first - started) / 1e6);
+      times.firstRequest.push(await untilFirstRequest(proxy, list, env, 'versions list', work));
+      const bare = [path.join(BASELINES, 'first-request.mjs'), proxy.url];
+      times.bareRequest.push(await untilFirstRequest(proxy, bare, env, 'first-request.mjs', work));
     }
     const node = median(times.node);
     /** @type {Record<keyof typeof LIMITS, string>} */
@@ -108,7 +130,7 @@ export async function startupFigure({ work, reps, log }) {
       verifyHelp: 'provider verify --help',
       firstRequest: 'provider versions list, to its first API request,',
     };
-    return /** @type {(keyof typeof LIMITS)[]} */ (Object.keys(LIMITS)).map((name) =>
+    const rows = /** @type {(keyof typeof LIMITS)[]} */ (Object.keys(LIMITS)).map((name) =>
       ratioRow({
         id: `startup.${name}`,
         figure: `start-up: ${labels[name]} vs node -e 0 (median of ${reps})`,
@@ -120,6 +142,25 @@ export async function startupFigure({ work, reps, log }) {
         details: { runsMs: times[name], nodeRunsMs: times.node },
       }),
     );
+    // The floors, for information: what no program of ours can beat, measured the same way.
+    const floors = {
+      emptyModule: 'an empty ES module (the floor of any ES module program)',
+      bareRequest:
+        'an ES module that only loads node:http and sends one GET, to that request (the floor of the row above)',
+    };
+    for (const [name, label] of /** @type {[keyof typeof floors, string][]} */ (Object.entries(floors)))
+      rows.push(
+        infoRow({
+          id: `startup.floor.${name}`,
+          figure: `  floor: ${label}, vs node -e 0`,
+          ours: median(times[name]),
+          baseline: node,
+          baselineLabel: 'node -e 0',
+          unit: 'ms',
+          details: { runsMs: times[name] },
+        }),
+      );
+    return rows;
   } finally {
     await proxy.close();
     await emulator.stop();
