@@ -57,6 +57,21 @@ describe('hashing', () => {
     expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
+  it('reads files hashed at once on the main thread into buffers of their own (each thread reuses its buffers)', async () => {
+    // Several files read at the same time, each over several chunks, on the main thread (hashFile: the lock
+    // hashes' reads), while a worker pool hashes others: no file's bytes land in another's buffer.
+    const { paths, expected } = files(4, 2 * 1024 * 1024 + 11);
+    const [inline, pooled] = await Promise.all([
+      Promise.all(paths.map((file) => hashFile(file))),
+      hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 }),
+    ]);
+    expect(new Map(inline.map((d) => [d.path, d.sha256]))).toEqual(expected);
+    expect(new Map([...pooled].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+    // And again, with the buffers the first round left.
+    const again = await Promise.all(paths.map((file) => hashFile(file)));
+    expect(new Map(again.map((d) => [d.path, d.sha256]))).toEqual(expected);
+  });
+
   it('hashes an empty file', async () => {
     const root = tempRoot();
     const file = path.join(root, 'empty');
