@@ -91,6 +91,19 @@ export class ProgramCommand extends Command {
     );
   }
 
+  /** Set by `keepsYoungGenerationSmall`. */
+  youngGenerationSmall = false;
+
+  /**
+   * For a command that streams large files: V8's young generation stays at its starting size from the moment
+   * the command runs, before its core and libraries load (the run's `CliIo.keepYoungGenerationSmall`,
+   * src/heap.ts).
+   */
+  keepsYoungGenerationSmall(): this {
+    this.youngGenerationSmall = true;
+    return this;
+  }
+
   /** Gives the command its examples (`local(…)`, `onEmulator(…)`, in the order given), printed at the end of its help. */
   examples(...groups: Example[][]): this {
     withExamples(this, groups.flat());

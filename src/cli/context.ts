@@ -22,6 +22,11 @@ export interface CliIo
   stdout: TextStream;
   /** Only a terminal's person can answer `confirm`: without one, the run's context has none. */
   stdinIsTTY: boolean;
+  /**
+   * Keeps V8's young generation small for the rest of the process (src/heap.ts), for a command that streams
+   * large files. The real process's (`main`); a run inside another program (the tests) leaves its heap alone.
+   */
+  keepYoungGenerationSmall?: (() => Promise<void>) | undefined;
 }
 
 /** Builds the output sink for one run from the global flags. */

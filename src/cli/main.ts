@@ -34,6 +34,8 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   function wire<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void> {
     return async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
+      if (command instanceof ProgramCommand && command.youngGenerationSmall)
+        await io.keepYoungGenerationSmall?.();
       const flags = command.optsWithGlobals<T & GlobalFlags>();
       const { createOutput, runContext } = await import('./context.js');
       const output = createOutput(io, flags);
@@ -186,6 +188,7 @@ export async function main(): Promise<void> {
     stdinIsTTY: isatty(0),
     readStdin: readProcessStdin,
     signal: controller.signal,
+    keepYoungGenerationSmall: async () => (await import('../heap.js')).keepYoungGenerationSmall(),
     confirm: inquirerConfirm({
       get input() {
         return process.stdin;

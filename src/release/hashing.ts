@@ -24,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
+import { workerOnline } from '../heap.js';
 
 /** A file's digest. */
 export interface FileDigest {
@@ -146,7 +147,7 @@ async function sizeUp(paths: string[], options: HashOptions) {
 export async function startHashWorkers(paths: string[], options: HashOptions = {}): Promise<void> {
   const { threads } = await sizeUp(paths, options).catch(() => ({ threads: 1 }));
   while (ready.length < threads - 1) {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = newWorker();
     // Until `runPool` takes it: a failure to start is its error then (an 'error' without a listener would throw).
     const early = (): void => {
       const at = ready.indexOf(worker);
@@ -395,6 +396,11 @@ function workerMain(): void {
   });
 }
 
+/** A hashing worker; once it runs, the young generation's growth is stopped again if it was (src/heap.ts). */
+function newWorker(): Worker {
+  return new Worker(WORKER_SOURCE, { eval: true }).once('online', workerOnline);
+}
+
 const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
 /**
@@ -440,8 +446,9 @@ function runPool(
       if (digests.length === queue.length) finish();
     };
     for (let i = 0; i < size; i++) {
-      const worker = ready.shift() ?? new Worker(WORKER_SOURCE, { eval: true });
-      worker.removeAllListeners().ref();
+      const worker = ready.shift() ?? newWorker();
+      // Its early 'error'/'exit' listeners go; 'online' stays (src/heap.ts).
+      worker.removeAllListeners('error').removeAllListeners('exit').ref();
       workers.push(worker);
       worker.on('message', (reply: WorkerReply) => {
         if (!reply.ok) return finish(replyError(reply));
