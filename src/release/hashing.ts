@@ -21,7 +21,6 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
 import { workerOnline } from '../heap.js';
@@ -465,32 +464,35 @@ function runPool(
 }
 
 /**
- * Streams a verified file, checking exactly the bytes it hands on (by the seal made when this process hashed
+ * Reads a verified file chunk by chunk, checking exactly the bytes it hands on (by the seal made when this process hashed
  * it, else by its SHA-256), and fails instead of handing on bytes other than the verified ones: the chunk that
  * completes the verified size is held back until the file is read to its end (one byte past that size) and its
  * seal (or hash) matches; the chunks before it, short of a complete body, go on as they are read. A consumer (an
  * upload of that many bytes) therefore never receives a complete body that differs from what was verified; it
  * receives an error (`FileChangedError`) and must abort. A file that grows is caught one byte past its verified
- * size, one that shrinks at its new end, one that cannot be read any more at once. Memory: a few chunks of
- * 256 KiB, whatever the file size.
+ * size, one that shrinks at its new end, one that cannot be read any more at once. Memory: the chunk being
+ * sent and the one held back, 256 KiB each, whatever the file size (an upload asks for the next chunk once the
+ * last is written: got sends an async iterable body so, where a stream would read ahead).
  *
  * The consumer may hand the chunks' buffers back (`sent(bytes)`: the first `bytes` of the file are written and
  * no longer referenced, as an HTTP request's write callbacks say) and they are read into again. Without that, each
  * chunk is a new buffer, and a fast upload leaves its chunks as garbage until V8's external-memory trigger
  * (64 MB more than after the last full collection) runs a collection: tens of MB of peak RSS for nothing.
  */
-export function readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedStream {
+export function readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks {
   const recycling = new Recycler();
-  // Not object mode: the stream's buffer is counted in bytes, so it reads ahead at most one chunk.
-  const stream = Readable.from(verifiedChunks(path, filename, expected, recycling), { objectMode: false });
-  return Object.assign(stream, { sent: (bytes: number) => recycling.sent(bytes) });
+  const chunks = verifiedChunks(path, filename, expected, recycling);
+  return { [Symbol.asyncIterator]: () => chunks, sent: (bytes: number) => recycling.sent(bytes) };
 }
 
-/** A verified file's stream, and the way to hand back the buffers of bytes already sent. */
-export type VerifiedStream = Readable & {
+/**
+ * A verified file's chunks, each read when the consumer asks for it (no stream reading ahead), and the way to
+ * hand back the buffers of bytes already sent.
+ */
+export interface VerifiedChunks extends AsyncIterable<Buffer> {
   /** The first `bytes` bytes are sent: their buffers are not referenced any more and may be read into again. */
   sent(bytes: number): void;
-};
+}
 
 /** The chunks handed on and not yet sent, in order, and the buffers free to read into. */
 class Recycler {
