@@ -28,8 +28,8 @@ export interface ActionIo {
   stdout: { write(text: string): unknown };
   stderr: CliIo['stderr'];
   signal: AbortSignal;
-  /** The real process's (`actionMain`): see `CliIo.keepYoungGenerationSmall`. */
-  keepYoungGenerationSmall?: CliIo['keepYoungGenerationSmall'];
+  /** The real process's (`actionMain`): see `CliIo.preferSmallFootprint`. */
+  preferSmallFootprint?: CliIo['preferSmallFootprint'];
 }
 
 /** The inputs that become flags as they are (`name: --flag`). */
@@ -151,7 +151,7 @@ export async function runAction(io: ActionIo): Promise<number> {
     stderr: io.stderr,
     stdinIsTTY: false,
     signal: io.signal,
-    keepYoungGenerationSmall: io.keepYoungGenerationSmall,
+    preferSmallFootprint: io.preferSmallFootprint,
   };
   const code = await run(cli);
   let doc: { ok?: boolean } | PublishDocument;
@@ -189,6 +189,6 @@ export async function actionMain(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     signal: controller.signal,
-    keepYoungGenerationSmall: async () => (await import('../heap.js')).keepYoungGenerationSmall(),
+    preferSmallFootprint: async () => (await import('../footprint.js')).preferSmallFootprint(),
   });
 }

@@ -91,16 +91,15 @@ export class ProgramCommand extends Command {
     );
   }
 
-  /** Set by `keepsYoungGenerationSmall`. */
-  youngGenerationSmall = false;
+  /** Set by `prefersSmallFootprint`. */
+  smallFootprint = false;
 
   /**
-   * For a command that streams large files: V8's young generation stays at its starting size from the moment
-   * the command runs, before its core and libraries load (the run's `CliIo.keepYoungGenerationSmall`,
-   * src/heap.ts).
+   * For a command that streams large files: V8 is set for a small footprint from the moment the command runs,
+   * before its core and libraries load (the run's `CliIo.preferSmallFootprint`, src/footprint.ts).
    */
-  keepsYoungGenerationSmall(): this {
-    this.youngGenerationSmall = true;
+  prefersSmallFootprint(): this {
+    this.smallFootprint = true;
     return this;
   }
 

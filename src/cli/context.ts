@@ -23,10 +23,10 @@ export interface CliIo
   /** Only a terminal's person can answer `confirm`: without one, the run's context has none. */
   stdinIsTTY: boolean;
   /**
-   * Keeps V8's young generation small for the rest of the process (src/heap.ts), for a command that streams
-   * large files. The real process's (`main`); a run inside another program (the tests) leaves its heap alone.
+   * Sets V8 for a small footprint for the rest of the process (src/footprint.ts), for a command that streams
+   * large files. The real process's (`main`); a run inside another program (the tests) leaves its V8 alone.
    */
-  keepYoungGenerationSmall?: (() => Promise<void>) | undefined;
+  preferSmallFootprint?: (() => Promise<void>) | undefined;
 }
 
 /** Builds the output sink for one run from the global flags. */

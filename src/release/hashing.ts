@@ -23,7 +23,7 @@ import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
-import { workerOnline } from '../heap.js';
+import { workerOnline } from '../footprint.js';
 
 /** A file's digest. */
 export interface FileDigest {
@@ -395,7 +395,7 @@ function workerMain(): void {
   });
 }
 
-/** A hashing worker; once it runs, the young generation's growth is stopped again if it was (src/heap.ts). */
+/** A hashing worker; once it runs, the young generation's growth is stopped again if it was (src/footprint.ts). */
 function newWorker(): Worker {
   return new Worker(WORKER_SOURCE, { eval: true }).once('online', workerOnline);
 }
@@ -446,7 +446,7 @@ function runPool(
     };
     for (let i = 0; i < size; i++) {
       const worker = ready.shift() ?? newWorker();
-      // Its early 'error'/'exit' listeners go; 'online' stays (src/heap.ts).
+      // Its early 'error'/'exit' listeners go; 'online' stays (src/footprint.ts).
       worker.removeAllListeners('error').removeAllListeners('exit').ref();
       workers.push(worker);
       worker.on('message', (reply: WorkerReply) => {
