@@ -13,9 +13,9 @@
  *   the growth from then on, for some 30 more collections well under a millisecond each. V8 accepts a factor
  *   below 2 only at run time: its command line raises it to 2, and so does every heap made afterwards on V8 11
  *   and 12 (the flag is the process's), so a worker thread's start undoes it (`workerOnline` sets it again).
- * - No Turbofan: functions run as bytecode and Sparkplug's baseline code (and, from Node 24, Maglev's), never
- *   through V8's optimizing compiler, whose compilations on background threads left 4 to 9 MB of memory behind
- *   in their allocators during the hashing and the uploads.
+ * - No optimizing compiler: functions run as bytecode and Sparkplug's baseline code, never through Turbofan
+ *   (nor Maglev, on by default from Node 24), whose compilations on background threads left 4 to 9 MB of memory
+ *   behind in their allocators during the hashing and the uploads (Maglev some 1.5 MB more on Node 24).
  *
  * The emulator and the run task integrator, servers whose JavaScript is their work, keep V8's defaults. A V8
  * without one of these flags would print an error for it, so they are set only on the V8 versions they were read
@@ -24,7 +24,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-/** V8 major versions known to have both flags and to honour a growth factor of 1 set at run time. */
+/** V8 major versions known to have these flags and to honour a growth factor of 1 set at run time. */
 const KNOWN_V8 = { from: 11, to: 13 };
 
 let preferred = false;
@@ -40,6 +40,7 @@ export function preferSmallFootprint(): void {
   if (!known()) return;
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--no-turbofan');
+  setFlagsFromString('--no-maglev');
 }
 
 /** To call when a worker thread is online: its heap, made meanwhile, may have set the growth factor back to 2. */
