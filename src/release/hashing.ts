@@ -288,20 +288,17 @@ async function digestFile(
     if (flow.inflater === undefined) startInflater(flow);
     const inflater = flow.inflater!;
     if (flow.failure !== undefined || inflater.destroyed) return;
-    // A copy: the read buffer is reused while the inflater may still hold the chunk.
-    if (!inflater.write(Buffer.from(data))) {
-      // Both listeners go once either fires: a large entry waits here once per chunk, and listeners left behind
-      // would pile up (Node warns past ten).
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          inflater.off('drain', done);
-          inflater.off('close', done);
-          resolve();
-        };
-        inflater.on('drain', done);
-        inflater.on('close', done);
-      });
-    }
+    // The read buffer is read into again once this returns: it waits until the inflater has taken the chunk in
+    // (the write's callback), rather than handing it a copy, garbage once inflated. 'close' ends the wait too
+    // (the inflater failed or was stopped); the listener goes once either fires, or listeners would pile up.
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        inflater.off('close', done);
+        resolve();
+      };
+      inflater.on('close', done);
+      inflater.write(data, done);
+    });
   };
   const fileHash = newHash('sha256');
   // The seal: GCM's tag over the bytes given as additional data (GHASH only, no encryption).
