@@ -101,6 +101,7 @@ export async function bundle(target, out) {
       embedded(pkg.version),
       deferred(),
       zodEnglishOnly(),
+      lazyListFormat(),
     ],
   });
   if (spec.split) refuseImportMeta(output);
@@ -251,6 +252,56 @@ function zodEnglishOnly() {
         contents:
           "// zod's locales, English only (scripts/bundle.mjs, zodEnglishOnly())\nexport { default as en } from './en.js';\n",
       }));
+    },
+  };
+}
+
+/**
+ * @sindresorhus/is (got's argument checks) makes two `Intl.ListFormat`s when it loads, for the wording of its
+ * "expected values which are `a` or `b`" messages: the first `Intl.ListFormat` of a process pages in ICU's data
+ * for it, some 7 MB of resident memory (file-backed pages, counted in RSS) in every command that loads got,
+ * for messages provider never shows (its got calls pass valid options). Here each is made on first use instead,
+ * by an object with the same methods; the messages, when one is built, are the same. The build fails when the
+ * module no longer has them (the transform is then to be removed, or adapted to the new code).
+ * @returns {esbuild.Plugin}
+ */
+export function lazyListFormat() {
+  const DECLARATION = /^(const|let|var) (\w+) = new Intl\.ListFormat\(([^;]*)\);$/gm;
+  return {
+    name: 'lazy-list-format',
+    setup(build) {
+      build.onLoad(
+        { filter: /[\\/]node_modules[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ },
+        (args) => {
+          const source = fs.readFileSync(args.path, 'utf8');
+          let count = 0;
+          const lazy = source.replace(DECLARATION, (_, kind, name, options) => {
+            count++;
+            return `${kind} ${name} = lazyListFormat(() => new Intl.ListFormat(${options}));`;
+          });
+          if (count === 0) {
+            throw new Error(
+              `${path.relative(ROOT, args.path)} makes no Intl.ListFormat when it loads any more: remove or adapt lazyListFormat() in scripts/bundle.mjs`,
+            );
+          }
+          return {
+            loader: 'js',
+            contents: [
+              `// Each Intl.ListFormat below is made on first use (scripts/bundle.mjs, lazyListFormat())`,
+              'function lazyListFormat(make) {',
+              '  let made;',
+              '  const formatter = () => (made ??= make());',
+              '  return {',
+              '    format: (list) => formatter().format(list),',
+              '    formatToParts: (list) => formatter().formatToParts(list),',
+              '    resolvedOptions: () => formatter().resolvedOptions(),',
+              '  };',
+              '}',
+              lazy,
+            ].join('\n'),
+          };
+        },
+      );
     },
   };
 }

@@ -34,6 +34,19 @@ export function platformName(p: PlatformKey): string {
   return `${p.os}_${p.arch}`;
 }
 
+/**
+ * Platforms in the order every list of them uses: by os, then arch, compared by UTF-16 code units (as
+ * `Array.prototype.sort` compares strings). Not `localeCompare`: its order depends on the machine's locale,
+ * and its first call pages in ICU's collation data, some 3 MB of resident memory in a publish.
+ */
+export function comparePlatforms(a: PlatformKey, b: PlatformKey): number {
+  return compareCodeUnits(a.os, b.os) || compareCodeUnits(a.arch, b.arch);
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Reads `linux_amd64` or `linux/amd64` (lower-case letters and digits on each side); `undefined` otherwise. */
 export function parsePlatformName(text: string): PlatformKey | undefined {
   const match = /^([a-z0-9]+)[_/]([a-z0-9]+)$/.exec(text.trim());

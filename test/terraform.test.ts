@@ -10,6 +10,7 @@ import {
   JSONAPI,
   PROTOCOL_VERSIONS,
   commonPlatformNames,
+  comparePlatforms,
   formatBytes,
   isKnownOs,
   isKnownPlatform,
@@ -46,6 +47,35 @@ describe('platform names', () => {
   it('reads os/arch and surrounding blanks too, and writes os_arch', () => {
     expect(parsePlatformName(' darwin/arm64 ')).toEqual({ os: 'darwin', arch: 'arm64' });
     expect(platformName({ os: 'darwin', arch: 'arm64' })).toBe('darwin_arm64');
+  });
+
+  it('orders platforms by os, then arch, by code units whatever the locale', () => {
+    const names = ['windows_amd64', 'linux_arm64', 'darwin_arm64', 'linux_386', 'linux_amd64', 'linux_arm'];
+    const sorted = names
+      .map((n) => parsePlatformName(n)!)
+      .sort(comparePlatforms)
+      .map(platformName);
+    expect(sorted).toEqual([
+      'darwin_arm64',
+      'linux_386',
+      'linux_amd64',
+      'linux_arm',
+      'linux_arm64',
+      'windows_amd64',
+    ]);
+    // Upper case before lower case, as code units are (a locale's collation puts them together).
+    expect(
+      [
+        { os: 'b', arch: 'x' },
+        { os: 'B', arch: 'x' },
+        { os: 'a', arch: 'x' },
+      ].sort(comparePlatforms),
+    ).toEqual([
+      { os: 'B', arch: 'x' },
+      { os: 'a', arch: 'x' },
+      { os: 'b', arch: 'x' },
+    ]);
+    expect(comparePlatforms({ os: 'linux', arch: 'arm' }, { os: 'linux', arch: 'arm' })).toBe(0);
   });
 
   it.each(['linux', 'linux_', '_amd64', 'linux_amd64_v1', 'Linux_amd64', 'linux-amd64', 'linux amd64', ''])(

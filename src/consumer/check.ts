@@ -20,7 +20,7 @@ import type { ProviderAddress } from '../registry/paths.js';
 import { getPlatform, listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
-import { platformName } from '../terraform.js';
+import { comparePlatforms, platformName } from '../terraform.js';
 import type { Output } from '../ui/output.js';
 import {
   acceptableHashes,
@@ -183,7 +183,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
 
   const servedPlatforms = platforms
     .map((p) => ({ resource: p, served: servedPlatform(p) }))
-    .sort((x, y) => platformName(x.served).localeCompare(platformName(y.served)));
+    .sort((x, y) => comparePlatforms(x.served, y.served));
   if (sums.bytes) {
     for (const { served: p } of servedPlatforms) {
       const problem = matchingChecksumProblem(sums.bytes, p);

@@ -6,7 +6,7 @@ import semverRcompare from 'semver/functions/rcompare.js';
 import { fileStates, type FileStates } from '../registry/fileStates.js';
 import type { Tag } from '../registry/tags.js';
 import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
-import { platformName } from '../terraform.js';
+import { comparePlatforms } from '../terraform.js';
 import type { Output } from '../ui/output.js';
 import type { ProviderSession } from './context.js';
 
@@ -112,8 +112,7 @@ export function compareVersionsDescending(a: string, b: string): number {
 
 /** Platforms ordered by `os_arch`. */
 export function sortPlatforms<T extends { attributes: { os: string; arch: string } }>(platforms: T[]): T[] {
-  const name = (p: T): string => platformName(p.attributes);
-  return [...platforms].sort((x, y) => name(x).localeCompare(name(y)));
+  return [...platforms].sort((x, y) => comparePlatforms(x.attributes, y.attributes));
 }
 
 /** `yes` or `no`. */

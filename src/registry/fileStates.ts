@@ -2,6 +2,7 @@
  * Which files of a version the registry holds: SHA256SUMS, its signature and each platform's binary, from the
  * `*-uploaded` flags. A version is visible to `terraform init` only when all of them are there.
  */
+import { comparePlatforms } from '../terraform.js';
 import type { PlatformResource, VersionResource } from './types.js';
 
 /** The upload state of one version's files. */
@@ -29,7 +30,7 @@ export function fileStates(version: VersionResource, platforms: PlatformResource
       filename: p.attributes.filename,
       uploaded: p.attributes['provider-binary-uploaded'] === true,
     }))
-    .sort((x, y) => `${x.os}_${x.arch}`.localeCompare(`${y.os}_${y.arch}`));
+    .sort(comparePlatforms);
   const sums = Number(shasumsUploaded) + Number(shasumsSigUploaded);
   const binaries = rows.filter((r) => r.uploaded).length;
   const missing = [

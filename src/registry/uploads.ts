@@ -79,10 +79,11 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
   secret(url);
   const put = async (): Promise<void> => {
     output.debug(`→ uploading ${filename} (archivist link)`);
-    // A fresh stream per attempt (a body stream cannot be replayed): each attempt reads and checks anew.
-    const stream = 'data' in body ? undefined : readVerified(body.path, options.filename, body);
+    // Fresh chunks per attempt (a body cannot be replayed): each attempt reads and checks anew. got writes an
+    // async iterable's chunks one at a time, asking for the next once the last is written.
+    const chunks = 'data' in body ? undefined : readVerified(body.path, options.filename, body);
     const request = transport.put(url, {
-      body: 'data' in body ? Buffer.from(body.data) : stream,
+      body: 'data' in body ? Buffer.from(body.data) : chunks,
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },
       // `socket` is an idle timeout: a transfer that stops moving fails (and is retried) instead of hanging.
       timeout: { connect: 10_000, socket: idle, response: idle },
@@ -91,9 +92,9 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
     });
     // `.on` hands back the request itself, which is awaited on the next line.
     // got counts a chunk as transferred once the request's write of it called back (its bytes are in the
-    // socket, the buffer is free): the stream reads into those buffers again instead of new ones.
+    // socket, the buffer is free): the file is read into those buffers again instead of new ones.
     void request.on('uploadProgress', (p) => {
-      stream?.sent(p.transferred);
+      chunks?.sent(p.transferred);
       options.onProgress?.({ transferred: p.transferred, total });
     });
     await request;

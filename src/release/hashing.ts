@@ -22,9 +22,9 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
+import { workerOnline } from '../footprint.js';
 
 /** A file's digest. */
 export interface FileDigest {
@@ -116,7 +116,7 @@ export interface VerifiedDigest {
 /** A release file is no longer the bytes that were verified (rewritten, shrunk, grown, gone). Exit 3. */
 export class FileChangedError extends VerificationError {}
 
-/** What `readVerified` reads at once: held back one at a time per upload, so small enough to keep memory flat. */
+/** What `readVerified` reads at once: a few per upload in memory, so small enough to keep memory flat. */
 const STREAM_CHUNK_BYTES = 256 * 1024;
 /** Measured on 2 cores (bench/): 4 × 8 MiB inline 30 ms vs pool 40 ms; 4 × 16 MiB 49 vs 51 ms; 4 × 256 MiB 0.72 vs 0.37 s. */
 export const DEFAULT_INLINE_BELOW_BYTES = 48 * 1024 * 1024;
@@ -152,7 +152,7 @@ async function sizeUp(paths: string[], options: HashOptions) {
 export async function startHashWorkers(paths: string[], options: HashOptions = {}): Promise<void> {
   const { threads } = await sizeUp(paths, options).catch(() => ({ threads: 1 }));
   while (ready.length < threads - 1) {
-    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    const worker = newWorker();
     // Until `runPool` takes it: a failure to start is its error then (an 'error' without a listener would throw).
     const early = (): void => {
       const at = ready.indexOf(worker);
@@ -186,7 +186,7 @@ export async function hashFiles(
   const results = new Map<string, FileDigest>();
   if (threads <= 1) {
     // Workers started for a larger release are not needed.
-    for (const worker of ready.splice(0)) void worker.terminate();
+    for (const worker of ready.splice(0)) stopWorker(worker);
     options.onStart?.();
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
@@ -207,9 +207,29 @@ export async function hashFiles(
 
 /** Hashes one file on the current thread, streaming it through a 1 MiB buffer (and its planned entries). */
 export async function hashFile(path: string, plan?: ZipPlan): Promise<FileDigest> {
-  const reply = await digestFile(path, plan, false, sealing());
+  const reply = await withReadBuffer((buffer) => digestFile(path, plan, false, sealing(), buffer));
   if (!reply.ok) throw replyError(reply);
   return keepSeal(reply);
+}
+
+/** What `digestFile` reads at once. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+/** The main thread's read buffers not in use. */
+const readBuffers: Buffer[] = [];
+
+/**
+ * Runs `use` with a read buffer of this thread's, taken back afterwards for the next file: one per file read at
+ * once rather than one per file. A new buffer per file would be garbage once the file is read, which V8 frees
+ * only when a collection runs; hashing allocates so little on the heap that none does for the whole release
+ * (a 13 × 128 MiB release held 6 MB of them at the end of its hashing).
+ */
+async function withReadBuffer<T>(use: (buffer: Buffer) => Promise<T>): Promise<T> {
+  const buffer = readBuffers.pop() ?? Buffer.allocUnsafe(READ_CHUNK_BYTES);
+  try {
+    return await use(buffer);
+  } finally {
+    readBuffers.push(buffer);
+  }
 }
 
 /** What a reader needs to seal one file: the key and a fresh nonce. */
@@ -233,7 +253,7 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
 }
 
 /**
- * Reads a file once, in 1 MiB chunks: every byte into the file's SHA-256 and its seal (`sealWith`: the key and
+ * Reads a file once, in chunks of `chunk`'s size (which it reads into; nothing else may use it meanwhile): every byte into the file's SHA-256 and its seal (`sealWith`: the key and
  * this file's nonce, handed over), and the bytes of each planned entry's data into that entry's SHA-256 (stored)
  * or through an inflater into it (deflate), checking each entry's size and CRC-32 as Go's archive/zip does (the
  * CRC costs a tenth of the hashing). Runs on the main thread and in the workers, which get it serialised with
@@ -244,6 +264,7 @@ async function digestFile(
   plan: ZipPlan | undefined,
   blocking: boolean,
   sealWith: Sealing,
+  chunk: Buffer,
 ): Promise<WorkerReply> {
   const fs = process.getBuiltinModule('node:fs');
   const { createHash: newHash, createCipheriv: newCipher } = process.getBuiltinModule('node:crypto');
@@ -286,25 +307,21 @@ async function digestFile(
     if (flow.inflater === undefined) startInflater(flow);
     const inflater = flow.inflater!;
     if (flow.failure !== undefined || inflater.destroyed) return;
-    // A copy: the read buffer is reused while the inflater may still hold the chunk.
-    if (!inflater.write(Buffer.from(data))) {
-      // Both listeners go once either fires: a large entry waits here once per chunk, and listeners left behind
-      // would pile up (Node warns past ten).
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          inflater.off('drain', done);
-          inflater.off('close', done);
-          resolve();
-        };
-        inflater.on('drain', done);
-        inflater.on('close', done);
-      });
-    }
+    // The read buffer is read into again once this returns: it waits until the inflater has taken the chunk in
+    // (the write's callback), rather than handing it a copy, garbage once inflated. 'close' ends the wait too
+    // (the inflater failed or was stopped); the listener goes once either fires, or listeners would pile up.
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        inflater.off('close', done);
+        resolve();
+      };
+      inflater.on('close', done);
+      inflater.write(data, done);
+    });
   };
   const fileHash = newHash('sha256');
   // The seal: GCM's tag over the bytes given as additional data (GHASH only, no encryption).
   const sealer = newCipher('aes-128-gcm', sealWith.key, sealWith.nonce);
-  const chunk = Buffer.allocUnsafe(1024 * 1024);
   let bytes = 0;
   let next = 0;
   // A worker reads blocking (faster; nothing else runs there); the main thread must not stall its event loop.
@@ -390,25 +407,44 @@ interface PoolReply {
 }
 
 /**
- * The worker's whole program. It is serialised with `toString()`, so it must not use anything from outside.
- * It gets the whole queue at once and a shared counter: it claims the next job itself (one atomic add) as soon
- * as it finishes one, so it never waits for the main thread, which may be busy loading modules meanwhile.
+ * The worker's whole program. It is serialised with `toString()`, so it must not use anything from outside but
+ * `READ_CHUNK_BYTES`, which `WORKER_SOURCE` declares before it. It gets the whole queue at once and a shared
+ * counter: it claims the next job itself (one atomic add) as soon as it finishes one, so it never waits for the
+ * main thread, which may be busy loading modules meanwhile. One read buffer serves all its files.
  */
 function workerMain(): void {
   const { parentPort } = process.getBuiltinModule('node:worker_threads');
   parentPort?.on('message', ({ jobs, claim }: { jobs: Job[]; claim: SharedArrayBuffer }) => {
     const next = new Int32Array(claim);
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     void (async () => {
       for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
         const job = jobs[index]!;
-        const reply = await digestFile(job.path, job.plan, true, job.seal);
+        const reply = await digestFile(job.path, job.plan, true, job.seal, chunk);
         parentPort.postMessage({ index, reply });
       }
     })();
   });
 }
 
-const WORKER_SOURCE = `const digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
+/** A hashing worker; once it runs, the young generation's growth is stopped again if it was (src/footprint.ts). */
+function newWorker(): Worker {
+  return new Worker(WORKER_SOURCE, { eval: true }).once('online', workerOnline);
+}
+
+/**
+ * Ends a worker. One ended before it was online (the main thread hashed every file first) has made its heap all
+ * the same, which may have set the young generation's growth back (src/footprint.ts): that is undone once it
+ * has stopped, as `workerOnline` does for a worker that came online.
+ */
+function stopWorker(worker: Worker): void {
+  // Now, for a heap made already (the caller's next allocations must not grow it), and once it stopped, for one
+  // that was still being made.
+  workerOnline();
+  void worker.terminate().then(workerOnline, workerOnline);
+}
+
+const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
 /**
  * Runs the queue through `size` workers and the main thread. Every thread claims the next file from one shared
@@ -435,7 +471,7 @@ function runPool(
       // No thread starts another file.
       Atomics.store(next, 0, jobs.length);
       signal?.removeEventListener('abort', onAbort);
-      for (const worker of workers) void worker.terminate();
+      for (const worker of workers) stopWorker(worker);
       if (error) reject(error);
       else resolve(digests);
     };
@@ -451,12 +487,13 @@ function runPool(
     const mainThread = async (): Promise<void> => {
       for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
         const job = jobs[index]!;
-        done(await digestFile(job.path, job.plan, false, job.seal));
+        done(await withReadBuffer((buffer) => digestFile(job.path, job.plan, false, job.seal, buffer)));
       }
     };
     for (let i = 0; i < size; i++) {
-      const worker = ready.shift() ?? new Worker(WORKER_SOURCE, { eval: true });
-      worker.removeAllListeners().ref();
+      const worker = ready.shift() ?? newWorker();
+      // Its early 'error'/'exit' listeners go; 'online' stays (src/footprint.ts).
+      worker.removeAllListeners('error').removeAllListeners('exit').ref();
       workers.push(worker);
       worker.on('message', ({ reply }: PoolReply) => done(reply));
       worker.on('error', (error) => finish(error));
@@ -469,31 +506,35 @@ function runPool(
 }
 
 /**
- * Streams a verified file, checking exactly the bytes it hands on (by the seal made when this process hashed
- * it, else by its SHA-256), and fails instead of handing on bytes other than the verified ones: each chunk is
- * held back until the next one is read, so the last chunk leaves only once the whole file is read and its seal
- * (or hash) and size match. A consumer (an upload) therefore never receives a
- * complete body that differs from what was verified; it receives an error (`FileChangedError`) and must
- * abort. A file that grows is caught one byte past its verified size, one that shrinks at its new end, one
- * that cannot be read any more at once. Memory: a few chunks of 256 KiB, whatever the file size.
+ * Reads a verified file chunk by chunk, checking exactly the bytes it hands on (by the seal made when this process hashed
+ * it, else by its SHA-256), and fails instead of handing on bytes other than the verified ones: the chunk that
+ * completes the verified size is held back until the file is read to its end (one byte past that size) and its
+ * seal (or hash) matches; the chunks before it, short of a complete body, go on as they are read. A consumer (an
+ * upload of that many bytes) therefore never receives a complete body that differs from what was verified; it
+ * receives an error (`FileChangedError`) and must abort. A file that grows is caught one byte past its verified
+ * size, one that shrinks at its new end, one that cannot be read any more at once. Memory: the chunk being
+ * sent and the one held back, 256 KiB each, whatever the file size (an upload asks for the next chunk once the
+ * last is written: got sends an async iterable body so, where a stream would read ahead).
  *
  * The consumer may hand the chunks' buffers back (`sent(bytes)`: the first `bytes` of the file are written and
  * no longer referenced, as an HTTP request's write callbacks say) and they are read into again. Without that, each
  * chunk is a new buffer, and a fast upload leaves its chunks as garbage until V8's external-memory trigger
  * (64 MB more than after the last full collection) runs a collection: tens of MB of peak RSS for nothing.
  */
-export function readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedStream {
+export function readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks {
   const recycling = new Recycler();
-  // Not object mode: the stream's buffer is counted in bytes, so it reads ahead at most one chunk.
-  const stream = Readable.from(verifiedChunks(path, filename, expected, recycling), { objectMode: false });
-  return Object.assign(stream, { sent: (bytes: number) => recycling.sent(bytes) });
+  const chunks = verifiedChunks(path, filename, expected, recycling);
+  return { [Symbol.asyncIterator]: () => chunks, sent: (bytes: number) => recycling.sent(bytes) };
 }
 
-/** A verified file's stream, and the way to hand back the buffers of bytes already sent. */
-export type VerifiedStream = Readable & {
+/**
+ * A verified file's chunks, each read when the consumer asks for it (no stream reading ahead), and the way to
+ * hand back the buffers of bytes already sent.
+ */
+export interface VerifiedChunks extends AsyncIterable<Buffer> {
   /** The first `bytes` bytes are sent: their buffers are not referenced any more and may be read into again. */
   sent(bytes: number): void;
-};
+}
 
 /** The chunks handed on and not yet sent, in order, and the buffers free to read into. */
 class Recycler {
@@ -542,12 +583,13 @@ async function* verifiedChunks(
     throw unreadable(error);
   });
   try {
-    let held: { chunk: Buffer; buffer: Buffer; end: number } | undefined;
+    // The chunk that completes the verified size, held back until the file is checked.
+    let last: Buffer | undefined;
     let bytes = 0;
     for (;;) {
       // One byte past the verified size at most: a file that grew is caught without reading the rest.
       const want = Math.min(STREAM_CHUNK_BYTES, expected.bytes - bytes + 1);
-      const buffer = recycling.take();
+      const buffer = bytes === expected.bytes ? Buffer.allocUnsafe(1) : recycling.take();
       const { bytesRead } = await handle.read(buffer, 0, want, bytes).catch((error: unknown) => {
         throw unreadable(error);
       });
@@ -557,11 +599,13 @@ async function* verifiedChunks(
       const chunk = buffer.subarray(0, bytesRead);
       hash?.update(chunk);
       gmac?.setAAD(chunk);
-      if (held !== undefined) {
-        recycling.handedOn(held.buffer, held.end);
-        yield held.chunk;
+      if (bytes === expected.bytes) {
+        last = chunk;
+        continue;
       }
-      held = { chunk, buffer, end: bytes };
+      // Short of the verified size, so no complete body: on at once, no buffer held for it here.
+      recycling.handedOn(buffer, bytes);
+      yield chunk;
     }
     if (bytes < expected.bytes) throw changed(filename, `it now has ${bytes} bytes, not ${expected.bytes}`);
     if (hash !== undefined) {
@@ -583,7 +627,7 @@ async function* verifiedChunks(
         );
       }
     }
-    if (held !== undefined) yield held.chunk;
+    if (last !== undefined) yield last;
   } finally {
     await handle.close();
   }

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { UsageError, VerificationError } from '../errors.js';
-import { isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform.js';
+import { comparePlatforms, isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform.js';
 import { FILE_PREFIX, parseReleaseFileName, releaseFileNames, type ParsedFileName } from './filenames.js';
 import { normalizeVersion } from './version.js';
 
@@ -104,7 +104,7 @@ export async function readLayout(dir: string, select: LayoutSelection): Promise<
       },
     );
   }
-  platforms.sort((a, b) => a.os.localeCompare(b.os) || a.arch.localeCompare(b.arch));
+  platforms.sort(comparePlatforms);
   const layout: ReleaseLayout = { dir, name, version, platforms, files, warnings, ...expected };
   if (!files.has(expected.manifest)) delete layout.manifest;
   return layout;

@@ -82,6 +82,21 @@ describe('hashing', () => {
     expect([...digests.values()].map((d) => d.sha256).sort()).toEqual([...expected.values()].sort());
   });
 
+  it('reads files hashed at once on the main thread into buffers of their own (each thread reuses its buffers)', async () => {
+    // Several files read at the same time, each over several chunks, on the main thread (hashFile: the lock
+    // hashes' reads), while a worker pool hashes others: no file's bytes land in another's buffer.
+    const { paths, expected } = files(4, 2 * 1024 * 1024 + 11);
+    const [inline, pooled] = await Promise.all([
+      Promise.all(paths.map((file) => hashFile(file))),
+      hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 }),
+    ]);
+    expect(new Map(inline.map((d) => [d.path, d.sha256]))).toEqual(expected);
+    expect(new Map([...pooled].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+    // And again, with the buffers the first round left.
+    const again = await Promise.all(paths.map((file) => hashFile(file)));
+    expect(new Map(again.map((d) => [d.path, d.sha256]))).toEqual(expected);
+  });
+
   it('hashes an empty file', async () => {
     const root = tempRoot();
     const file = path.join(root, 'empty');
@@ -120,7 +135,7 @@ describe('hashing', () => {
 
 describe('readVerified', () => {
   /** Reads the stream to its end or its error: the bytes it handed on, and the error. */
-  async function drain(stream: NodeJS.ReadableStream): Promise<{ received: Buffer; error: unknown }> {
+  async function drain(stream: AsyncIterable<Uint8Array>): Promise<{ received: Buffer; error: unknown }> {
     const chunks: Buffer[] = [];
     try {
       for await (const chunk of stream) chunks.push(chunk as Buffer);
@@ -153,7 +168,7 @@ describe('readVerified', () => {
     const seen = new Set<ArrayBufferLike>();
     let sent = 0;
     for await (const chunk of stream) {
-      const buffer = chunk as Buffer;
+      const buffer = chunk;
       // A copy taken as it arrives: a buffer read into again too early would change what was received.
       copies.push(Buffer.from(buffer));
       seen.add(buffer.buffer);
@@ -161,8 +176,31 @@ describe('readVerified', () => {
       stream.sent(sent);
     }
     expect(Buffer.concat(copies).equals(data)).toBe(true);
-    // Nine chunks through a handful of buffers: those handed back were read into again.
-    expect(seen.size).toBeLessThan(9);
+    // Nine chunks through one buffer: handed back as sent, and read into again for the next chunk (the last one
+    // too, held back there until the file was checked).
+    expect(seen.size).toBe(1);
+  });
+
+  it('reads each chunk when it is asked for, not ahead: bytes changed after the first chunk left are caught', async () => {
+    const data = randomBytes(3 * 256 * 1024);
+    const { file, digest } = verified(data);
+    const chunks = readVerified(file, 'x.zip', digest)[Symbol.asyncIterator]();
+    const first = await chunks.next();
+    expect(first.done).toBe(false);
+    expect(Buffer.from(first.value as Buffer).equals(data.subarray(0, 256 * 1024))).toBe(true);
+    // Nothing past the first chunk was read yet: a change there now is read, and refused.
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, Buffer.from([data[300 * 1024]! ^ 1]), 0, 1, 300 * 1024);
+    fs.closeSync(fd);
+    const rest = await (async () => {
+      try {
+        for (let next = await chunks.next(); !next.done; next = await chunks.next());
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(rest).toBeInstanceOf(FileChangedError);
   });
 
   it('holds the last chunk back: a file changed at its very end is refused before its end is handed on', async () => {

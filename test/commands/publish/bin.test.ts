@@ -20,6 +20,7 @@ const emulator = emulatorPerTest();
 function provider(
   e: Emulator,
   extra: string[] = [],
+  nodeArgs: string[] = [],
 ): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
   const home = tempRoot();
   const args = [
@@ -33,7 +34,7 @@ function provider(
     e.organization,
     ...extra,
   ];
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: home, TFE_TOKEN: e.ownerToken, ...FAST },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -88,6 +89,33 @@ describe('provider publish (built bin)', () => {
       version: { version: '1.2.3', created: false },
     });
     expect(writeRequests(e)).toEqual([]);
+  });
+
+  it('makes no Intl formatter or collator and calls no localeCompare (the ICU data they page in is memory for nothing)', async () => {
+    // Each of them pages in its part of ICU's data on first use, several MB of resident memory each (bench/).
+    const trap = path.join(tempRoot('trap'), 'trap.cjs');
+    fs.writeFileSync(
+      trap,
+      [
+        'const seen = (what) => process.stderr.write(`ICU USED: ${what}\\n${new Error().stack}\\n`);',
+        "for (const name of ['Collator', 'DateTimeFormat', 'DisplayNames', 'ListFormat', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat', 'Segmenter']) {",
+        '  const real = Intl[name];',
+        '  Intl[name] = new Proxy(real, {',
+        '    construct: (target, args, newTarget) => (seen(`Intl.${name}`), Reflect.construct(target, args, newTarget)),',
+        '    apply: (target, self, args) => (seen(`Intl.${name}`), Reflect.apply(target, self, args)),',
+        '  });',
+        '}',
+        "for (const [proto, name] of [[String.prototype, 'localeCompare'], [Number.prototype, 'toLocaleString'], [Date.prototype, 'toLocaleString'], [Date.prototype, 'toLocaleDateString'], [Date.prototype, 'toLocaleTimeString']]) {",
+        '  const real = proto[name];',
+        '  proto[name] = function (...args) { seen(name); return real.apply(this, args); };',
+        '}',
+      ].join('\n'),
+    );
+    const e = await emulator();
+    const result = await provider(e, [], ['--require', trap]).done;
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('ICU USED');
+    expectComplete(e);
   });
 
   it('exits 130 on SIGINT during uploads, and the next run completes', async () => {
