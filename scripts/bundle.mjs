@@ -241,14 +241,22 @@ function zodEnglishOnly() {
   return {
     name: 'zod-english-only',
     setup(build) {
+      // The path relative to the repository (and with /): it names the module in the output, which must be the
+      // same whatever folder the build runs in (the committed Action bundle is compared byte for byte).
       build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
         /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-          ? { path: path.join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'zod-locales' }
+          ? {
+              path: path
+                .relative(ROOT, path.join(args.resolveDir, '..', 'locales', 'index.js'))
+                .split(path.sep)
+                .join('/'),
+              namespace: 'zod-locales',
+            }
           : undefined,
       );
       build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
         loader: 'js',
-        resolveDir: path.dirname(args.path),
+        resolveDir: path.dirname(path.join(ROOT, args.path)),
         contents:
           "// zod's locales, English only (scripts/bundle.mjs, zodEnglishOnly())\nexport { default as en } from './en.js';\n",
       }));
@@ -327,19 +335,23 @@ function namedDynamicImports() {
           pluginData: 'named-dynamic-imports',
         });
         if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
-        return { path: resolved.path, namespace: 'named-dynamic-imports' };
+        // Relative to the repository (with /): the path names the module in the output, which must not hold the
+        // folder the build ran in.
+        const relative = path.relative(ROOT, resolved.path).split(path.sep).join('/');
+        return { path: relative, namespace: 'named-dynamic-imports' };
       });
       build.onLoad({ filter: /.*/, namespace: 'named-dynamic-imports' }, (args) => {
+        const file = path.join(ROOT, args.path);
         /** @type {unknown} */
-        const loaded = require(args.path);
+        const loaded = require(file);
         const exported = typeof loaded === 'object' || typeof loaded === 'function' ? (loaded ?? {}) : {};
         const names = Object.keys(exported).filter((name) => NAME.test(name) && name !== 'default');
         return {
           loader: 'js',
-          resolveDir: path.dirname(args.path),
+          resolveDir: path.dirname(file),
           contents: [
-            `// ${path.relative(ROOT, args.path)}, its named exports (scripts/bundle.mjs, namedDynamicImports())`,
-            `import * as all from ${JSON.stringify(args.path)};`,
+            `// ${args.path}, its named exports (scripts/bundle.mjs, namedDynamicImports())`,
+            `import * as all from ${JSON.stringify(file)};`,
             `export const { ${names.join(', ')} } = all;`,
             'export default all.default;',
             '',
