@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { EventLog, type LogEvent } from '../../src/runtask/server/log.js';
 import type { JobRecord } from '../../src/runtask/server/store.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
-import { startIntegrator, type Integrator, type IntegratorOptions } from '../../src/runtask/server/server.js';
+import {
+  startIntegrator,
+  type Integrator,
+  type IntegratorOptions,
+  type RouteOptions,
+} from '../../src/runtask/server/server.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 import { DOCUMENTED_ORIGIN } from './documented-payloads.js';
@@ -106,6 +111,19 @@ export function bytesOf(request: Record<string, unknown>): string {
 }
 
 /** A started integrator with its log and temp folders. */
+/** A route of the tests' integrators: 20 s handler timeout, 2 slots, callbacks only to `platformUrl`. */
+export function testRoute(platformUrl: string, path: string, hmacKey: string, exec: string): RouteOptions {
+  return {
+    path,
+    hmacKey,
+    exec,
+    timeoutMs: 20_000,
+    timeoutText: '20s',
+    maxJobs: 2,
+    allowed: new PlatformOrigins([platformUrl]),
+  };
+}
+
 export interface TestIntegrator {
   integrator: Integrator;
   events: LogEvent[];

@@ -23,7 +23,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PlatformOrigins } from '../../../src/runtask/callback/origins.js';
 import { QUEUED_MESSAGE, RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres.js';
 import { routeName } from '../../../src/runtask/server/routing.js';
@@ -31,7 +30,16 @@ import type { RouteOptions } from '../../../src/runtask/server/server.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor, sign, startTestIntegrator } from '../helpers.js';
+import {
+  HANDLER_COMMAND,
+  KEY,
+  bytesOf,
+  post,
+  requestFor,
+  sign,
+  startTestIntegrator,
+  testRoute,
+} from '../helpers.js';
 import { TestPlatform, statusOf, type Recorded } from '../platform.js';
 import { ensureBuilt, spawnServe, type ServeProcess } from '../serveProcess.js';
 import { scrape } from './prometheus.js';
@@ -59,15 +67,16 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function serve(url: string): Promise<ServeProcess> {
-  const dir = tempDir('instance');
+/** One `runtask serve` on the database at `url` (3 s lease, 1 s grace), with `extra` flags. */
+async function serve(url: string, extra: string[] = [], name = 'instance'): Promise<ServeProcess> {
+  const dir = tempDir(name);
   const p = await spawnServe({
     platform,
     stateDir: `${dir}/state`,
     exec: HANDLER_COMMAND,
     key: KEY,
     cwd: dir,
-    args: ['--lease', '3s', '--grace', '1s', '--callback-timeout', '20s'],
+    args: [...extra, '--lease', '3s', '--grace', '1s', '--callback-timeout', '20s'],
     env: { RUNTASK_DATABASE_URL: url },
   });
   running.push(p);
@@ -185,22 +194,8 @@ describe('three runtask serve processes on one database', () => {
   }, 180_000);
 });
 
-async function serveAs(url: string, role: 'front' | 'worker', name: string): Promise<ServeProcess> {
-  const dir = tempDir(name);
-  const p = await spawnServe({
-    platform,
-    stateDir: `${dir}/state`,
-    exec: HANDLER_COMMAND,
-    key: KEY,
-    cwd: dir,
-    args: [
-      ...['--role', role, '--max-jobs', '1', '--heartbeat', '1s', '--lease', '3s'],
-      ...['--grace', '1s', '--callback-timeout', '20s'],
-    ],
-    env: { RUNTASK_DATABASE_URL: url },
-  });
-  running.push(p);
-  return p;
+function serveAs(url: string, role: 'front' | 'worker', name: string): Promise<ServeProcess> {
+  return serve(url, ['--role', role, '--max-jobs', '1', '--heartbeat', '1s'], name);
 }
 
 const finals = (id: string): Recorded[] =>
@@ -305,15 +300,8 @@ describe('a front and two workers on one database', () => {
 describe('routes on one database', () => {
   const KEY_A = 'route-a-key-on-a-database';
   const KEY_B = 'route-b-key-on-a-database';
-  const route = (path: string, hmacKey: string, exec: string): RouteOptions => ({
-    path,
-    hmacKey,
-    exec,
-    timeoutMs: 20_000,
-    timeoutText: '20s',
-    maxJobs: 2,
-    allowed: new PlatformOrigins([platform.url]),
-  });
+  const route = (path: string, hmacKey: string, exec: string): RouteOptions =>
+    testRoute(platform.url, path, hmacKey, exec);
 
   it('each route has its own queue: a front queues each request of its own key, a worker runs each route’s own handler', async () => {
     await server.createDatabase('routes');

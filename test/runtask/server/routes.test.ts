@@ -20,6 +20,7 @@ import {
   requestFor,
   sign,
   startTestIntegrator,
+  testRoute,
   type TestIntegrator,
 } from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
@@ -44,15 +45,7 @@ afterEach(async () => {
 });
 
 function route(path: string, hmacKey: string, exec: string): RouteOptions {
-  return {
-    path,
-    hmacKey,
-    exec,
-    timeoutMs: 20_000,
-    timeoutText: '20s',
-    maxJobs: 2,
-    allowed: new PlatformOrigins([platform.url]),
-  };
+  return testRoute(platform.url, path, hmacKey, exec);
 }
 
 /** Route A passes, route B fails, each saying which handler it is. */
