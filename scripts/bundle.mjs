@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Bundled builds of the program, with esbuild:
 //
-//   node scripts/bundle.mjs package [--out dir]   # what bin/provider.js runs: dist/bundle/ (npm run build)
+//   node scripts/bundle.mjs package [--out dir]   # what bin/provider.cjs runs: dist/bundle/ (npm run build)
 //   node scripts/bundle.mjs action [--out file]   # the GitHub Action: action/main.cjs (committed; action.yml runs it)
 //   node scripts/bundle.mjs cli [--out file]      # the whole CLI in one file: build/provider.cjs (the single
 //                                                 # executable's script, scripts/build-binary.mjs)
 //
-// `package` is ES modules split at every dynamic `import()`: bin/provider.js imports the entry (commander and the
+// `package` is ES modules split at every dynamic `import()`: bin/provider.cjs imports the entry (commander and the
 // command declarations), and each command's core, and the heavy libraries only some commands need (got, zod,
 // openpgp, ora, the prompts…), are chunks loaded when that command runs. Start-up is then a few files instead of
 // the hundreds of modules node_modules would take to resolve and compile one by one (README, "Performance").

@@ -44,7 +44,7 @@ delete env.TFE_ORGANIZATION;
  */
 function provider(args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin/provider.js'), ...args], {
+    const child = spawn(process.execPath, [join(root, 'bin/provider.cjs'), ...args], {
       cwd: root,
       env,
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -135,7 +135,7 @@ try {
   if (again.code !== 0) throw new Error(`the second provider publish exited with ${again.code}`);
   const writes = emulator.requestLog.records.filter((r) => r.method !== 'GET').length;
   console.log(`(${writes} write requests in total, all from the first run)`);
-  console.log('\nDone. The emulator stops now; run `node bin/provider.js emulate` to keep one running.');
+  console.log('\nDone. The emulator stops now; run `node bin/provider.cjs emulate` to keep one running.');
 } catch (error) {
   console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
   exitCode = 1;

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const BIN = path.join(ROOT, 'bin', 'provider.js');
+export const BIN = path.join(ROOT, 'bin', 'provider.cjs');
 export const KEYS = path.join(ROOT, 'fixtures', 'keys');
 export const SIGNER_PUBLIC_KEY = path.join(KEYS, 'signer.pub.asc');
 export const SIGNER_KEY_ID = fs.readFileSync(path.join(KEYS, 'signer.keyid'), 'utf8').trim();

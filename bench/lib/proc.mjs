@@ -148,7 +148,7 @@ export function run(
 }
 
 /**
- * Runs `provider <args>` (node bin/provider.js) like `run`.
+ * Runs `provider <args>` (node bin/provider.cjs) like `run`.
  * @param {string[]} args
  * @param {RunOptions} [options]
  */

@@ -158,7 +158,7 @@ async function readProcessStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Entry point used by bin/provider.js: the real process as the io (the only place that reads it). */
+/** Entry point used by bin/provider.cjs: the real process as the io (the only place that reads it). */
 export async function main(): Promise<void> {
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {

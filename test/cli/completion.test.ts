@@ -67,7 +67,7 @@ describe('the bash script, run by bash', () => {
     const shim = join(shims, 'provider');
     writeFileSync(
       shim,
-      `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(join(REPO_ROOT, 'bin', 'provider.js'))} "$@"\n`,
+      `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(join(REPO_ROOT, 'bin', 'provider.cjs'))} "$@"\n`,
     );
     chmodSync(shim, 0o755);
   });

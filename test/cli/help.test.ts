@@ -12,7 +12,7 @@ import { Capture, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = fileURLToPath(new URL('../../bin/provider.js', import.meta.url));
+const bin = fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url));
 
 function program(): Command {
   const io = {

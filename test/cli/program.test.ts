@@ -1,14 +1,48 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { Capture, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+
+/** A process's answer: exit status, stdout and stderr. */
+interface Answer {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a process to its end, stdout and stderr on pipes. */
+function spawnAsync(command: string, args: string[]): Promise<Answer> {
+  return new Promise((resolve) => {
+    execFile(command, args, { encoding: 'utf8' }, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+// The same program compiled file by file (dist/cli/main.js, tsc), run as a real process.
+const MAIN = new URL('../../dist/cli/main.js', import.meta.url).href;
+const fromSourcesArgs = (args: string[]): string[] => [
+  '-e',
+  `import(${JSON.stringify(MAIN)}).then((m) => m.main())`,
+  '_',
+  ...args,
+];
+const fromSources = (args: string[]): Answer => {
+  const { status, stdout, stderr } = spawnSync(process.execPath, fromSourcesArgs(args), { encoding: 'utf8' });
+  return { status, stdout, stderr };
+};
+const fromSourcesAsync = (args: string[]): Promise<Answer> =>
+  spawnAsync(process.execPath, fromSourcesArgs(args));
 
 describe('the program', () => {
   it('prints its version on stdout and exits 0', async () => {
@@ -26,43 +60,133 @@ describe('the program', () => {
   });
 
   it('the shim runs the bundled program (or answers --help and --version itself), which prints what the compiled sources print', () => {
-    // bin/provider.js runs dist/bundle/ (scripts/bundle.mjs package); the same program compiled file by file
+    // bin/provider.cjs runs dist/bundle/ (scripts/bundle.mjs package); the same program compiled file by file
     // (dist/cli/main.js, tsc) must answer alike, both as real processes with stdout on a pipe.
-    const bin = fileURLToPath(new URL('../../bin/provider.js', import.meta.url));
-    const main = new URL('../../dist/cli/main.js', import.meta.url).href;
-    const fromSources = (args: string[]): string =>
-      execFileSync(
-        process.execPath,
-        ['-e', `import(${JSON.stringify(main)}).then((m) => m.main())`, '_', ...args],
-        { encoding: 'utf8' },
-      );
-    for (const args of [['--help'], ['-h'], ['--version'], ['verify', '--help'], ['help', 'versions']]) {
-      const bundled = execFileSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-      expect(bundled, args.join(' ')).not.toBe('');
-      expect(bundled, args.join(' ')).toBe(fromSources(args));
+    const bin = fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url));
+    for (const args of [
+      ['--version'],
+      ['verify', '--key'],
+      ['versions', 'nope'],
+      ['--json', 'verify', '--help'],
+    ]) {
+      const bundled = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+      const sources = fromSources(args);
+      expect(bundled.stdout + bundled.stderr, args.join(' ')).not.toBe('');
+      expect([bundled.status, bundled.stdout, bundled.stderr], args.join(' ')).toEqual([
+        sources.status,
+        sources.stdout,
+        sources.stderr,
+      ]);
     }
-    // The shim answers `--help` alone from the text the build rendered: it must be the program's own help.
-    expect(readFileSync(new URL('../../dist/help.txt', import.meta.url), 'utf8')).toBe(
-      fromSources(['--help']),
-    );
   });
 
-  it('the shim prints dist/help.txt for `--help` alone without loading the program', () => {
-    // A copy of the shim beside a help text of our own and no program at all: only the fast path can answer.
+  it("the build renders every command's help (dist/help.json), and the shim prints exactly what the program prints", async () => {
+    // Every command path of the program, read from the program (aliases too): a command added later is covered.
+    const program = buildProgram(
+      {
+        argv: [],
+        env: {},
+        cwd: process.cwd(),
+        homeDir: '/nonexistent',
+        stdout: new Capture(),
+        stderr: new Capture(),
+        stdinIsTTY: false,
+        signal: new AbortController().signal,
+      },
+      { exitCode: 0 },
+    );
+    const paths = (command: Command, words: string[] = []): string[][] => [
+      words,
+      ...command.commands.flatMap((sub) =>
+        [sub.name(), ...sub.aliases()].flatMap((name) => paths(sub, [...words, name])),
+      ),
+    ];
+    const all = paths(program);
+    expect(all.length).toBeGreaterThan(20);
+    const rendered = (
+      JSON.parse(readFileSync(new URL('../../dist/help.json', import.meta.url), 'utf8')) as {
+        commands: Record<string, string>;
+      }
+    ).commands;
+    expect(Object.keys(rendered).sort()).toEqual(all.map((words) => words.join(' ')).sort());
+    const bin = fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url));
+    // Each asked with `--help`, and a few with `-h` and `help [command]`, the other spellings; each answered by
+    // the shim from the rendered text, which must be what the program compiled from the sources prints. Four at
+    // a time: each answer from the sources is a Node process loading the whole compiled tree.
+    const asks = [
+      ...all.map((words) => [...words, '--help']),
+      ...[[], ['verify'], ['versions', 'list']].map((words) => [...words, '-h']),
+      ['help'],
+      ['help', 'verify'],
+      ['help', 'versions'],
+    ];
+    const answers: { args: string; shim: Answer; sources: Answer }[] = [];
+    const queue = [...asks];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let args = queue.shift(); args !== undefined; args = queue.shift()) {
+          const [shim, sources] = await Promise.all([
+            spawnAsync(process.execPath, [bin, ...args]),
+            fromSourcesAsync(args),
+          ]);
+          answers.push({ args: args.join(' '), shim, sources });
+        }
+      }),
+    );
+    expect(answers).toHaveLength(asks.length);
+    for (const { args, shim, sources } of answers) {
+      expect(sources.status, args).toBe(0);
+      expect(sources.stdout, args).toContain('Usage: provider');
+      expect(shim, args).toEqual(sources);
+    }
+  }, 60_000);
+
+  it('the shim prints the rendered help without loading the program, and runs the program for anything else', () => {
+    // A copy of the shim beside help texts of our own and a program that only says it ran: which one answers
+    // each command line shows which path the shim took.
     const root = tempDir('shim');
     mkdirSync(join(root, 'bin'));
-    mkdirSync(join(root, 'dist'));
+    mkdirSync(join(root, 'dist', 'bundle'), { recursive: true });
     copyFileSync(
-      fileURLToPath(new URL('../../bin/provider.js', import.meta.url)),
-      join(root, 'bin', 'provider.js'),
+      fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url)),
+      join(root, 'bin', 'provider.cjs'),
     );
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
-    writeFileSync(join(root, 'dist', 'help.txt'), 'the built help\n');
-    const run = (flag: string): string =>
-      execFileSync(process.execPath, [join(root, 'bin', 'provider.js'), flag], { encoding: 'utf8' });
-    expect(run('--help')).toBe('the built help\n');
-    expect(run('-h')).toBe('the built help\n');
+    writeFileSync(
+      join(root, 'dist', 'help.json'),
+      JSON.stringify({
+        commands: { '': 'the program help\n', verify: 'verify help\n', 'versions list': 'list help\n' },
+      }),
+    );
+    writeFileSync(
+      join(root, 'dist', 'bundle', 'provider.js'),
+      'export function main() { process.stdout.write(`program ${process.argv.slice(2).join(" ")}\\n`); }\n',
+    );
+    const run = (...args: string[]): string =>
+      execFileSync(process.execPath, [join(root, 'bin', 'provider.cjs'), ...args], { encoding: 'utf8' });
+    expect(run('--help')).toBe('the program help\n');
+    expect(run('-h')).toBe('the program help\n');
+    expect(run('help')).toBe('the program help\n');
+    expect(run('verify', '--help')).toBe('verify help\n');
+    expect(run('help', 'verify')).toBe('verify help\n');
+    expect(run('versions', 'list', '-h')).toBe('list help\n');
     expect(run('--version')).toBe('9.9.9\n');
+    expect(run('-V')).toBe('9.9.9\n');
+    // Not a rendered command, an option among the words, more than the help: the program answers.
+    for (const args of [
+      ['nope', '--help'],
+      ['--json', 'verify', '--help'],
+      ['verify', '--help', 'x'],
+      ['help', 'versions', 'list'],
+      ['verify', 'dir'],
+      ['--version', 'x'],
+      [],
+    ]) {
+      expect(run(...args), args.join(' ')).toBe(`program ${args.join(' ')}\n`);
+    }
+    // Without dist/help.json (a build without it), the program prints its own help.
+    rmSync(join(root, 'dist', 'help.json'));
+    expect(run('verify', '--help')).toBe('program verify --help\n');
   });
 
   it('prints a command help', async () => {

@@ -1,5 +1,5 @@
 /**
- * `provider emulate` spawned exactly as a user runs it: `node bin/provider.js emulate --port 0 --json` prints one
+ * `provider emulate` spawned exactly as a user runs it: `node bin/provider.cjs emulate --port 0 --json` prints one
  * JSON line (url, organization, tokens), serves, and exits 0 on SIGINT and on SIGTERM; a bad `--faults` file
  * exits 2 naming the file; `--data-dir` and `--request-log` work from the command line.
  */
@@ -12,7 +12,7 @@ import { call, expectStatus, providerPaths, providerPayload } from '../helpers/e
 import { arr, isObject, str } from '../helpers/json.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 let dir: string;
 const children: ChildProcess[] = [];
 

@@ -1,4 +1,4 @@
-/** End to end: the built `bin/provider.js lock`, spawned as a user runs it, in a folder holding a release in ./dist. */
+/** End to end: the built `bin/provider.cjs lock`, spawned as a user runs it, in a folder holding a release in ./dist. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,7 +10,7 @@ import { ADDRESS, FIXTURE_LOCK_FILE, MAC_INIT_LOCK_FILE } from '../lockfile/help
 import { copyRelease, publicKeyPath } from '../release/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'provider.js');
+const BIN = path.join(ROOT, 'bin', 'provider.cjs');
 
 function provider(args: string[], cwd: string, env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {

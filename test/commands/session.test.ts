@@ -108,12 +108,12 @@ describe('one HTTP client per command run', () => {
 describe('--token is warned about once per run', () => {
   beforeAll(() => ensureBuilt(), 120_000);
 
-  /** `node bin/provider.js <args> --hostname … --organization … --token <owner token>`, spawned. */
+  /** `node bin/provider.cjs <args> --hostname … --organization … --token <owner token>`, spawned. */
   function spawned(e: Emulator, args: string[]): Promise<{ code: number | null; stderr: string }> {
     const child = spawn(
       process.execPath,
       [
-        path.join(REPO_ROOT, 'bin', 'provider.js'),
+        path.join(REPO_ROOT, 'bin', 'provider.cjs'),
         ...args,
         '--hostname',
         e.url,

@@ -1,4 +1,4 @@
-/** Where the repository is, for tests that read fixtures or run `bin/provider.js`. */
+/** Where the repository is, for tests that read fixtures or run `bin/provider.cjs`. */
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (where `fixtures/`, `bin/` and `dist/` live). */

@@ -1,6 +1,6 @@
 /**
  * The one shape of a finished CLI run, whether it ran in-process (`runCli` in cli.ts) or as a spawned process
- * (`spawnCli`/`spawnOnTerminal` in spawn-cli.ts and the suites' own spawns of bin/provider.js).
+ * (`spawnCli`/`spawnOnTerminal` in spawn-cli.ts and the suites' own spawns of bin/provider.cjs).
  */
 
 /** What one run of the CLI produced. */

@@ -1,5 +1,5 @@
 /**
- * The built `bin/provider.js` spawned as a new user runs it: in a temp folder, with a fresh shell's environment,
+ * The built `bin/provider.cjs` spawned as a new user runs it: in a temp folder, with a fresh shell's environment,
  * in CI mode (pipes, CI=true) or on a pseudo-terminal (`script` from util-linux). Spawned asynchronously, so an
  * emulator in the test process keeps serving while the child runs.
  */
@@ -9,11 +9,11 @@ import * as path from 'node:path';
 import { REPO_ROOT } from './paths.js';
 import type { CliResult } from './result.js';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 /** More terminal output than any of these runs prints (1 MiB). */
 const MAX_SCREEN = 1 << 20;
 
-/** Builds dist/ when it is missing (bin/provider.js runs dist/bundle/). */
+/** Builds dist/ when it is missing (bin/provider.cjs runs dist/bundle/). */
 export function ensureBuilt(): void {
   if (!fs.existsSync(path.join(REPO_ROOT, 'dist/bundle/provider.js'))) {
     spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
@@ -31,7 +31,7 @@ function freshEnv(home: string, extra: Record<string, string>): Record<string, s
   };
 }
 
-/** `node bin/provider.js <args>` in `cwd` with pipes, in CI mode (CI=true, no colour) unless `env` says otherwise. */
+/** `node bin/provider.cjs <args>` in `cwd` with pipes, in CI mode (CI=true, no colour) unless `env` says otherwise. */
 export function spawnCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd,

@@ -112,7 +112,7 @@ beforeAll(() => {
 describe('the packed package', () => {
   it('is named provider-registry-cli with the bin provider, built by prepack, pinned by a shrinkwrap', () => {
     expect(pkg.name).toBe('provider-registry-cli');
-    expect(pkg.bin).toEqual({ provider: 'bin/provider.js' });
+    expect(pkg.bin).toEqual({ provider: 'bin/provider.cjs' });
     expect(pkg.scripts.prepack).toBe('npm run build && node scripts/shrinkwrap.mjs write');
     expect(pkg.scripts.postpack).toBe('node scripts/shrinkwrap.mjs remove');
     expect(entries).toContain('package/npm-shrinkwrap.json');
@@ -120,9 +120,9 @@ describe('the packed package', () => {
 
   it('holds what runs and nothing else: no sources, tests, fixtures, source maps or dev tooling', () => {
     for (const file of [
-      'package/bin/provider.js',
+      'package/bin/provider.cjs',
       'package/dist/bundle/provider.js',
-      'package/dist/help.txt',
+      'package/dist/help.json',
       'package/assets/tree-sitter-hcl.LICENSE',
       'package/LICENSE',
       'package/README.md',
@@ -133,10 +133,10 @@ describe('the packed package', () => {
       (e) =>
         /^package\/(src|test|fixtures|bench|scripts|action|templates|node_modules)\//.test(e) ||
         // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
-        // shim prints dist/help.txt for `provider --help`.
+        // shim prints the help texts of dist/help.json.
         (/^package\/dist\//.test(e) &&
           !e.startsWith('package/dist/bundle/') &&
-          e !== 'package/dist/help.txt') ||
+          e !== 'package/dist/help.json') ||
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);

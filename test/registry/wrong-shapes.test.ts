@@ -399,7 +399,7 @@ describe('answers of the wrong shape', () => {
     expect(result.stderr.length).toBeLessThan(2_000);
   });
 
-  it('the built bin/provider.js publish: exit 4 with the message and no stack trace', async () => {
+  it('the built bin/provider.cjs publish: exit 4 with the message and no stack trace', async () => {
     const emulator = await start();
     await prepare(emulator, 'provider');
     const proxy = await startShapeProxy(emulator.url, [
@@ -413,7 +413,7 @@ describe('answers of the wrong shape', () => {
     const child = spawn(
       process.execPath,
       [
-        path.join(REPO_ROOT, 'bin', 'provider.js'),
+        path.join(REPO_ROOT, 'bin', 'provider.cjs'),
         ...PUBLISH,
         '--hostname',
         proxy.url,

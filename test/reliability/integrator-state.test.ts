@@ -1,5 +1,5 @@
 /**
- * `provider runtask serve` (spawned: `node bin/provider.js`) while its state dir fails under it, against the test
+ * `provider runtask serve` (spawned: `node bin/provider.cjs`) while its state dir fails under it, against the test
  * platform of test/runtask/:
  *
  * - removed under load: requests keep coming in waves while handlers run, and a cleaner removes the whole

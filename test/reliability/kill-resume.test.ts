@@ -1,5 +1,5 @@
 /**
- * Kill and resume: `node bin/provider.js publish` spawned as a user runs it, SIGKILLed at a seeded moment —
+ * Kill and resume: `node bin/provider.cjs publish` spawned as a user runs it, SIGKILLed at a seeded moment —
  * after a random delay, at the start of the k-th request, the instant a create has taken effect but before its
  * answer leaves (between a create and its upload), at the start of an upload held open by a slow archivist or
  * carrying a 3 MB zip (mid-upload), or while it waits for the flags — once or twice; then the same command
@@ -37,7 +37,7 @@ import {
   type Random,
 } from './helpers.js';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 const SEEDS = seedsFor(700_001, 32);
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

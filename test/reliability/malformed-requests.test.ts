@@ -24,7 +24,7 @@ import { doc, fakeIntegrators, type IntegratorTools } from '../runtask/send/inte
 import { tempDir } from '../helpers/tmp.js';
 import { SOAK, report, seeded, type Random } from './helpers.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 const KEY = 'malformed-suite-hmac-key-3c9e';
 const RANDOM_CASES = 80 * SOAK;
 const SEED = 910_001;

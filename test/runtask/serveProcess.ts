@@ -1,5 +1,5 @@
 /**
- * `provider runtask serve` spawned as a user runs it (`node bin/provider.js runtask serve --json …`), against the
+ * `provider runtask serve` spawned as a user runs it (`node bin/provider.cjs runtask serve --json …`), against the
  * test platform, with its JSON log collected line by line. A crash of the process must fail a test at once and
  * say why, so every wait here is raced against the process ending (`orExit`).
  */
@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import type { TestPlatform } from './platform.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 
 /** One line of the integrator's JSON log. */
 export interface LogLine {
@@ -53,7 +53,7 @@ export interface HealthBody {
   journal?: Record<string, unknown> & { status?: string };
 }
 
-/** Builds dist/ once when it is missing (tests that spawn bin/provider.js run the bundled program). */
+/** Builds dist/ once when it is missing (tests that spawn bin/provider.cjs run the bundled program). */
 export function ensureBuilt(): void {
   if (!existsSync(join(REPO_ROOT, 'dist', 'bundle', 'provider.js'))) {
     execSync('npm run build', { cwd: REPO_ROOT, stdio: 'inherit' });

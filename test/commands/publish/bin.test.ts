@@ -1,5 +1,5 @@
 /**
- * End to end: the built `bin/provider.js publish`, spawned as a user runs it, against an emulator in this
+ * End to end: the built `bin/provider.cjs publish`, spawned as a user runs it, against an emulator in this
  * process (so the child is spawned asynchronously: a synchronous spawn would starve the emulator).
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,10 +13,10 @@ import type { CliResult } from '../../helpers/result.js';
 import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 const emulator = emulatorPerTest();
 
-/** Spawns `node bin/provider.js publish fixtures/release --key … --hostname … --organization …` plus `extra`. */
+/** Spawns `node bin/provider.cjs publish fixtures/release --key … --hostname … --organization …` plus `extra`. */
 function provider(
   e: Emulator,
   extra: string[] = [],
@@ -45,7 +45,7 @@ function provider(
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
-      expectNoSecrets(stdout + stderr, e, 'the output of bin/provider.js');
+      expectNoSecrets(stdout + stderr, e, 'the output of bin/provider.cjs');
       resolve({ exitCode: code, signal, stdout, stderr });
     }),
   );

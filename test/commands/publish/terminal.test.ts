@@ -17,7 +17,7 @@ import type { CliResult } from '../../helpers/result.js';
 import { ANSI, FAST, expectNoSecrets } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 const SIGNER = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
 const MiB = 1024 * 1024;
 const PLATFORMS = [

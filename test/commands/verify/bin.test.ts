@@ -1,4 +1,4 @@
-/** End to end: the built `bin/provider.js verify`, spawned exactly as a user runs it. */
+/** End to end: the built `bin/provider.cjs verify`, spawned exactly as a user runs it. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,7 +16,7 @@ import {
 } from '../../release/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin', 'provider.js');
+const BIN = path.join(ROOT, 'bin', 'provider.cjs');
 
 function provider(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {

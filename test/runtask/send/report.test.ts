@@ -73,7 +73,7 @@ beforeAll(async () => {
   serve = spawn(
     process.execPath,
     [
-      path.join(REPO_ROOT, 'bin', 'provider.js'),
+      path.join(REPO_ROOT, 'bin', 'provider.cjs'),
       ...['runtask', 'serve', '--port', '0', '--json', '--state-dir', path.join(dir, 'state')],
       ...['--exec', `${process.execPath} ${handler}`, '--platform-host', `http://127.0.0.1:${platformPort}`],
     ],

@@ -18,7 +18,7 @@ import type { CliResult } from '../../helpers/result.js';
 import { HANDLER, KEY, freePort, normaliseTimeline, sendFast } from './helpers.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.js');
+const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 const WRONG_KEY = 'not-the-key-the-integrator-holds-91c4';
 
 /** A spawned `provider` process with its output collected. */

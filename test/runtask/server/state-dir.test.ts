@@ -1,5 +1,5 @@
 /**
- * The integrator's state dir going wrong, with `node bin/provider.js runtask serve` spawned as a user runs it.
+ * The integrator's state dir going wrong, with `node bin/provider.cjs runtask serve` spawned as a user runs it.
  * While it serves: the folder removed while a check runs (a temp cleaner) → the check still reports, the folder,
  * its lock and the job records come back, /healthz and the log say so; the folder unwritable → new requests get
  * 503 with Retry-After before any 200 (the platform retries), checks already accepted still report, and requests
