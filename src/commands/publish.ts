@@ -16,7 +16,11 @@ import { isNoop, planPublish } from '../publish/plan.js';
 import { markdownSummary, renderPublish } from '../publish/render.js';
 import type { PublishTuning } from '../publish/tuning.js';
 import { parseTags } from '../registry/tags.js';
-import { providerAddress, type SessionCore } from './session.js';
+import { providerAddress, type RegistrySession, type Session, type SessionCore } from './session.js';
+import type { RemoteRelease } from '../publish/remote.js';
+import type { RemoteState } from '../publish/types.js';
+import type { SignerInfo, VerifiedRelease } from '../release/types.js';
+import type { ReleaseIdentity } from '../release/verify.js';
 import type * as NetworkModule from '../publish/network.js';
 
 /** The steps that talk to the registry (src/publish/network.ts), loaded on demand. */
@@ -55,13 +59,28 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
   // Checked before anything else, the release and its key included: a bad tag sends no request.
   const tags = parseTags(options.tag);
   // The network side (got, the registry's schemas: some 50 ms of loading on a small machine) loads while the
-  // files are hashed, on the main thread's share of that time, rather than before the hashing starts.
+  // files are hashed, on the main thread's share of that time, rather than before the hashing starts; and the
+  // registry's side of the release is read meanwhile (reads only; dropped if the release does not verify).
   let loadingNetwork: Promise<NetworkSteps> | undefined;
   const loadNetwork = (): Promise<NetworkSteps> => (loadingNetwork ??= import('../publish/network.js'));
-  const { release, settings } = await verifyWithFlags(context, session, options, 'publish', () => {
-    loadNetwork().catch(() => undefined);
+  const reads = new EarlyReads(session, loadNetwork, {
+    output,
+    signal,
+    retryDelayMs: tuning.retry.baseDelayMs,
+    readTags: tags.length > 0,
   });
-  const { readRemote, executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
+  let verified: Awaited<ReturnType<typeof verifyWithFlags>>;
+  try {
+    verified = await verifyWithFlags(context, session, options, 'publish', {
+      hashing: (identity) => reads.start(identity),
+      signed: (signer) => reads.signed(signer),
+    });
+  } catch (error) {
+    reads.drop();
+    throw error;
+  }
+  const { release, settings } = verified;
+  const { executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
   const registry = await session.registry();
   const { client } = registry;
   const address = providerAddress(registry, release.name);
@@ -76,15 +95,7 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     const reading = progress.step(
       `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,
     );
-    const remote = await readRemote({
-      client,
-      address,
-      release,
-      output,
-      signal,
-      retryDelayMs: tuning.retry.baseDelayMs,
-      readTags: tags.length > 0,
-    });
+    const remote = await reads.result(release);
     reading.succeed();
     const plan = planPublish(release, remote, {
       address,
@@ -167,4 +178,89 @@ function resumable(error: unknown): InterruptedError {
 function report(output: Output, doc: ReturnType<typeof publishDocument>): void {
   if (output.json) output.resultJson(doc);
   else renderPublish(output, doc);
+}
+
+/** What the registry reads need besides the session. */
+interface ReadOptions {
+  output: Output;
+  signal: AbortSignal;
+  retryDelayMs: number;
+  readTags: boolean;
+}
+
+/**
+ * The registry's side of the release, read while its files are hashed: the provider, version, platforms and
+ * small files once the release's name and version are known, the signing key once the signature names it.
+ * Reads only, on a client of their own that `drop()` stops: a release that does not verify leaves no request
+ * running, and its own error is the one reported (a failed read is thrown by `result`, after verification).
+ */
+class EarlyReads {
+  private readonly stop = new AbortController();
+  private registry: Promise<RegistrySession> | undefined;
+  private release: Promise<RemoteRelease> | undefined;
+  private key: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly session: Session,
+    private readonly loadNetwork: () => Promise<NetworkSteps>,
+    private readonly options: ReadOptions,
+  ) {}
+
+  /** The registry session, its client stopped by `drop()` too. */
+  private reader() {
+    this.registry ??= this.session.registry().then((registry) => ({
+      ...registry,
+      client: registry.client.withSignal(this.stop.signal),
+    }));
+    return this.registry;
+  }
+
+  /** The files are being hashed: reads the provider, version, platforms and small files. */
+  start(identity: ReleaseIdentity): void {
+    this.release = Promise.all([this.loadNetwork(), this.reader()]).then(
+      ([{ readRemoteRelease }, registry]) =>
+        readRemoteRelease({
+          ...this.options,
+          client: registry.client,
+          address: providerAddress(registry, identity.name),
+          release: identity,
+        }),
+    );
+    this.release.catch(() => undefined);
+  }
+
+  /** The signature verified: reads whether its key is registered. */
+  signed(signer: SignerInfo): void {
+    this.key = Promise.all([this.loadNetwork(), this.reader()]).then(([{ readKeyRegistered }, registry]) =>
+      readKeyRegistered(registry.client, registry.namespace, signer),
+    );
+    this.key.catch(() => undefined);
+  }
+
+  /** The release did not verify: stops the reads still running. */
+  drop(): void {
+    this.stop.abort();
+  }
+
+  /** The registry's side of the verified release, judged against it (read now what was not started). */
+  async result(release: VerifiedRelease): Promise<RemoteState> {
+    if (this.release === undefined) this.start(identityOf(release));
+    if (this.key === undefined) this.signed(release.signer);
+    const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
+      this.loadNetwork(),
+      this.release!,
+      this.key!,
+    ]);
+    return judgeRemote(read, keyRegistered, release);
+  }
+}
+
+/** A verified release's identity, as the verification's hooks give it. */
+function identityOf(release: VerifiedRelease): ReleaseIdentity {
+  return {
+    name: release.name,
+    version: release.version,
+    shasumsFile: release.shasums.filename,
+    signatureFile: release.signature.filename,
+  };
 }

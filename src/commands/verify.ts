@@ -11,7 +11,7 @@ import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { parseVersionFlag } from '../release/version.js';
-import { verifyRelease } from '../release/verify.js';
+import { verifyRelease, type VerifyingHooks } from '../release/verify.js';
 import type { RunContext } from './context.js';
 import type { Session, SessionCore } from './session.js';
 
@@ -42,14 +42,15 @@ export const runVerify: SessionCore<VerifyOptions> = async (context, session, op
 /**
  * Verifies the release the options describe; shared with `publish`, which verifies first. `command` is the
  * command running (`verify`, `publish`): its hints name it. The registry is reached only through the session's
- * key lookup, and only when no key was given. `whileHashing` is called once the files are being hashed.
+ * key lookup, and only when no key was given. `during` is called as the verification goes (VerifyingHooks): the
+ * release is not verified yet when it is.
  */
 export async function verifyWithFlags(
   context: RunContext,
   session: Session,
   options: VerifyOptions,
   command: string,
-  whileHashing?: () => void,
+  during?: VerifyingHooks,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
   const { output, cwd } = context;
   // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
@@ -70,8 +71,9 @@ export async function verifyWithFlags(
     protocols,
     configProtocols: settings.protocols,
     dearmorSignature: options.dearmorSignature,
-    hashing: { signal: context.signal, onStart: whileHashing },
+    hashing: { signal: context.signal },
     command,
+    during,
   });
   return { release, settings };
 }

@@ -16,15 +16,17 @@ import { getVersion } from '../registry/versions.js';
 import { listVersionTags } from '../registry/tagBindings.js';
 import type { Tag } from '../registry/tags.js';
 import type { VersionResource } from '../registry/types.js';
-import type { VerifiedRelease } from '../release/types.js';
+import type { SignerInfo, VerifiedRelease } from '../release/types.js';
+import type { ReleaseIdentity } from '../release/verify.js';
 import type { Output } from '../ui/output.js';
 import type { RemoteState } from './types.js';
 
-/** What reading the remote state needs. */
+/** What reading the registry's side of a release needs: known before its files are hashed. */
 export interface ReadRemoteInput {
   client: RegistryClient;
   address: ProviderAddress;
-  release: VerifiedRelease;
+  /** The release's version and its small files' names (ReleaseIdentity). */
+  release: ReleaseIdentity;
   output: Output;
   signal?: AbortSignal | undefined;
   /** First backoff of download retries, in ms. */
@@ -33,28 +35,39 @@ export interface ReadRemoteInput {
   readTags?: boolean | undefined;
 }
 
+/**
+ * The registry's side of a release as read, before it is judged against the verified release: everything but
+ * the signing key, which only the signature check names.
+ */
+export interface RemoteRelease {
+  providerExists: boolean;
+  version?: VersionResource | undefined;
+  platforms: RemoteState['platforms'];
+  tags?: Tag[] | undefined;
+  /** The uploaded SHA256SUMS, when the registry has it. */
+  shasumsBytes?: Uint8Array | undefined;
+  /** The uploaded signature (its bytes), or why it could not be read, when the registry reports it uploaded. */
+  signature?: Uint8Array | { missing: string } | undefined;
+}
+
 // SHA256SUMS of a release lists a few dozen files at most; anything this large is not one.
 const MAX_SMALL_FILE = 1024 * 1024;
 
-/** Reads the registry's side of the release (only reads: never writes). */
-export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
+/**
+ * Reads the registry's side of a release: the provider, the version, every page of its platforms, and the small
+ * files when uploaded. Only reads, never writes: `publish` starts it while the files are still being hashed.
+ */
+export async function readRemoteRelease(input: ReadRemoteInput): Promise<RemoteRelease> {
   const { client, address, release } = input;
-  // The key and the provider are independent reads: one round trip instead of two.
-  const [key, provider] = await Promise.all([
-    release.signer.origin === 'registry'
-      ? undefined
-      : getGpgKey(client, address.namespace, release.signer.keyId),
-    getProvider(client, address),
-  ]);
-  const keyRegistered = release.signer.origin === 'registry' || key !== undefined;
-  if (provider === undefined) return { providerExists: false, keyRegistered, platforms: [] };
+  const provider = await getProvider(client, address);
+  if (provider === undefined) return { providerExists: false, platforms: [] };
   const version = await getVersion(client, address, release.version);
-  if (version === undefined) return { providerExists: true, keyRegistered, platforms: [] };
+  if (version === undefined) return { providerExists: true, platforms: [] };
   const [platforms, tags] = await Promise.all([
     listPlatforms(client, address, release.version),
     input.readTags === true ? readTags(client, version, address) : undefined,
   ]);
-  const state: RemoteState = { providerExists: true, keyRegistered, version, platforms, tags };
+  const state: RemoteRelease = { providerExists: true, version, platforms, tags };
 
   const { attributes, links } = version;
   const downloader = createDownloader({
@@ -63,14 +76,40 @@ export async function readRemote(input: ReadRemoteInput): Promise<RemoteState> {
     ...(input.retryDelayMs === undefined ? {} : { baseDelayMs: input.retryDelayMs }),
   });
   if (attributes['shasums-uploaded'] && links['shasums-download'] !== undefined) {
-    state.shasumsBytes = await download(downloader, links['shasums-download'], release.shasums.filename);
+    state.shasumsBytes = await download(downloader, links['shasums-download'], release.shasumsFile);
   }
   if (attributes['shasums-sig-uploaded']) {
     const link = links['shasums-sig-download'];
     state.signature =
       link === undefined
-        ? { verifies: false, reason: 'the registry gave no download link for it' }
-        : await judgeSignature(await download(downloader, link, release.signature.filename), release);
+        ? { missing: 'the registry gave no download link for it' }
+        : await download(downloader, link, release.signatureFile);
+  }
+  return state;
+}
+
+/** Whether the release's signing key is registered for the namespace (a key found there needs no read). */
+export async function readKeyRegistered(
+  client: RegistryClient,
+  namespace: string,
+  signer: SignerInfo,
+): Promise<boolean> {
+  return signer.origin === 'registry' || (await getGpgKey(client, namespace, signer.keyId)) !== undefined;
+}
+
+/** The remote state the planner compares with the verified release: what was read, judged against it. */
+export async function judgeRemote(
+  read: RemoteRelease,
+  keyRegistered: boolean,
+  release: Pick<VerifiedRelease, 'signatureBytes' | 'shasumsBytes' | 'signer'>,
+): Promise<RemoteState> {
+  const { signature, ...rest } = read;
+  const state: RemoteState = { ...rest, keyRegistered };
+  if (signature !== undefined) {
+    state.signature =
+      signature instanceof Uint8Array
+        ? await judgeSignature(signature, release)
+        : { verifies: false, reason: signature.missing };
   }
   return state;
 }

@@ -176,6 +176,12 @@ export class RegistryClient {
     }
   }
 
+  /** The same client, whose requests also stop when `signal` aborts (reads that may be dropped). */
+  withSignal(signal: AbortSignal): RegistryClient {
+    const own = this.options.signal;
+    return new RegistryClient({ ...this.options, signal: own ? AbortSignal.any([own, signal]) : signal });
+  }
+
   private translate(error: unknown, method: string, url: URL): Error {
     if (this.options.signal?.aborted)
       return new InterruptedError(`Interrupted during ${method} ${url.pathname}`);

@@ -23,7 +23,7 @@ import { parseShasums, type ShasumEntry } from './shasums.js';
 import { readSignatureFile } from './signature.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import { checkSigner } from './signer.js';
-import type { ReleaseFile, ReleasePlatform, VerifiedRelease } from './types.js';
+import type { ReleaseFile, ReleasePlatform, SignerInfo, VerifiedRelease } from './types.js';
 import { entryFailure, hash1FromEntries, planZipHash } from './lockHashes.js';
 import { checkZip } from './zipCheck.js';
 
@@ -48,6 +48,31 @@ export interface VerifyReleaseOptions {
   hashing?: HashOptions;
   /** The command running (`verify`, `publish`), named in hints; default `verify`. */
   command?: string | undefined;
+  /** Calls made while the release is being verified, for work that may overlap it (see VerifyingHooks). */
+  during?: VerifyingHooks | undefined;
+}
+
+/**
+ * Calls made while a release is being verified, so that a caller can do meanwhile what does not depend on the
+ * hashes (`publish` reads the registry's side: reads only). The release is NOT verified when they are called:
+ * nothing may be written or reported on the strength of them, and a caller that starts work in them must drop
+ * it when `verifyRelease` throws.
+ */
+export interface VerifyingHooks {
+  /** The files are about to be hashed: the release's name, version and small files are known. */
+  hashing?: (release: ReleaseIdentity) => void;
+  /** The signature over SHA256SUMS verified (the hashing may still be running). */
+  signed?: (signer: SignerInfo) => void;
+}
+
+/** What a release is, known from its folder before any file is hashed. */
+export interface ReleaseIdentity {
+  name: string;
+  version: string;
+  /** The SHA256SUMS file's name. */
+  shasumsFile: string;
+  /** The signature file's name. */
+  signatureFile: string;
 }
 
 /** Verifies a release directory; throws UsageError or VerificationError, else returns the release. */
@@ -93,6 +118,12 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   planned.forEach((plan, i) => {
     if (!(plan instanceof Error)) plans.set(zipPaths[i]!, plan.plan);
   });
+  options.during?.hashing?.({
+    name: layout.name,
+    version: layout.version,
+    shasumsFile: layout.shasums,
+    signatureFile: layout.signature,
+  });
   const hashing = hashListed(layout, listing.present, { ...options.hashing, signal: hashSignal, plans });
   hashing.catch(() => undefined);
   const signer = await checkManifestAndSignature(layout, shasums.content, entries, options, warn).catch(
@@ -101,6 +132,7 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       throw error;
     },
   );
+  options.during?.signed?.(signer.signer);
   const zips = layout.platforms.map((platform, i) => {
     const check = checkZip(zipPaths[i]!, platform.filename, { name: layout.name, os: platform.os });
     check.catch(() => undefined);

@@ -1,8 +1,10 @@
 /**
  * Release files that change between verification and upload, one seeded scenario per platform of the fixture
  * release and kind of change: the zip rewritten with the same size, shrunk, or grown, at a seeded moment that
- * is always after `publish` verified it and before its upload could have read it — at the first request (the
- * registry is not read yet), as its platform's create takes effect (before the answer leaves), or between two
+ * is always after `publish` verified it and before its upload could have read it — at its first write (the
+ * registry's side is read while the files are hashed, so reads come sooner; an upload running beside that write
+ * may have read the file already, so the zip's first upload is answered 503 and its retry reads the changed
+ * file), as its platform's create takes effect (before the answer leaves), or between two
  * attempts of its upload (the first is answered 503). The emulator runs in this process, so the change is made
  * synchronously inside its request handling: no test switch in the program, no timing.
  *
@@ -45,7 +47,7 @@ const SEEDS = seedsFor(FIRST_SEED, PLATFORMS.length * KINDS.length);
 const fixture = loadRelease();
 
 type Kind = (typeof KINDS)[number];
-type Moment = 'at the first request' | 'as its platform is created' | 'between two attempts of its upload';
+type Moment = 'at the first write' | 'as its platform is created' | 'between two attempts of its upload';
 
 /** Everything a seed decides. */
 interface Scenario {
@@ -83,7 +85,7 @@ function scenarioFor(seed: number): Scenario {
       ],
     };
   }
-  const moments: Moment[] = ['at the first request', 'between two attempts of its upload'];
+  const moments: Moment[] = ['at the first write', 'between two attempts of its upload'];
   // A platform created by an earlier publisher is not created again: that moment does not exist then.
   if (partial === undefined) moments.push('as its platform is created');
   return {
@@ -160,8 +162,17 @@ function arm(e: Emulator, s: Scenario, file: string): { changed: () => boolean }
   };
   const objectKey = (): string | undefined =>
     e.store.data.platforms.find((p) => `${p.os}_${p.arch}` === s.platform)?.binary.key;
-  if (s.moment === 'at the first request') {
-    onRequestStart(e, once);
+  if (s.moment === 'at the first write') {
+    let refused = false;
+    onRequestStart(e, (request) => {
+      if (request.method === 'GET') return;
+      once();
+      // Its first upload may have read the file before the change: answered 503, its retry reads the change.
+      if (!refused && request.method === 'PUT' && request.objectKey === objectKey()) {
+        refused = true;
+        return { status: 503 };
+      }
+    });
   } else if (s.moment === 'between two attempts of its upload') {
     onRequestStart(e, (request) => {
       if (done || request.method !== 'PUT' || request.objectKey !== objectKey()) return;

@@ -12,6 +12,7 @@ import { emulatorPerTest, keyIdOf } from '../../helpers/emulator/index.js';
 import type { CliResult } from '../../helpers/result.js';
 import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
+import { copyRelease } from '../../release/helpers.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 const emulator = emulatorPerTest();
@@ -21,11 +22,12 @@ function provider(
   e: Emulator,
   extra: string[] = [],
   nodeArgs: string[] = [],
+  release = 'fixtures/release',
 ): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
   const home = tempRoot();
   const args = [
     'publish',
-    'fixtures/release',
+    release,
     '--key',
     'fixtures/keys/signer.pub.asc',
     '--hostname',
@@ -116,6 +118,49 @@ describe('provider publish (built bin)', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).not.toContain('ICU USED');
     expectComplete(e);
+  });
+
+  // publish reads the registry's side of the release while its files are hashed (reads only). A release that
+  // then fails verification must end as before: its own error and exit code, nothing written, and no read left
+  // running to hold the process open.
+  describe('a release that fails verification while the registry is read', () => {
+    /** A copy of the fixture release with one zip's byte flipped: SHA256SUMS and its signature still verify. */
+    function tampered(): string {
+      const dist = copyRelease();
+      const zip = path.join(dist, 'terraform-provider-example_1.2.3_linux_amd64.zip');
+      const bytes = fs.readFileSync(zip);
+      bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+      fs.writeFileSync(zip, bytes);
+      return dist;
+    }
+
+    it('a registry that does not answer its reads: the hash error, exit 3, nothing written, the process ends', async () => {
+      // Ten minutes, past this test's own time limit: the process ends only if it drops the reads.
+      const e = await emulator({ faults: [{ method: 'GET', delayMs: 600_000 }] });
+      const result = await provider(e, [], [], tampered()).done;
+      expect(result.exitCode, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
+      expect(result.stderr).toMatch(/SHA-?256/i);
+      expect(writeRequests(e)).toEqual([]);
+    }, 30_000);
+
+    it('a registry that refuses its reads (403): the hash error is the one reported, exit 3, nothing written', async () => {
+      const e = await emulator({ faults: [{ method: 'GET', status: 403 }] });
+      const result = await provider(e, [], [], tampered()).done;
+      expect(result.exitCode, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
+      expect(result.stderr).not.toMatch(/403|forbidden|permission/i);
+      expect(writeRequests(e)).toEqual([]);
+    });
+
+    it('the same refusal for a release that verifies: reported after the verification (exit 4), nothing written', async () => {
+      const e = await emulator({ faults: [{ method: 'GET', status: 403 }] });
+      const result = await provider(e).done;
+      expect(result.exitCode, result.stderr).toBe(4);
+      expect(result.stderr.indexOf('Checking the signature')).toBeGreaterThanOrEqual(0);
+      expect(result.stderr.indexOf('Checking the signature')).toBeLessThan(result.stderr.indexOf('error:'));
+      expect(writeRequests(e)).toEqual([]);
+    });
   });
 
   it('exits 130 on SIGINT during uploads, and the next run completes', async () => {

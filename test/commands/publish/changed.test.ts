@@ -19,11 +19,14 @@ const ZIP = 'terraform-provider-example_1.2.3_linux_amd64.zip';
 const SUMS = 'terraform-provider-example_1.2.3_SHA256SUMS';
 const SIG = `${SUMS}.sig`;
 
-/** Runs `change` once, at the first request publish sends: verification is over, no upload has started. */
+/**
+ * Runs `change` once, at the first write publish sends: verification is over (the registry's side is read while
+ * the files are hashed, so a read may come sooner), no upload has started.
+ */
 function afterVerification(e: Emulator, change: () => void): void {
   let done = false;
-  onRequestStart(e, () => {
-    if (done) return;
+  onRequestStart(e, ({ method }) => {
+    if (done || method === 'GET') return;
     done = true;
     change();
   });
