@@ -11,7 +11,8 @@
  * what the registry or Terraform see.
  */
 import * as path from 'node:path';
-import * as z from 'zod';
+import type * as z from 'zod';
+import type { artifactSchema } from './artifactsSchema.js';
 import { VerificationError } from '../errors.js';
 import { parseReleaseFileName } from './filenames.js';
 import type { ReleaseLayout } from './layout.js';
@@ -28,21 +29,7 @@ export const ARTIFACTS_FILE = 'artifacts.json';
  */
 export const ARTIFACTS_CAP = 16 * 1024 * 1024;
 
-/** One artifact, as much of it as is read; other fields (`goamd64`, `internal_type`, …) are kept but unused. */
-const artifactSchema = z
-  .object({
-    name: z.string(),
-    path: z.string(),
-    type: z.string(),
-    goos: z.string().optional(),
-    goarch: z.string().optional(),
-    extra: z.record(z.string(), z.unknown()).nullish(),
-  })
-  .loose();
-
-const artifactsSchema = z.array(artifactSchema);
-
-/** One entry of goreleaser's artifacts.json. */
+/** One entry of goreleaser's artifacts.json (its schema: src/release/artifactsSchema.ts, loaded when needed). */
 export type GoreleaserArtifact = z.infer<typeof artifactSchema>;
 
 /** artifacts.json, read. */
@@ -94,6 +81,7 @@ export async function readArtifacts(
     warn(`${ARTIFACTS_FILE} is not JSON (${shorten((error as Error).message, 80)}); ${skipped}`);
     return undefined;
   }
+  const { artifactsSchema } = await import('./artifactsSchema.js');
   const parsed = artifactsSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
