@@ -96,17 +96,18 @@ export async function startupFigure({ work, reps, log }) {
     ];
     expectOk(await provider(publish, { env, cwd: work }), 'publishing the fixture release');
     const list = [BIN, 'versions', 'list', '--name', 'example', '--hostname', proxy.url, ...organization];
-    /** @type {Record<'node' | 'version' | 'help' | 'verifyHelp' | 'emptyModule', string[]>} */
+    /** @type {Record<'node' | 'version' | 'help' | 'verifyHelp' | 'emptyModule' | 'commander', string[]>} */
     const cases = {
       node: ['-e', '0'],
       version: [BIN, '--version'],
       help: [BIN, '--help'],
       verifyHelp: [BIN, 'verify', '--help'],
       emptyModule: [path.join(BASELINES, 'empty-module.mjs')],
+      commander: [path.join(BASELINES, 'commander-parse.cjs')],
     };
     /** @type {Record<keyof typeof cases | 'firstRequest' | 'bareRequest', number[]>} */
     const times = {
-      ...{ node: [], version: [], help: [], verifyHelp: [], emptyModule: [] },
+      ...{ node: [], version: [], help: [], verifyHelp: [], emptyModule: [], commander: [] },
       ...{ firstRequest: [], bareRequest: [] },
     };
     log(
@@ -145,8 +146,10 @@ export async function startupFigure({ work, reps, log }) {
     // The floors, for information: what no program of ours can beat, measured the same way.
     const floors = {
       emptyModule: 'an empty ES module (the floor of any ES module program)',
+      commander:
+        'a CommonJS script that only loads commander and parses `versions list` (the floor of any command of a commander program)',
       bareRequest:
-        'an ES module that only loads node:http and sends one GET, to that request (the floor of the row above)',
+        'an ES module that only loads node:http and sends one GET, to that request (the floor of the first-request row)',
     };
     for (const [name, label] of /** @type {[keyof typeof floors, string][]} */ (Object.entries(floors)))
       rows.push(
