@@ -2,30 +2,14 @@
  * The completion engine (src/cli/complete.ts) against the real program `buildProgram` makes: what one Tab offers
  * after the words typed so far, and the lines `provider __complete` prints for the shell scripts.
  */
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { complete, formatCompletion, type Completion } from '../../src/cli/complete.js';
-import { buildProgram } from '../../src/cli/main.js';
 import { commonPlatformNames, knownPlatformNames } from '../../src/terraform.js';
-import { Capture, runCli } from '../helpers/cli.js';
-
-function program(): Command {
-  const io = {
-    argv: [],
-    env: {},
-    cwd: process.cwd(),
-    homeDir: '/nonexistent',
-    stdout: new Capture(),
-    stderr: new Capture(),
-    stdinIsTTY: false,
-    signal: new AbortController().signal,
-  };
-  return buildProgram(io, { exitCode: 0 });
-}
+import { quietProgram, runCli } from '../helpers/cli.js';
 
 /** What a Tab offers after `provider <line>` (split at spaces; a trailing space starts an empty word). */
 function tab(line: string): Completion {
-  return complete(program(), line.split(' '));
+  return complete(quietProgram(), line.split(' '));
 }
 
 /** The candidates' values alone. */

@@ -5,35 +5,20 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
 import { COMMAND_GROUPS, EXIT_CODES, commandPath, exampleLine, examplesOf } from '../../src/cli/help.js';
 import { ExitCode } from '../../src/errors.js';
-import { Capture, runCli } from '../helpers/cli.js';
+import { quietProgram, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url));
-
-function program(): Command {
-  const io = {
-    argv: [],
-    env: {},
-    cwd: root,
-    homeDir: '/nonexistent',
-    stdout: new Capture(),
-    stderr: new Capture(),
-    stdinIsTTY: false,
-    signal: new AbortController().signal,
-  };
-  return buildProgram(io, { exitCode: 0 });
-}
 
 // Every command and subcommand of the program, the program first: a command added later is walked too.
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap((c) => allCommands(c))];
 }
 
-const commands = allCommands(program());
+const commands = allCommands(quietProgram(root));
 const words = (c: Command): string[] => commandPath(c).split(' ').slice(1);
 
 // The last block of a help text: from its last heading line ("Something:" at the start of a line) to the end.
@@ -87,7 +72,7 @@ describe('every command teaches by example', () => {
     async (_line, command, args) => {
       // The real program with every action replaced by a recorder: commander parses the example exactly as it
       // would for a user (unknown flag, missing or extra argument → error), and nothing runs.
-      const probe = program();
+      const probe = quietProgram(root);
       let ran: string | undefined;
       for (const c of allCommands(probe)) {
         c.action(() => {

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
-import { Capture, runCli } from '../helpers/cli.js';
+import { quietProgram, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -82,19 +81,7 @@ describe('the program', () => {
 
   it("the build renders every command's help (dist/help.json), and the shim prints exactly what the program prints", async () => {
     // Every command path of the program, read from the program (aliases too): a command added later is covered.
-    const program = buildProgram(
-      {
-        argv: [],
-        env: {},
-        cwd: process.cwd(),
-        homeDir: '/nonexistent',
-        stdout: new Capture(),
-        stderr: new Capture(),
-        stdinIsTTY: false,
-        signal: new AbortController().signal,
-      },
-      { exitCode: 0 },
-    );
+    const program = quietProgram();
     const paths = (command: Command, words: string[] = []): string[][] => [
       words,
       ...command.commands.flatMap((sub) =>

@@ -1,6 +1,7 @@
 /** Runs the CLI in-process with captured output, as a user would from a shell (but without a process). */
 import { tmpdir } from 'node:os';
-import { run } from '../../src/cli/main.js';
+import { buildProgram, run } from '../../src/cli/main.js';
+import type { ProgramCommand } from '../../src/cli/command.js';
 import type { RunContext } from '../../src/commands/context.js';
 import type { Output, TextStream } from '../../src/ui/output.js';
 import type { InProcessResult } from './result.js';
@@ -71,4 +72,19 @@ export function coreContext(output: Output, parts: Partial<RunContext> = {}): Ru
     now: () => new Date(),
     ...parts,
   };
+}
+
+/** The real program `buildProgram` makes, over an io that runs nothing and prints into captures: to read its commands. */
+export function quietProgram(cwd: string = process.cwd()): ProgramCommand {
+  const io = {
+    argv: [],
+    env: {},
+    cwd,
+    homeDir: '/nonexistent',
+    stdout: new Capture(),
+    stderr: new Capture(),
+    stdinIsTTY: false,
+    signal: new AbortController().signal,
+  };
+  return buildProgram(io, { exitCode: 0 });
 }
