@@ -221,6 +221,8 @@ class EarlyReads {
       ([{ readRemoteRelease }, registry]) =>
         readRemoteRelease({
           ...this.options,
+          // The small files' downloads (through their links, not the client) stop with the reads too.
+          signal: AbortSignal.any([this.options.signal, this.stop.signal]),
           client: registry.client,
           address: providerAddress(registry, identity.name),
           release: identity,

@@ -23,6 +23,7 @@ function provider(
   extra: string[] = [],
   nodeArgs: string[] = [],
   release = 'fixtures/release',
+  env: Record<string, string> = {},
 ): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
   const home = tempRoot();
   const args = [
@@ -38,7 +39,7 @@ function provider(
   ];
   const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: home, TFE_TOKEN: e.ownerToken, ...FAST },
+    env: { PATH: process.env.PATH ?? '', HOME: home, TFE_TOKEN: e.ownerToken, ...FAST, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -134,13 +135,26 @@ describe('provider publish (built bin)', () => {
       return dist;
     }
 
+    // Requests time out after 10 minutes here, past this test's own limit: only dropping the reads ends the run.
+    const PATIENT = { PROVIDER_HTTP_TIMEOUT: '10m' };
+
     it('a registry that does not answer its reads: the hash error, exit 3, nothing written, the process ends', async () => {
-      // Ten minutes, past this test's own time limit: the process ends only if it drops the reads.
       const e = await emulator({ faults: [{ method: 'GET', delayMs: 600_000 }] });
-      const result = await provider(e, [], [], tampered()).done;
+      const result = await provider(e, [], [], tampered(), PATIENT).done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(result.stderr).toMatch(/SHA-?256/i);
+      expect(writeRequests(e)).toEqual([]);
+    }, 30_000);
+
+    it('a version already published whose small files download slowly: the same, the downloads dropped too', async () => {
+      const e = await emulator();
+      expect((await provider(e).done).exitCode).toBe(0);
+      e.requestLog.clear();
+      e.faults.add({ method: 'GET', path: '/_archivist/**', delayMs: 600_000 });
+      const result = await provider(e, [], [], tampered(), PATIENT).done;
+      expect(result.exitCode, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(writeRequests(e)).toEqual([]);
     }, 30_000);
 
