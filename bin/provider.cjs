@@ -27,7 +27,8 @@ function helpWords() {
 /** The help the build rendered for `words`, when it holds the one this terminal would get. */
 function renderedHelp() {
   const words = helpWords();
-  if (words === undefined || words.some((word) => word.startsWith('-'))) return undefined;
+  // An option among the words, or a word with a space (`"versions list"` is not the two words): the program.
+  if (words === undefined || words.some((word) => word.startsWith('-') || /\s/.test(word))) return undefined;
   if (process.stdout.isTTY && process.stdout.columns !== 80) return undefined;
   try {
     /** @type {{ commands: Record<string, string> }} */
@@ -50,6 +51,15 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     // they load; it is turned on before the program is imported, or its files would be compiled already. Node 20
     // has no such cache: the program runs without it.
     /** @type {{ enableCompileCache?: () => unknown }} */ (require('node:module')).enableCompileCache?.();
-    import('../dist/bundle/provider.js').then(({ main }) => main());
+    import('../dist/bundle/provider.js').then(
+      ({ main }) => main(),
+      (error) => {
+        // A package without its build (a git clone before `npm run build`): said plainly, not as a stack.
+        process.stderr.write(
+          `provider: cannot load dist/bundle/provider.js (${error.message}); run npm run build\n`,
+        );
+        process.exitCode = 1;
+      },
+    );
   }
 }

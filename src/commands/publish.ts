@@ -163,6 +163,8 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     throw signal.aborted ? resumable(error) : error;
   } finally {
     progress.stop();
+    // Whatever ended the run, no read started during the verification is left running.
+    reads.drop();
   }
 };
 
@@ -248,12 +250,18 @@ class EarlyReads {
   async result(release: VerifiedRelease): Promise<RemoteState> {
     if (this.release === undefined) this.start(identityOf(release));
     if (this.key === undefined) this.signed(release.signer);
-    const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
-      this.loadNetwork(),
-      this.release!,
-      this.key!,
-    ]);
-    return judgeRemote(read, keyRegistered, release);
+    try {
+      const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
+        this.loadNetwork(),
+        this.release!,
+        this.key!,
+      ]);
+      return judgeRemote(read, keyRegistered, release);
+    } catch (error) {
+      // One read failed: the others (the platforms' pages, the small files' downloads) are not waited for.
+      this.drop();
+      throw error;
+    }
   }
 }
 

@@ -42,8 +42,9 @@ export const runVerify: SessionCore<VerifyOptions> = async (context, session, op
 /**
  * Verifies the release the options describe; shared with `publish`, which verifies first. `command` is the
  * command running (`verify`, `publish`): its hints name it. The registry is reached only through the session's
- * key lookup, and only when no key was given. `during` is called as the verification goes (VerifyingHooks): the
- * release is not verified yet when it is.
+ * key lookup, and only when no key was given — and by what the caller's `during` hooks do: they are called as
+ * the verification goes (VerifyingHooks), while the release is not verified yet (`publish` reads the registry
+ * there, never writes).
  */
 export async function verifyWithFlags(
   context: RunContext,

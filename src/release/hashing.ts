@@ -91,8 +91,6 @@ export interface HashOptions {
   signal?: AbortSignal | undefined;
   /** Zips whose entries to hash in the same read, by path. */
   plans?: ReadonlyMap<string, ZipPlan>;
-  /** Called once the files are being hashed: work that can overlap the hashing starts there. */
-  onStart?: (() => void) | undefined;
 }
 
 /** A read failure of one file, with the file's path and the system error code. */
@@ -187,7 +185,6 @@ export async function hashFiles(
   if (threads <= 1) {
     // Workers started for a larger release are not needed.
     for (const worker of ready.splice(0)) stopWorker(worker);
-    options.onStart?.();
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
       results.set(path, await hashFile(path, options.plans?.get(path)));
@@ -197,7 +194,6 @@ export async function hashFiles(
   // Largest first, so one big file does not start last and leave the other cores idle.
   const queue = sized.sort((a, b) => b.size - a.size).map((f) => f.path);
   const pool = runPool(queue, threads - 1, options.signal, options.plans);
-  options.onStart?.();
   for (const sealed of await pool) {
     const digest = keepSeal(sealed);
     results.set(digest.path, digest);

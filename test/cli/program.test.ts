@@ -165,6 +165,8 @@ describe('the program', () => {
       ['--json', 'verify', '--help'],
       ['verify', '--help', 'x'],
       ['help', 'versions', 'list'],
+      ['versions list', '--help'],
+      ['help', 'versions list'],
       ['verify', 'dir'],
       ['--version', 'x'],
       [],
@@ -174,6 +176,15 @@ describe('the program', () => {
     // Without dist/help.json (a build without it), the program prints its own help.
     rmSync(join(root, 'dist', 'help.json'));
     expect(run('verify', '--help')).toBe('program verify --help\n');
+    // Without the program (a clone before `npm run build`): a plain message, exit 1.
+    rmSync(join(root, 'dist', 'bundle', 'provider.js'));
+    const unbuilt = spawnSync(process.execPath, [join(root, 'bin', 'provider.cjs'), 'verify'], {
+      encoding: 'utf8',
+    });
+    expect(unbuilt.status).toBe(1);
+    expect(unbuilt.stderr).toMatch(
+      /^provider: cannot load dist\/bundle\/provider\.js \(.*\); run npm run build\n$/,
+    );
   });
 
   it('prints a command help', async () => {

@@ -8,7 +8,14 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
-import { emulatorPerTest, keyIdOf } from '../../helpers/emulator/index.js';
+import {
+  addGpgKey,
+  clients,
+  emulatorPerTest,
+  keyIdOf,
+  onRequestStart,
+} from '../../helpers/emulator/index.js';
+import type { FaultRule } from '../../../src/emulator/faults.js';
 import type { CliResult } from '../../helpers/result.js';
 import { FAST, FULL_PUBLISH, expectComplete, expectNoSecrets, writeRequests, writes } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
@@ -24,13 +31,13 @@ function provider(
   nodeArgs: string[] = [],
   release = 'fixtures/release',
   env: Record<string, string> = {},
+  key: 'flag' | 'registry' = 'flag',
 ): { child: ReturnType<typeof spawn>; done: Promise<CliResult> } {
   const home = tempRoot();
   const args = [
     'publish',
     release,
-    '--key',
-    'fixtures/keys/signer.pub.asc',
+    ...(key === 'flag' ? ['--key', 'fixtures/keys/signer.pub.asc'] : []),
     '--hostname',
     e.url,
     '--organization',
@@ -123,7 +130,9 @@ describe('provider publish (built bin)', () => {
 
   // publish reads the registry's side of the release while its files are hashed (reads only). A release that
   // then fails verification must end as before: its own error and exit code, nothing written, and no read left
-  // running to hold the process open.
+  // running to hold the process open. To be sure the reads are under way when the verification fails, these
+  // runs take the signing key from the registry, and its lookup — part of the verification — is held 2 s: the
+  // reads go first (tens of milliseconds on loopback), and each test checks that they did.
   describe('a release that fails verification while the registry is read', () => {
     /** A copy of the fixture release with one zip's byte flipped: SHA256SUMS and its signature still verify. */
     function tampered(): string {
@@ -134,16 +143,31 @@ describe('provider publish (built bin)', () => {
       fs.writeFileSync(zip, bytes);
       return dist;
     }
-
-    // Requests time out after 10 minutes here, past this test's own limit: only dropping the reads ends the run.
+    const HOLD_KEY_LOOKUP: FaultRule = { method: 'GET', path: '/api/registry/**', delayMs: 2000 };
+    /** The GETs the emulator received whose path starts with `prefix`, in order. */
+    function seen(e: Emulator, prefix: string): () => string[] {
+      const paths: string[] = [];
+      onRequestStart(e, ({ method, path: at }) => {
+        if (method === 'GET' && at.startsWith(prefix)) paths.push(at);
+      });
+      return () => paths;
+    }
+    // Requests wait up to 10 minutes here (the small files' downloads up to their own 60 s), past this test's
+    // own limit: only dropping the reads ends the run in time.
     const PATIENT = { PROVIDER_HTTP_TIMEOUT: '10m' };
 
     it('a registry that does not answer its reads: the hash error, exit 3, nothing written, the process ends', async () => {
-      const e = await emulator({ faults: [{ method: 'GET', delayMs: 600_000 }] });
-      const result = await provider(e, [], [], tampered(), PATIENT).done;
+      const e = await emulator({
+        faults: [HOLD_KEY_LOOKUP, { method: 'GET', path: '/api/v2/**', delayMs: 600_000 }],
+      });
+      await addGpgKey(clients(e).owner, e.organization, 'signer');
+      e.requestLog.clear();
+      const reads = seen(e, '/api/v2/');
+      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(result.stderr).toMatch(/SHA-?256/i);
+      expect(reads(), 'the provider read was sent during the verification').not.toEqual([]);
       expect(writeRequests(e)).toEqual([]);
     }, 30_000);
 
@@ -151,19 +175,28 @@ describe('provider publish (built bin)', () => {
       const e = await emulator();
       expect((await provider(e).done).exitCode).toBe(0);
       e.requestLog.clear();
+      e.faults.add(HOLD_KEY_LOOKUP);
       e.faults.add({ method: 'GET', path: '/_archivist/**', delayMs: 600_000 });
-      const result = await provider(e, [], [], tampered(), PATIENT).done;
+      const downloads = seen(e, '/_archivist/');
+      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
+      expect(downloads(), 'a small file was being downloaded during the verification').not.toEqual([]);
       expect(writeRequests(e)).toEqual([]);
     }, 30_000);
 
     it('a registry that refuses its reads (403): the hash error is the one reported, exit 3, nothing written', async () => {
-      const e = await emulator({ faults: [{ method: 'GET', status: 403 }] });
-      const result = await provider(e, [], [], tampered()).done;
+      const e = await emulator({
+        faults: [HOLD_KEY_LOOKUP, { method: 'GET', path: '/api/v2/**', status: 403 }],
+      });
+      await addGpgKey(clients(e).owner, e.organization, 'signer');
+      e.requestLog.clear();
+      const result = await provider(e, [], [], tampered(), {}, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(result.stderr).not.toMatch(/403|forbidden|permission/i);
+      const refused = e.requestLog.records.filter((r) => r.method === 'GET' && r.status === 403);
+      expect(refused, 'a read was refused during the verification').not.toEqual([]);
       expect(writeRequests(e)).toEqual([]);
     });
 
