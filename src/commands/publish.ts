@@ -241,7 +241,7 @@ class EarlyReads {
     this.key.catch(() => undefined);
   }
 
-  /** The release did not verify: stops the reads still running. */
+  /** Stops the reads still running: the release did not verify, a read failed, or the run is over. */
   drop(): void {
     this.stop.abort();
   }
