@@ -14,6 +14,9 @@ const { buildProgram } = /** @type {typeof import('../src/cli/main.js')} */ (
   await load(new URL('../dist/cli/main.js', import.meta.url).href)
 );
 const { CommanderError } = /** @type {typeof import('commander')} */ (await load('commander'));
+const { commandWords } = /** @type {typeof import('../src/cli/help.js')} */ (
+  await load(new URL('../dist/cli/help.js', import.meta.url).href)
+);
 
 /** @typedef {import('commander').Command} Command */
 
@@ -64,24 +67,9 @@ async function helpOf(words) {
   return text;
 }
 
-/**
- * Every command path of the program, aliases included, the program itself ("") first.
- * @param {Command} command
- * @param {string[]} words
- * @returns {string[][]}
- */
-function paths(command, words = []) {
-  return [
-    words,
-    ...command.commands.flatMap((sub) =>
-      [sub.name(), ...sub.aliases()].flatMap((name) => paths(sub, [...words, name])),
-    ),
-  ];
-}
-
 /** @type {Record<string, string>} */
 const commands = {};
-for (const words of paths(programInto({ write: () => true, isTTY: false }))) {
+for (const words of commandWords(programInto({ write: () => true, isTTY: false }))) {
   commands[words.join(' ')] = await helpOf(words);
 }
 writeFileSync(new URL('../dist/help.json', import.meta.url), `${JSON.stringify({ commands })}\n`);

@@ -2,8 +2,8 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { commandWords } from '../../src/cli/help.js';
 import { quietProgram, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -82,13 +82,7 @@ describe('the program', () => {
   it("the build renders every command's help (dist/help.json), and the shim prints exactly what the program prints", async () => {
     // Every command path of the program, read from the program (aliases too): a command added later is covered.
     const program = quietProgram();
-    const paths = (command: Command, words: string[] = []): string[][] => [
-      words,
-      ...command.commands.flatMap((sub) =>
-        [sub.name(), ...sub.aliases()].flatMap((name) => paths(sub, [...words, name])),
-      ),
-    ];
-    const all = paths(program);
+    const all = commandWords(program);
     expect(all.length).toBeGreaterThan(20);
     const rendered = (
       JSON.parse(readFileSync(new URL('../../dist/help.json', import.meta.url), 'utf8')) as {
