@@ -246,15 +246,18 @@ class EarlyReads {
     this.stop.abort();
   }
 
-  /** The registry's side of the verified release, judged against it (read now what was not started). */
+  /**
+   * The registry's side of the verified release, judged against it. A release verifies only after both hooks
+   * were called (src/release/verify.ts), so both reads are under way.
+   */
   async result(release: VerifiedRelease): Promise<RemoteState> {
-    if (this.release === undefined) this.start(identityOf(release));
-    if (this.key === undefined) this.signed(release.signer);
+    if (this.release === undefined || this.key === undefined)
+      throw new Error('the verification did not call its hooks: the registry was not read');
     try {
       const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
         this.loadNetwork(),
-        this.release!,
-        this.key!,
+        this.release,
+        this.key,
       ]);
       return judgeRemote(read, keyRegistered, release);
     } catch (error) {
@@ -263,14 +266,4 @@ class EarlyReads {
       throw error;
     }
   }
-}
-
-/** A verified release's identity, as the verification's hooks give it. */
-function identityOf(release: VerifiedRelease): ReleaseIdentity {
-  return {
-    name: release.name,
-    version: release.version,
-    shasumsFile: release.shasums.filename,
-    signatureFile: release.signature.filename,
-  };
 }
