@@ -4,7 +4,7 @@
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
 import { InterruptedError } from '../errors.js';
-import { verifyWithFlags, type VerifyFlags } from './verify.js';
+import { verifyStagedWithFlags, type VerifyFlags } from './verify.js';
 import { appendStepSummary } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
@@ -19,7 +19,7 @@ import { parseTags } from '../registry/tags.js';
 import { providerAddress, type RegistrySession, type Session, type SessionCore } from './session.js';
 import type { RemoteRelease } from '../publish/remote.js';
 import type { RemoteState } from '../publish/types.js';
-import type { SignerInfo, VerifiedRelease } from '../release/types.js';
+import type { SignerInfo, UploadableRelease, VerifiedRelease } from '../release/types.js';
 import type { ReleaseIdentity } from '../release/verify.js';
 import type * as NetworkModule from '../publish/network.js';
 
@@ -69,9 +69,9 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     retryDelayMs: tuning.retry.baseDelayMs,
     readTags: tags.length > 0,
   });
-  let verified: Awaited<ReturnType<typeof verifyWithFlags>>;
+  let verified: Awaited<ReturnType<typeof verifyStagedWithFlags>>;
   try {
-    verified = await verifyWithFlags(context, session, options, 'publish', {
+    verified = await verifyStagedWithFlags(context, session, options, 'publish', {
       hashing: (identity) => reads.start(identity),
       signed: (signer) => reads.signed(signer),
     });
@@ -79,17 +79,23 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     reads.drop();
     throw error;
   }
-  const { release, settings } = verified;
+  const { staged, settings } = verified;
+  const { release } = staged;
+  // The zips' stored entries are hashed for their h1: lock hashes now, while the files upload (the verification
+  // left them out of its read, which is on the path to the first upload); the report waits for them.
+  const stopHashing = new AbortController();
+  const hashed = staged.withLockHashes(AbortSignal.any([signal, stopHashing.signal]));
+  hashed.catch(() => undefined);
   const { executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
   const registry = await session.registry();
   const { client } = registry;
   const address = providerAddress(registry, release.name);
   const hostname = settings.apiHost.host;
-  const lock = {
+  const lockOf = (whole: VerifiedRelease) => ({
     address: lockAddress(settings.apiHost, address.namespace, address.name),
-    version: release.version,
-    hashes: entryHashes(releaseMaterial(release), undefined),
-  };
+    version: whole.version,
+    hashes: entryHashes(releaseMaterial(whole), undefined),
+  });
   const progress = await createProgress(output, { stream: context.stderr, now: clock });
   try {
     const reading = progress.step(
@@ -112,10 +118,12 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     }
 
     if (options.dryRun === true) {
+      const whole = await hashed;
       const doc = publishDocument({
         plan,
+        release: whole,
         hostname,
-        lock,
+        lock: lockOf(whole),
         waited: false,
         check: { status: 'skipped', reason: 'dry run' },
         durationMs: clock() - started,
@@ -147,11 +155,13 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     } else if (options.check !== false) {
       check = await checkStep(finish);
     }
+    const whole = await hashed;
     const doc = publishDocument({
       plan,
+      release: whole,
       outcome,
       hostname,
-      lock,
+      lock: lockOf(whole),
       waited,
       check,
       durationMs: clock() - started,
@@ -163,8 +173,9 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
     throw signal.aborted ? resumable(error) : error;
   } finally {
     progress.stop();
-    // Whatever ended the run, no read started during the verification is left running.
+    // Whatever ended the run, no read started during the verification is left running, nor the h1: hashing.
     reads.drop();
+    stopHashing.abort();
   }
 };
 
@@ -250,7 +261,7 @@ class EarlyReads {
    * The registry's side of the verified release, judged against it. A release verifies only after both hooks
    * were called (src/release/verify.ts), so both reads are under way.
    */
-  async result(release: VerifiedRelease): Promise<RemoteState> {
+  async result(release: UploadableRelease): Promise<RemoteState> {
     if (this.release === undefined || this.key === undefined)
       throw new Error('the verification did not call its hooks: the registry was not read');
     try {

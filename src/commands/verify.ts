@@ -11,7 +11,13 @@ import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { parseVersionFlag } from '../release/version.js';
-import { verifyRelease, type VerifyingHooks } from '../release/verify.js';
+import {
+  verifyRelease,
+  verifyReleaseStaged,
+  type StagedRelease,
+  type VerifyingHooks,
+  type VerifyReleaseOptions,
+} from '../release/verify.js';
 import type { RunContext } from './context.js';
 import type { Session, SessionCore } from './session.js';
 
@@ -53,6 +59,37 @@ export async function verifyWithFlags(
   command: string,
   during?: VerifyingHooks,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
+  const { verified, settings } = await withFlags(context, session, options, command, during, verifyRelease);
+  return { release: verified, settings };
+}
+
+/** `verifyWithFlags` for `publish`: the release's `h1:` hashes come later (`verifyReleaseStaged`). */
+export async function verifyStagedWithFlags(
+  context: RunContext,
+  session: Session,
+  options: VerifyOptions,
+  command: string,
+  during?: VerifyingHooks,
+): Promise<{ staged: StagedRelease; settings: Settings }> {
+  const { verified, settings } = await withFlags(
+    context,
+    session,
+    options,
+    command,
+    during,
+    verifyReleaseStaged,
+  );
+  return { staged: verified, settings };
+}
+
+async function withFlags<T>(
+  context: RunContext,
+  session: Session,
+  options: VerifyOptions,
+  command: string,
+  during: VerifyingHooks | undefined,
+  verify: (options: VerifyReleaseOptions) => Promise<T>,
+): Promise<{ verified: T; settings: Settings }> {
   const { output, cwd } = context;
   // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
   await requireReleaseFolder(path.resolve(cwd, options.dir), command);
@@ -61,7 +98,7 @@ export async function verifyWithFlags(
   const protocols = options.protocols === undefined ? undefined : parseProtocolsFlag(options.protocols);
   const settings = await session.settings();
   const keySource = await chooseKeySource(context, session, options, settings);
-  const release = await verifyRelease({
+  const verified = await verify({
     dir: options.dir,
     cwd,
     output,
@@ -76,7 +113,7 @@ export async function verifyWithFlags(
     command,
     during,
   });
-  return { release, settings };
+  return { verified, settings };
 }
 
 /** `--key` > PROVIDER_GPG_KEY > `key` in the configuration file > the registry (unless `--offline`). */

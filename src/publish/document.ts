@@ -12,6 +12,7 @@ import type {
 } from './types.js';
 import { lockHashes } from '../release/lockHashes.js';
 import type { PlatformJson } from '../release/report.js';
+import type { VerifiedRelease } from '../release/types.js';
 import type { Tag } from '../registry/tags.js';
 import { platformName } from '../terraform.js';
 
@@ -73,6 +74,8 @@ export interface PublishDocument {
 /** Builds the document; without an outcome it describes the plan (dry run). */
 export function publishDocument(input: {
   plan: PublishPlan;
+  /** The release the plan is of, its `h1:` hashes computed: the platforms' lock hashes. */
+  release: Pick<VerifiedRelease, 'platforms'>;
   outcome?: PublishOutcome | undefined;
   hostname: string;
   lock: PublishDocument['lock'];
@@ -82,6 +85,7 @@ export function publishDocument(input: {
 }): PublishDocument {
   const { plan, outcome } = input;
   const dryRun = outcome === undefined;
+  const h1 = new Map(input.release.platforms.map((p) => [p.filename, p.h1]));
   return {
     ok: plan.conflicts.length === 0 && plan.provider.action !== 'missing' && plan.key.action !== 'missing',
     dryRun,
@@ -120,7 +124,7 @@ export function publishDocument(input: {
         filename: p.filename,
         shasum: p.shasum,
         bytes: p.bytes,
-        hashes: lockHashes(p),
+        hashes: lockHashes({ h1: h1.get(p.filename)!, shasum: p.shasum }),
         action: p.action,
         created: outcome ? done?.created === true : p.action === 'create',
         uploaded: outcome ? done?.uploaded === true : p.action === 'create' || p.action === 'upload',

@@ -8,7 +8,7 @@ import { addGpgKey, getGpgKey } from '../registry/gpgKeys.js';
 import { createProvider, getProvider } from '../registry/providers.js';
 import type { VersionResource } from '../registry/types.js';
 import { createVersion, getVersion } from '../registry/versions.js';
-import type { VerifiedRelease } from '../release/types.js';
+import type { UploadableRelease } from '../release/types.js';
 import { versionDifferences } from './plan.js';
 import { AUTO, AdaptiveConcurrency, AdaptiveWidth } from './adaptive.js';
 import { runPool, startAhead } from './pool.js';
@@ -19,7 +19,7 @@ import type { PublishOutcome, PublishPlan, RemoteState } from './types.js';
 
 /** What the executor needs beyond the transfer context. */
 export interface ExecuteInput extends TransferContext {
-  release: VerifiedRelease;
+  release: UploadableRelease;
   remote: RemoteState;
   plan: PublishPlan;
   /** Uploads at once: a fixed number, or `auto` (adaptive.ts: grows while the throughput grows). */
@@ -180,7 +180,7 @@ export function emptyOutcome(): PublishOutcome {
 }
 
 /** A version found after a lost create must be the one we meant to create. */
-function checkAdoptedVersion(release: VerifiedRelease, keyId: string, version: VersionResource): void {
+function checkAdoptedVersion(release: UploadableRelease, keyId: string, version: VersionResource): void {
   const differences = versionDifferences(release, keyId, version);
   if (differences.length === 0) return;
   throw new ConflictError(

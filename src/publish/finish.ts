@@ -4,7 +4,7 @@
  */
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import type { VerifiedRelease } from '../release/types.js';
+import type { UploadableRelease } from '../release/types.js';
 import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
 import { checkConsumerView } from '../consumer/check.js';
@@ -16,7 +16,7 @@ import { waitForUploads } from './wait.js';
 export interface FinishContext {
   client: RegistryClient;
   address: ProviderAddress;
-  release: VerifiedRelease;
+  release: UploadableRelease;
   output: Output;
   progress: Progress;
   tuning: PublishTuning;

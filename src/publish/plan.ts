@@ -5,7 +5,7 @@
  */
 import type { ProviderAddress } from '../registry/paths.js';
 import type { PlatformResource, VersionResource } from '../registry/types.js';
-import type { VerifiedRelease } from '../release/types.js';
+import type { UploadableRelease } from '../release/types.js';
 import { sameTags } from '../registry/tags.js';
 import { normalizeProtocols, platformName } from '../terraform.js';
 import {
@@ -20,7 +20,7 @@ import {
 
 /** Plans the publishing of a verified release against what the registry holds. */
 export function planPublish(
-  release: VerifiedRelease,
+  release: UploadableRelease,
   remote: RemoteState,
   context: { address: ProviderAddress; options: PlanOptions },
 ): PublishPlan {
@@ -57,8 +57,8 @@ export function planPublish(
       if (differences.length > 0) action = 'conflict';
       else action = found.attributes['provider-binary-uploaded'] ? 'skip' : 'upload';
     }
-    const { os, arch, filename, shasum, bytes, h1, path } = local;
-    return { os, arch, filename, shasum, bytes, h1, path, action };
+    const { os, arch, filename, shasum, bytes, path } = local;
+    return { os, arch, filename, shasum, bytes, path, action };
   });
 
   const local = new Set(release.platforms.map(platformName));
@@ -95,7 +95,7 @@ export function planTags(wanted: TagPlan['wanted'], remote: Pick<RemoteState, 'v
 
 /** How an existing version differs from what the release declares (key id, protocols). */
 export function versionDifferences(
-  release: Pick<VerifiedRelease, 'protocols'>,
+  release: Pick<UploadableRelease, 'protocols'>,
   keyId: string,
   version: VersionResource,
 ): string[] {
@@ -142,7 +142,7 @@ export function isNoop(plan: PublishPlan): boolean {
 }
 
 function shasumsAction(
-  release: VerifiedRelease,
+  release: UploadableRelease,
   remote: RemoteState,
   conflicts: Conflict[],
 ): FilePlan['action'] {
@@ -160,7 +160,7 @@ function shasumsAction(
 }
 
 function signatureAction(
-  release: VerifiedRelease,
+  release: UploadableRelease,
   remote: RemoteState,
   conflicts: Conflict[],
 ): FilePlan['action'] {

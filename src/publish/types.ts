@@ -66,8 +66,6 @@ export interface PlatformPlan {
   filename: string;
   shasum: string;
   bytes: number;
-  /** The package's `h1:` lock hash. */
-  h1: string;
   /** Absolute path of the zip. */
   path: string;
   /** create = create and upload; upload = exists, file missing; skip = complete and identical. */

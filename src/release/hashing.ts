@@ -32,7 +32,11 @@ export interface FileDigest {
   /** Lower-case hex. */
   sha256: string;
   bytes: number;
-  /** With a plan: each planned entry's content SHA-256 (lower-case hex), in the plan's order. */
+  /**
+   * With a plan: each planned entry's content SHA-256 (lower-case hex), in the plan's order; `''` for a stored
+   * entry left for later (`storedEntriesLater`: its size and CRC-32 are checked, its SHA-256 is
+   * `hashStoredEntries`'s).
+   */
   entries?: string[];
 }
 
@@ -91,6 +95,11 @@ export interface HashOptions {
   signal?: AbortSignal | undefined;
   /** Zips whose entries to hash in the same read, by path. */
   plans?: ReadonlyMap<string, ZipPlan>;
+  /**
+   * Check the planned stored entries' sizes and CRC-32s in the read, but leave their SHA-256 (for `h1:`) to
+   * `hashStoredEntries`, later: `publish` has it done while the files upload, off the verification's path.
+   */
+  storedEntriesLater?: boolean;
 }
 
 /** A read failure of one file, with the file's path and the system error code. */
@@ -187,13 +196,13 @@ export async function hashFiles(
     for (const worker of ready.splice(0)) stopWorker(worker);
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
-      results.set(path, await hashFile(path, options.plans?.get(path)));
+      results.set(path, await hashFile(path, options.plans?.get(path), options.storedEntriesLater));
     }
     return results;
   }
   // Largest first, so one big file does not start last and leave the other cores idle.
   const queue = sized.sort((a, b) => b.size - a.size).map((f) => f.path);
-  const pool = runPool(queue, threads - 1, options.signal, options.plans);
+  const pool = runPool(queue, threads - 1, options);
   for (const sealed of await pool) {
     const digest = keepSeal(sealed);
     results.set(digest.path, digest);
@@ -202,8 +211,10 @@ export async function hashFiles(
 }
 
 /** Hashes one file on the current thread, streaming it through a 1 MiB buffer (and its planned entries). */
-export async function hashFile(path: string, plan?: ZipPlan): Promise<FileDigest> {
-  const reply = await withReadBuffer((buffer) => digestFile(path, plan, false, sealing(), buffer));
+export async function hashFile(path: string, plan?: ZipPlan, storedLater = false): Promise<FileDigest> {
+  const reply = await withReadBuffer((buffer) =>
+    digestFile(path, plan, { blocking: false, storedLater }, sealing(), buffer),
+  );
   if (!reply.ok) throw replyError(reply);
   return keepSeal(reply);
 }
@@ -258,7 +269,7 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
 async function digestFile(
   path: string,
   plan: ZipPlan | undefined,
-  blocking: boolean,
+  { blocking, storedLater }: { blocking: boolean; storedLater: boolean },
   sealWith: Sealing,
   chunk: Buffer,
 ): Promise<WorkerReply> {
@@ -268,16 +279,22 @@ async function digestFile(
   type Hash = ReturnType<typeof newHash>;
   interface Flow {
     entry: PlannedEntry;
-    hash: Hash;
+    /** None for a stored entry whose SHA-256 is left for later. */
+    hash: Hash | undefined;
     crc: number;
     size: number;
     inflater?: ReturnType<typeof zlib.createInflateRaw>;
     ended?: Promise<void>;
     failure?: string;
   }
-  const flows: Flow[] = (plan ?? []).map((entry) => ({ entry, hash: newHash('sha256'), crc: 0, size: 0 }));
+  const flows: Flow[] = (plan ?? []).map((entry) => ({
+    entry,
+    hash: storedLater && entry.method === 0 ? undefined : newHash('sha256'),
+    crc: 0,
+    size: 0,
+  }));
   const take = (flow: Flow, data: Buffer): void => {
-    flow.hash.update(data);
+    flow.hash?.update(data);
     flow.crc = zlib.crc32(data, flow.crc);
     flow.size += data.length;
     if (flow.size > flow.entry.uncompressedSize && flow.failure === undefined) {
@@ -377,7 +394,7 @@ async function digestFile(
       flow.failure = 'its content does not match its CRC-32';
     if (flow.failure !== undefined)
       return { ok: false, path, code: 'EZIP', message: flow.failure, entry: entry.name };
-    entries.push(flow.hash.digest('hex'));
+    entries.push(flow.hash?.digest('hex') ?? '');
   }
   sealer.final();
   const seal = {
@@ -393,6 +410,7 @@ async function digestFile(
 interface Job {
   path: string;
   plan?: ZipPlan | undefined;
+  storedLater: boolean;
   seal: Sealing;
 }
 
@@ -416,7 +434,8 @@ function workerMain(): void {
     void (async () => {
       for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
         const job = jobs[index]!;
-        const reply = await digestFile(job.path, job.plan, true, job.seal, chunk);
+        const options = { blocking: true, storedLater: job.storedLater };
+        const reply = await digestFile(job.path, job.plan, options, job.seal, chunk);
         parentPort.postMessage({ index, reply });
       }
     })();
@@ -451,13 +470,13 @@ const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\nconst dige
 function runPool(
   queue: string[],
   size: number,
-  signal: AbortSignal | undefined,
-  plans: ReadonlyMap<string, ZipPlan> | undefined,
+  { signal, plans, storedEntriesLater }: HashOptions,
 ): Promise<{ digest: FileDigest; seal: Seal }[]> {
   return new Promise((resolve, reject) => {
     const digests: { digest: FileDigest; seal: Seal }[] = [];
     const workers: Worker[] = [];
-    const jobs: Job[] = queue.map((path) => ({ path, plan: plans?.get(path), seal: sealing() }));
+    const storedLater = storedEntriesLater === true;
+    const jobs: Job[] = queue.map((path) => ({ path, plan: plans?.get(path), storedLater, seal: sealing() }));
     const claim = new SharedArrayBuffer(4);
     const next = new Int32Array(claim);
     let settled = false;
@@ -483,7 +502,8 @@ function runPool(
     const mainThread = async (): Promise<void> => {
       for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
         const job = jobs[index]!;
-        done(await withReadBuffer((buffer) => digestFile(job.path, job.plan, false, job.seal, buffer)));
+        const options = { blocking: false, storedLater: job.storedLater };
+        done(await withReadBuffer((buffer) => digestFile(job.path, job.plan, options, job.seal, buffer)));
       }
     };
     for (let i = 0; i < size; i++) {
@@ -629,6 +649,100 @@ async function* verifiedChunks(
   }
 }
 
+/**
+ * The SHA-256 of each planned stored entry's content, for a file hashed with `storedEntriesLater` (its other
+ * entries' are `''` here: the first read has them), read again on this thread and proven to be the verified bytes
+ * as `readVerified` proves them (the seal, else the SHA-256): a file that changed since fails with
+ * `FileChangedError`, and no hash of other bytes is ever returned. The read comes from the page cache while the
+ * uploads read the same file; the stored entries' sizes and CRC-32s were checked in the first read.
+ */
+export async function hashStoredEntries(
+  path: string,
+  filename: string,
+  plan: ZipPlan,
+  expected: VerifiedDigest,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const kept = seals.get(path);
+  const sealed =
+    kept !== undefined && kept.sha256 === expected.sha256 && kept.bytes === expected.bytes
+      ? kept.seal
+      : undefined;
+  const whole =
+    sealed === undefined
+      ? createHash('sha256')
+      : createCipheriv('aes-128-gcm', SEAL_KEY, Buffer.from(sealed.nonce, 'hex'));
+  const flows = plan.map((entry) => (entry.method === 0 ? createHash('sha256') : undefined));
+  const unreadable = (error: unknown): FileChangedError =>
+    changed(
+      filename,
+      `it cannot be read any more (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
+      error,
+      CHANGED_LATER_HINT,
+    );
+  const handle = await fs.open(path, 'r').catch((error: unknown) => {
+    throw unreadable(error);
+  });
+  try {
+    return await withReadBuffer(async (buffer) => {
+      let bytes = 0;
+      let next = 0;
+      for (;;) {
+        if (signal?.aborted) throw new InterruptedError(`Interrupted while hashing ${filename}`);
+        const want = Math.min(buffer.length, expected.bytes - bytes + 1);
+        const { bytesRead } = await handle.read(buffer, 0, want, bytes).catch((error: unknown) => {
+          throw unreadable(error);
+        });
+        if (bytesRead === 0) break;
+        const from = bytes;
+        bytes += bytesRead;
+        if (bytes > expected.bytes)
+          throw changed(
+            filename,
+            `it now has more than ${expected.bytes} bytes`,
+            undefined,
+            CHANGED_LATER_HINT,
+          );
+        const data = buffer.subarray(0, bytesRead);
+        if ('setAAD' in whole) whole.setAAD(data);
+        else whole.update(data);
+        // Entries sorted by start, not overlapping: as in the first read.
+        while (next < plan.length) {
+          const { start, compressedSize } = plan[next]!;
+          const end = start + compressedSize;
+          if (start >= bytes) break;
+          const a = Math.max(start, from);
+          const b = Math.min(end, bytes);
+          if (b > a) flows[next]?.update(data.subarray(a - from, b - from));
+          if (end > bytes) break;
+          next++;
+        }
+      }
+      if (bytes < expected.bytes)
+        throw changed(
+          filename,
+          `it now has ${bytes} bytes, not ${expected.bytes}`,
+          undefined,
+          CHANGED_LATER_HINT,
+        );
+      const same =
+        'setAAD' in whole
+          ? (whole.final(), whole.getAuthTag().toString('hex') === sealed?.tag)
+          : whole.digest('hex') === expected.sha256;
+      if (!same)
+        throw changed(
+          filename,
+          'its bytes are not the ones verified any more',
+          undefined,
+          CHANGED_LATER_HINT,
+        );
+      return flows.map((hash) => hash?.digest('hex') ?? '');
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The SHA-256 of an open file's first `bytes` bytes. */
 async function sha256Of(handle: fs.FileHandle, bytes: number): Promise<string> {
   const hash = createHash('sha256');
@@ -642,10 +756,16 @@ async function sha256Of(handle: fs.FileHandle, bytes: number): Promise<string> {
   return hash.digest('hex');
 }
 
-function changed(filename: string, how: string, cause?: unknown): FileChangedError {
+function changed(filename: string, how: string, cause?: unknown, hint = CHANGED_HINT): FileChangedError {
   return new FileChangedError(`${filename} changed since it was verified: ${how}`, {
-    hint: 'Something rewrote the release folder while publishing; nothing of this file was stored. Restore the file (or rebuild the release), then run the same command again.',
+    hint,
     details: { file: filename },
     cause,
   });
 }
+
+const CHANGED_HINT =
+  'Something rewrote the release folder while publishing; nothing of this file was stored. Restore the file (or rebuild the release), then run the same command again.';
+/** For `hashStoredEntries`: the upload may have gone (of the verified bytes: `readVerified` proves them). */
+const CHANGED_LATER_HINT =
+  'Something rewrote the release folder while publishing; its lock hashes could not be read from it again (anything uploaded was the verified bytes). Restore the file (or rebuild the release), then run the same command again.';

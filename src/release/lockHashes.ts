@@ -130,6 +130,9 @@ export async function planZipHash(path: string, filename: string): Promise<ZipHa
  */
 export function hash1FromEntries(filename: string, zip: ZipHashPlan, contents: string[]): string {
   const { names } = zip;
+  // An entry left for later (`storedEntriesLater`) must have been hashed by now: never an h1: without it.
+  if (contents.some((hash) => hash === ''))
+    throw new Error(`${filename}: an entry's content hash is missing (internal error)`);
   const byName = new Map<string, string>();
   for (const i of zip.directoryOrder) byName.set(names[i]!.toString('latin1'), contents[i]!);
   const summary = createHash('sha256');

@@ -20,6 +20,9 @@ export interface ReleasePlatform {
   h1: string;
 }
 
+/** A platform of a release verified but whose `h1:` may still be to compute (`verifyReleaseStaged`). */
+export type UploadablePlatform = Omit<ReleasePlatform, 'h1'>;
+
 /** A file of the release other than the platform archives. */
 export interface ReleaseFile {
   filename: string;
@@ -82,3 +85,6 @@ export interface VerifiedRelease {
   /** goreleaser's artifacts.json, when the folder held one and it was checked against the files. */
   artifactsJson?: { file: string; archives: number };
 }
+
+/** A verified release whose platforms' `h1:` may still be to compute (`verifyReleaseStaged`): what uploads need. */
+export type UploadableRelease = Omit<VerifiedRelease, 'platforms'> & { platforms: UploadablePlatform[] };

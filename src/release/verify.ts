@@ -9,6 +9,7 @@ import {
   EntryReadError,
   FileReadError,
   hashFiles,
+  hashStoredEntries,
   startHashWorkers,
   type FileDigest,
   type HashOptions,
@@ -23,8 +24,15 @@ import { parseShasums, type ShasumEntry } from './shasums.js';
 import { readSignatureFile } from './signature.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import { checkSigner } from './signer.js';
-import type { ReleaseFile, ReleasePlatform, SignerInfo, VerifiedRelease } from './types.js';
-import { entryFailure, hash1FromEntries, planZipHash } from './lockHashes.js';
+import type {
+  ReleaseFile,
+  ReleasePlatform,
+  SignerInfo,
+  UploadablePlatform,
+  UploadableRelease,
+  VerifiedRelease,
+} from './types.js';
+import { entryFailure, hash1FromEntries, planZipHash, type ZipHashPlan } from './lockHashes.js';
 import { checkZip } from './zipCheck.js';
 
 /** What `verifyRelease` needs. */
@@ -77,6 +85,31 @@ export interface ReleaseIdentity {
 
 /** Verifies a release directory; throws UsageError or VerificationError, else returns the release. */
 export async function verifyRelease(options: VerifyReleaseOptions): Promise<VerifiedRelease> {
+  return (await verifyInStages(options, false)).withLockHashes();
+}
+
+/**
+ * A verified release whose `h1:` lock hashes may still be to compute: every check `verifyRelease` makes is made
+ * (the stored entries' sizes and CRC-32s included), but the SHA-256 of the zips' stored entries is left out of
+ * the verification's read. `withLockHashes` reads those entries again (from the page cache, proven to be the
+ * verified bytes) and returns the whole release.
+ */
+export interface StagedRelease {
+  release: UploadableRelease;
+  /** The release with every platform's `h1:`; fails with FileChangedError (exit 3) when a zip changed since. */
+  withLockHashes(signal?: AbortSignal): Promise<VerifiedRelease>;
+}
+
+/**
+ * `verifyRelease` for `publish`: the release as soon as it is verified, its `h1:` hashes to come
+ * (`StagedRelease`). The stored entries' SHA-256 is some third of the hashing's CPU time; done while the files
+ * upload, it is off the path to the first upload.
+ */
+export async function verifyReleaseStaged(options: VerifyReleaseOptions): Promise<StagedRelease> {
+  return verifyInStages(options, true);
+}
+
+async function verifyInStages(options: VerifyReleaseOptions, storedLater: boolean): Promise<StagedRelease> {
   const { output } = options;
   const warnings: string[] = [];
   const warn = (message: string): void => {
@@ -124,7 +157,12 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
     shasumsFile: layout.shasums,
     signatureFile: layout.signature,
   });
-  const hashing = hashListed(layout, listing.present, { ...options.hashing, signal: hashSignal, plans });
+  const hashing = hashListed(layout, listing.present, {
+    ...options.hashing,
+    signal: hashSignal,
+    plans,
+    storedEntriesLater: storedLater,
+  });
   hashing.catch(() => undefined);
   const signer = await checkManifestAndSignature(layout, shasums.content, entries, options, warn).catch(
     (error: unknown) => {
@@ -143,7 +181,9 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   const artifacts =
     artifactsJson &&
     checkArtifacts(artifactsJson, { layout, entries, sha256Of: (f) => digests.get(f)?.sha256, warn });
-  const platforms: ReleasePlatform[] = [];
+  const platforms: UploadablePlatform[] = [];
+  /** Each platform's zip plan and content hashes so far (`''` for the stored entries left for later). */
+  const contents: { plan: ZipHashPlan; entries: string[] }[] = [];
   for (const [i, platform] of layout.platforms.entries()) {
     const entry = byName.get(platform.filename)!;
     const digest = digests.get(platform.filename)!;
@@ -157,11 +197,11 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
       shasum: entry.shasum,
       bytes: digest.bytes,
       executable: zip.executable,
-      h1: hash1FromEntries(platform.filename, plan, digest.entries!),
     });
+    contents.push({ plan, entries: digest.entries! });
   }
 
-  const release: VerifiedRelease = {
+  const release: UploadableRelease = {
     dir,
     name: layout.name,
     version: layout.version,
@@ -177,7 +217,39 @@ export async function verifyRelease(options: VerifyReleaseOptions): Promise<Veri
   };
   if (signer.manifest !== undefined) release.manifest = signer.manifest.file;
   if (artifacts !== undefined) release.artifactsJson = artifacts;
-  return release;
+  let whole: Promise<VerifiedRelease> | undefined;
+  return {
+    release,
+    withLockHashes: (signal) => (whole ??= completeLockHashes(release, contents, signal)),
+  };
+}
+
+/** The release with every platform's `h1:`, the stored entries left for later hashed now, one zip after another. */
+async function completeLockHashes(
+  release: UploadableRelease,
+  contents: { plan: ZipHashPlan; entries: string[] }[],
+  signal: AbortSignal | undefined,
+): Promise<VerifiedRelease> {
+  const platforms: ReleasePlatform[] = [];
+  for (const [i, platform] of release.platforms.entries()) {
+    const { plan, entries } = contents[i]!;
+    let complete = entries;
+    if (entries.includes('')) {
+      const later = await hashStoredEntries(
+        platform.path,
+        platform.filename,
+        plan.plan,
+        {
+          sha256: platform.shasum,
+          bytes: platform.bytes,
+        },
+        signal,
+      );
+      complete = entries.map((hash, j) => hash || later[j]!);
+    }
+    platforms.push({ ...platform, h1: hash1FromEntries(platform.filename, plan, complete) });
+  }
+  return { ...release, platforms };
 }
 
 /** The manifest and protocols, then the signature and who made it (each throws its own error). */

@@ -16,7 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { hashFiles } from '../../src/release/hashing.js';
+import { EntryReadError, FileChangedError, hashFiles, hashStoredEntries } from '../../src/release/hashing.js';
 import {
   PackageHashError,
   hash1FromEntries,
@@ -269,6 +269,97 @@ describe('entries hashed in the same read as the file', () => {
     const digest = digests.get(file)!;
     expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
     expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+  });
+
+  it.each([
+    ['on the main thread', Infinity],
+    ['in the worker pool', 0],
+  ])(
+    'leaves the stored entries for later when asked, and gives the same h1: once they are hashed (%s)',
+    async (_, inline) => {
+      const zip = makeZip(members);
+      const file = writeZip('later.zip', zip);
+      const planned = await planZipHash(file, 'later.zip');
+      const { plan } = planned;
+      const digest = (
+        await hashFiles([file], {
+          plans: new Map([[file, plan]]),
+          storedEntriesLater: true,
+          inlineBelowBytes: inline,
+          parallelism: 2,
+        })
+      ).get(file)!;
+      expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
+      // The deflated entry is hashed in the first read (it is inflated there anyway); the stored ones are not.
+      expect(plan.map((entry, i) => [entry.method, digest.entries![i] === ''])).toEqual([
+        [8, false],
+        [0, true],
+        [0, true],
+      ]);
+      const later = await hashStoredEntries(file, 'later.zip', plan, digest);
+      expect(later.map((hash) => hash === '')).toEqual([true, false, false]);
+      const whole = digest.entries!.map((hash, i) => hash || later[i]!);
+      expect(hash1FromEntries('later.zip', planned, whole)).toBe(hash1(readZipByHand(zip)));
+    },
+  );
+
+  it('still refuses a stored entry whose CRC-32 does not match in the first read when its SHA-256 is left for later', async () => {
+    const zip = makeZip([{ name: 'terraform-provider-x', data: 'original content' }]);
+    zip[50] = 'O'.charCodeAt(0);
+    const file = writeZip('crc-later.zip', zip);
+    const { plan } = await planZipHash(file, 'crc-later.zip');
+    const error = await hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EntryReadError);
+    expect((error as EntryReadError).message).toBe('its content does not match its CRC-32');
+  });
+
+  it.each([
+    [
+      'one byte of a stored entry changed (same size)',
+      (zip: Buffer) => Buffer.from(zip).fill(0x41, zip.indexOf('MPL-2.0'), zip.indexOf('MPL-2.0') + 1),
+      'its bytes are not the ones verified any more',
+    ],
+    [
+      'grown by a byte',
+      (zip: Buffer) => Buffer.concat([zip, Buffer.from([0])]),
+      `it now has more than SIZE bytes`,
+    ],
+    ['cut short', (zip: Buffer) => zip.subarray(0, zip.length - 1), `it now has SIZE-1 bytes, not SIZE`],
+  ])(
+    'refuses to hash the stored entries of a file that changed since its first read: %s',
+    async (_, change, how) => {
+      const zip = makeZip(members);
+      const file = writeZip('changed.zip', zip);
+      const { plan } = await planZipHash(file, 'changed.zip');
+      const digest = (
+        await hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true })
+      ).get(file)!;
+      fs.writeFileSync(file, change(zip));
+      const error = await hashStoredEntries(file, 'changed.zip', plan, digest).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(FileChangedError);
+      const size = String(zip.length);
+      const message = how.replace('SIZE-1', String(zip.length - 1)).replaceAll('SIZE', size);
+      expect((error as Error).message).toBe(`changed.zip changed since it was verified: ${message}`);
+      expect((error as FileChangedError).hint).toMatch(/lock hashes could not be read from it again/);
+      // Unchanged again: hashed (by the seal made in the first read).
+      fs.writeFileSync(file, zip);
+      expect((await hashStoredEntries(file, 'changed.zip', plan, digest)).filter(Boolean)).toHaveLength(2);
+    },
+  );
+
+  it('checks a file hashed without a seal of this process by its SHA-256 instead', async () => {
+    const zip = makeZip(members);
+    const file = writeZip('unsealed.zip', zip);
+    const { plan } = await planZipHash(file, 'unsealed.zip');
+    const sha256 = createHash('sha256').update(zip).digest('hex');
+    const stored = await hashStoredEntries(file, 'unsealed.zip', plan, { sha256, bytes: zip.length });
+    expect(stored[1]).toBe(createHash('sha256').update('MPL-2.0\n').digest('hex'));
+    const other = { sha256: 'f'.repeat(64), bytes: zip.length };
+    await expect(hashStoredEntries(file, 'unsealed.zip', plan, other)).rejects.toThrow(
+      'unsealed.zip changed since it was verified: its bytes are not the ones verified any more',
+    );
   });
 
   it('hashes a deflated entry of many chunks without piling up listeners (no process warning)', async () => {

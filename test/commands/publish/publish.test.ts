@@ -17,7 +17,8 @@ import {
   writes,
 } from './helpers.js';
 import { tempRoot } from '../../helpers/tmp.js';
-import { FIXTURE_H1 } from '../../release/helpers.js';
+import { createHash } from 'node:crypto';
+import { FIXTURE_H1, copyRelease, makeZip, replaceListed } from '../../release/helpers.js';
 import { runCli } from '../../helpers/cli.js';
 
 const emulator = emulatorPerTest();
@@ -163,6 +164,36 @@ describe('provider publish', () => {
     });
     // No spinners or progress lines with --json; verification's own lines are chatter on stderr.
     expect(result.stderr).not.toContain('Uploaded');
+  });
+
+  it("reports the h1: of a stored zip, whose entries' SHA-256 is left out of the verification (dry run and publish)", async () => {
+    const e = await emulator();
+    const dir = copyRelease();
+    const filename = 'terraform-provider-example_1.2.3_linux_amd64.zip';
+    const members = [
+      { name: 'terraform-provider-example_v1.2.3', data: Buffer.from('a stored executable\n'.repeat(3000)) },
+      { name: 'LICENSE', data: Buffer.from('MPL-2.0\n') },
+    ];
+    await replaceListed(dir, filename, makeZip(members));
+    // Go's dirhash Hash1 by hand: `<hex sha256 of content>  <name>\n` for each file, sorted by name.
+    const sha = (b: Buffer | string) => createHash('sha256').update(b).digest();
+    const lines = [...members]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((m) => `${sha(m.data).toString('hex')}  ${m.name}\n`)
+      .join('');
+    const expected = `h1:${sha(lines).toString('base64')}`;
+    for (const extra of [['--dry-run'], []]) {
+      const result = await publish(e, ['--json', ...extra], { release: dir });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const doc = jsonOf(result) as {
+        platforms: { os: string; arch: string; hashes: string[] }[];
+        lock: { hashes: string[] };
+      };
+      const linux = doc.platforms.find((p) => p.os === 'linux' && p.arch === 'amd64')!;
+      expect(linux.hashes[0]).toBe(expected);
+      expect(doc.lock.hashes).toContain(expected);
+      expect(doc.lock.hashes).toContain(FIXTURE_H1.darwin_amd64);
+    }
   });
 
   it('writes nothing when run again, and reports everything as already there', async () => {
