@@ -7,7 +7,9 @@
  * main thread mostly waits while the files are hashed: when it is busy (loading modules, checking the signature),
  * the workers simply take more of the files.
  * A zip given with its entry plan (`ZipPlan`, from its central directory) has its entries' contents hashed in
- * the same read (stored data hashed as it passes, deflated data through zlib), for its `h1:` lock hash.
+ * the same read (stored data hashed as it passes, deflated data through zlib), for its `h1:` lock hash; with
+ * `storedEntriesLater` the stored entries are only checked there (size, CRC-32) and `hashStoredEntries` hashes
+ * them in a second read, off the path to the first upload.
  * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes.
  *
  * That proof is a seal made in the same read as the SHA-256: a GMAC (AES-128-GCM's tag over the bytes as
