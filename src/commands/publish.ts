@@ -86,94 +86,98 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
   const stopHashing = new AbortController();
   const hashed = staged.withLockHashes(AbortSignal.any([signal, stopHashing.signal]));
   hashed.catch(() => undefined);
-  const { executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
-  const registry = await session.registry();
-  const { client } = registry;
-  const address = providerAddress(registry, release.name);
-  const hostname = settings.apiHost.host;
-  const lockOf = (whole: VerifiedRelease) => ({
-    address: lockAddress(settings.apiHost, address.namespace, address.name),
-    version: whole.version,
-    hashes: entryHashes(releaseMaterial(whole), undefined),
-  });
-  const progress = await createProgress(output, { stream: context.stderr, now: clock });
+  // Whatever ends the run from here (a failure before the progress starts too), no read started during the
+  // verification is left running, nor the h1: hashing.
   try {
-    const reading = progress.step(
-      `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,
-    );
-    const remote = await reads.result(release);
-    reading.succeed();
-    const plan = planPublish(release, remote, {
-      address,
-      options: {
-        createProvider: options.createProvider !== false,
-        registerKey: options.registerKey !== false,
-        tags,
-      },
+    const { executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
+    const registry = await session.registry();
+    const { client } = registry;
+    const address = providerAddress(registry, release.name);
+    const hostname = settings.apiHost.host;
+    const lockOf = (whole: VerifiedRelease) => ({
+      address: lockAddress(settings.apiHost, address.namespace, address.name),
+      version: whole.version,
+      hashes: entryHashes(releaseMaterial(whole), undefined),
     });
-    for (const extra of plan.extraPlatforms) {
-      output.warn(
-        `the registry also holds ${extra.os}_${extra.arch} for ${release.version}, which this release does not have (kept, not deleted)`,
+    const progress = await createProgress(output, { stream: context.stderr, now: clock });
+    try {
+      const reading = progress.step(
+        `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,
       );
-    }
+      const remote = await reads.result(release);
+      reading.succeed();
+      const plan = planPublish(release, remote, {
+        address,
+        options: {
+          createProvider: options.createProvider !== false,
+          registerKey: options.registerKey !== false,
+          tags,
+        },
+      });
+      for (const extra of plan.extraPlatforms) {
+        output.warn(
+          `the registry also holds ${extra.os}_${extra.arch} for ${release.version}, which this release does not have (kept, not deleted)`,
+        );
+      }
 
-    if (options.dryRun === true) {
+      if (options.dryRun === true) {
+        const whole = await hashed;
+        const doc = publishDocument({
+          plan,
+          release: whole,
+          hostname,
+          lock: lockOf(whole),
+          waited: false,
+          check: { status: 'skipped', reason: 'dry run' },
+          durationMs: clock() - started,
+        });
+        report(output, doc);
+        await appendStepSummary(output, env, markdownSummary(doc));
+        assertPublishable(plan, { hostname, keyFile: options.key });
+        return 0;
+      }
+      assertPublishable(plan, { hostname, keyFile: options.key });
+
+      const noop = isNoop(plan);
+      const outcome = noop
+        ? emptyOutcome()
+        : await executePlan({
+            ...{ client, address, output, progress, tuning, signal, release, remote, plan },
+            version: release.version,
+            concurrency: settings.concurrency,
+          });
+      // The version exists now (created above or found): its tags, when they differ from those asked for.
+      await tagStep({ client, address, progress, plan, outcome });
+      const finish = { client, address, release, output, progress, tuning, signal, clock };
+      // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
+      const waited = !noop && options.wait !== false;
+      if (waited) await waitStep(finish, settings.waitTimeoutMs);
+      let check: CheckReport = { status: 'skipped', reason: '--no-check' };
+      if (options.wait === false && !noop) {
+        check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
+      } else if (options.check !== false) {
+        check = await checkStep(finish);
+      }
       const whole = await hashed;
       const doc = publishDocument({
         plan,
         release: whole,
+        outcome,
         hostname,
         lock: lockOf(whole),
-        waited: false,
-        check: { status: 'skipped', reason: 'dry run' },
+        waited,
+        check,
         durationMs: clock() - started,
       });
       report(output, doc);
       await appendStepSummary(output, env, markdownSummary(doc));
-      assertPublishable(plan, { hostname, keyFile: options.key });
       return 0;
+    } catch (error) {
+      throw signal.aborted ? resumable(error) : error;
+    } finally {
+      progress.stop();
     }
-    assertPublishable(plan, { hostname, keyFile: options.key });
-
-    const noop = isNoop(plan);
-    const outcome = noop
-      ? emptyOutcome()
-      : await executePlan({
-          ...{ client, address, output, progress, tuning, signal, release, remote, plan },
-          version: release.version,
-          concurrency: settings.concurrency,
-        });
-    // The version exists now (created above or found): its tags, when they differ from those asked for.
-    await tagStep({ client, address, progress, plan, outcome });
-    const finish = { client, address, release, output, progress, tuning, signal, clock };
-    // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
-    const waited = !noop && options.wait !== false;
-    if (waited) await waitStep(finish, settings.waitTimeoutMs);
-    let check: CheckReport = { status: 'skipped', reason: '--no-check' };
-    if (options.wait === false && !noop) {
-      check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
-    } else if (options.check !== false) {
-      check = await checkStep(finish);
-    }
-    const whole = await hashed;
-    const doc = publishDocument({
-      plan,
-      release: whole,
-      outcome,
-      hostname,
-      lock: lockOf(whole),
-      waited,
-      check,
-      durationMs: clock() - started,
-    });
-    report(output, doc);
-    await appendStepSummary(output, env, markdownSummary(doc));
-    return 0;
-  } catch (error) {
-    throw signal.aborted ? resumable(error) : error;
   } finally {
-    progress.stop();
-    // Whatever ended the run, no read started during the verification is left running, nor the h1: hashing.
     reads.drop();
     stopHashing.abort();
   }

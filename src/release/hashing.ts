@@ -98,8 +98,9 @@ export interface HashOptions {
   /** Zips whose entries to hash in the same read, by path. */
   plans?: ReadonlyMap<string, ZipPlan>;
   /**
-   * Check the planned stored entries' sizes and CRC-32s in the read, but leave their SHA-256 (for `h1:`) to
-   * `hashStoredEntries`, later: `publish` has it done while the files upload, off the verification's path.
+   * Check the planned stored entries' sizes and CRC-32s in the read, but leave the SHA-256 (for `h1:`) of those
+   * of 64 KiB or more to `hashStoredEntries`, later: `publish` has it done while the files upload, off the
+   * verification's path.
    */
   storedEntriesLater?: boolean;
 }
@@ -291,7 +292,12 @@ async function digestFile(
   }
   const flows: Flow[] = (plan ?? []).map((entry) => ({
     entry,
-    hash: storedLater && entry.method === 0 ? undefined : newHash('sha256'),
+    // Only stored entries of 64 KiB or more are left for later: a small one (a LICENSE, a folder) is not worth
+    // a second read of its whole zip.
+    hash:
+      storedLater && entry.method === 0 && entry.uncompressedSize >= 64 * 1024
+        ? undefined
+        : newHash('sha256'),
     crc: 0,
     size: 0,
   }));

@@ -258,17 +258,20 @@ describe('entries hashed in the same read as the file', () => {
     ['in the worker pool', 0],
   ])('gives the documented h1: and the file SHA-256 %s (entries across 1 MiB reads)', async (_, inline) => {
     const zip = makeZip(members);
-    const file = writeZip('pooled.zip', zip);
-    const planned = await planZipHash(file, 'pooled.zip');
+    // Two copies: with one file the pool has one thread, the main thread, whatever `inlineBelowBytes` says.
+    const files = [writeZip('pooled.zip', zip), writeZip('pooled.zip', zip)];
+    const planned = await planZipHash(files[0]!, 'pooled.zip');
     const { plan } = planned;
-    const digests = await hashFiles([file], {
-      plans: new Map([[file, plan]]),
+    const digests = await hashFiles(files, {
+      plans: new Map(files.map((file) => [file, plan])),
       inlineBelowBytes: inline,
       parallelism: 2,
     });
-    const digest = digests.get(file)!;
-    expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
-    expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+    for (const file of files) {
+      const digest = digests.get(file)!;
+      expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
+      expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+    }
   });
 
   it.each([
@@ -278,24 +281,27 @@ describe('entries hashed in the same read as the file', () => {
     'leaves the stored entries for later when asked, and gives the same h1: once they are hashed (%s)',
     async (_, inline) => {
       const zip = makeZip(members);
-      const file = writeZip('later.zip', zip);
-      const planned = await planZipHash(file, 'later.zip');
+      // Two copies, so that the pool really runs (see above).
+      const files = [writeZip('later.zip', zip), writeZip('later.zip', zip)];
+      const planned = await planZipHash(files[0]!, 'later.zip');
       const { plan } = planned;
-      const digest = (
-        await hashFiles([file], {
-          plans: new Map([[file, plan]]),
-          storedEntriesLater: true,
-          inlineBelowBytes: inline,
-          parallelism: 2,
-        })
-      ).get(file)!;
+      const digests = await hashFiles(files, {
+        plans: new Map(files.map((file) => [file, plan])),
+        storedEntriesLater: true,
+        inlineBelowBytes: inline,
+        parallelism: 2,
+      });
+      const file = files[1]!;
+      const digest = digests.get(file)!;
       expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
-      // The deflated entry is hashed in the first read (it is inflated there anyway); the stored ones are not.
-      expect(plan.map((entry, i) => [entry.method, digest.entries![i] === ''])).toEqual([
+      // The deflated entry is hashed in the first read (it is inflated there anyway), and so is the small stored
+      // one (not worth a second read); the large stored one is not.
+      expect(plan.map((entry, i) => [entry.method, digests.get(files[0]!)!.entries![i] === ''])).toEqual([
         [8, false],
-        [0, true],
+        [0, false],
         [0, true],
       ]);
+      expect(digest.entries).toEqual(digests.get(files[0]!)!.entries);
       const later = await hashStoredEntries(file, 'later.zip', plan, digest);
       expect(later.map((hash) => hash === '')).toEqual([true, false, false]);
       const whole = digest.entries!.map((hash, i) => hash || later[i]!);
@@ -343,7 +349,7 @@ describe('entries hashed in the same read as the file', () => {
       const message = how.replace('SIZE-1', String(zip.length - 1)).replaceAll('SIZE', size);
       expect((error as Error).message).toBe(`changed.zip changed since it was verified: ${message}`);
       expect((error as FileChangedError).hint).toMatch(/lock hashes could not be read from it again/);
-      // Unchanged again: hashed (by the seal made in the first read).
+      // Unchanged again: hashed.
       fs.writeFileSync(file, zip);
       expect((await hashStoredEntries(file, 'changed.zip', plan, digest)).filter(Boolean)).toHaveLength(2);
     },
