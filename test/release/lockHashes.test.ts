@@ -253,20 +253,28 @@ describe('entries hashed in the same read as the file', () => {
     { name: 'README.md', data: Buffer.alloc(2 * 1024 * 1024, 'r'), deflate: false },
   ];
 
+  /**
+   * Two copies of the members' zip hashed with their plan: with one file the pool has one thread, the main
+   * thread, whatever `inlineBelowBytes` says.
+   */
+  async function hashTwoCopies(name: string, inline: number, storedEntriesLater = false) {
+    const zip = makeZip(members);
+    const files = [writeZip(name, zip), writeZip(name, zip)];
+    const planned = await planZipHash(files[0]!, name);
+    const digests = await hashFiles(files, {
+      plans: new Map(files.map((file) => [file, planned.plan])),
+      storedEntriesLater,
+      inlineBelowBytes: inline,
+      parallelism: 2,
+    });
+    return { zip, files, planned, plan: planned.plan, digests };
+  }
+
   it.each([
     ['on the main thread', Infinity],
     ['in the worker pool', 0],
   ])('gives the documented h1: and the file SHA-256 %s (entries across 1 MiB reads)', async (_, inline) => {
-    const zip = makeZip(members);
-    // Two copies: with one file the pool has one thread, the main thread, whatever `inlineBelowBytes` says.
-    const files = [writeZip('pooled.zip', zip), writeZip('pooled.zip', zip)];
-    const planned = await planZipHash(files[0]!, 'pooled.zip');
-    const { plan } = planned;
-    const digests = await hashFiles(files, {
-      plans: new Map(files.map((file) => [file, plan])),
-      inlineBelowBytes: inline,
-      parallelism: 2,
-    });
+    const { zip, files, planned, digests } = await hashTwoCopies('pooled.zip', inline);
     for (const file of files) {
       const digest = digests.get(file)!;
       expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
@@ -280,17 +288,7 @@ describe('entries hashed in the same read as the file', () => {
   ])(
     'leaves the stored entries for later when asked, and gives the same h1: once they are hashed (%s)',
     async (_, inline) => {
-      const zip = makeZip(members);
-      // Two copies, so that the pool really runs (see above).
-      const files = [writeZip('later.zip', zip), writeZip('later.zip', zip)];
-      const planned = await planZipHash(files[0]!, 'later.zip');
-      const { plan } = planned;
-      const digests = await hashFiles(files, {
-        plans: new Map(files.map((file) => [file, plan])),
-        storedEntriesLater: true,
-        inlineBelowBytes: inline,
-        parallelism: 2,
-      });
+      const { zip, files, planned, plan, digests } = await hashTwoCopies('later.zip', inline, true);
       const file = files[1]!;
       const digest = digests.get(file)!;
       expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
@@ -310,7 +308,9 @@ describe('entries hashed in the same read as the file', () => {
   );
 
   it('still refuses a stored entry whose CRC-32 does not match in the first read when its SHA-256 is left for later', async () => {
-    const zip = makeZip([{ name: 'terraform-provider-x', data: 'original content' }]);
+    // Over 64 KiB: its SHA-256 is left for later (a smaller entry's is made in the first read anyway).
+    const content = Buffer.concat([Buffer.from('original content'), Buffer.alloc(100 * 1024, 'x')]);
+    const zip = makeZip([{ name: 'terraform-provider-x', data: content }]);
     zip[50] = 'O'.charCodeAt(0);
     const file = writeZip('crc-later.zip', zip);
     const { plan } = await planZipHash(file, 'crc-later.zip');
