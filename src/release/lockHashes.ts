@@ -105,6 +105,11 @@ export async function planZipHash(path: string, filename: string): Promise<ZipHa
     } catch (error) {
       throw hashFailure(filename, `it is a damaged zip archive (${(error as Error).message})`, error);
     }
+    // Checked here, with the plan, rather than only when the h1: is computed: `publish` computes it after the
+    // uploads start (stored entries are hashed while the files upload), and a zip dirhash refuses is bad input,
+    // refused before any write.
+    if (found.some((f) => f.name.includes(0x0a)))
+      throw hashFailure(filename, 'an entry name holds a newline, which dirhash refuses');
     found.sort((a, b) => a.entry.start - b.entry.start);
     for (let i = 1; i < found.length; i++) {
       const before = found[i - 1]!.entry;

@@ -197,6 +197,23 @@ describe('provider publish', () => {
     }
   });
 
+  it('refuses, before any write, a zip whose h1: dirhash cannot compute (a name with a newline) beside a large stored entry', async () => {
+    const e = await emulator();
+    const dir = copyRelease();
+    const filename = 'terraform-provider-example_1.2.3_linux_amd64.zip';
+    const members = [
+      { name: 'terraform-provider-example_v1.2.3', data: Buffer.alloc(100 * 1024, 'x') },
+      { name: 'bad\nname', data: Buffer.from('x') },
+    ];
+    await replaceListed(dir, filename, makeZip(members));
+    const result = await publish(e, [], { release: dir });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain(
+      `${filename}: the h1: lock hash cannot be computed: an entry name holds a newline, which dirhash refuses`,
+    );
+    expect(writes(e)).toEqual([]);
+  });
+
   it('writes nothing when run again, and reports everything as already there', async () => {
     const e = await emulator();
     expect((await publish(e)).exitCode).toBe(0);
