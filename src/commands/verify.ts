@@ -59,8 +59,8 @@ export async function verifyWithFlags(
   command: string,
   during?: VerifyingHooks,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
-  const { verified, settings } = await withFlags(context, session, options, command, during, verifyRelease);
-  return { release: verified, settings };
+  const { releaseOptions, settings } = await optionsFromFlags(context, session, options, command, during);
+  return { release: await verifyRelease(releaseOptions), settings };
 }
 
 /** `verifyWithFlags` for `publish`: the release's `h1:` hashes come later (`verifyReleaseStaged`). */
@@ -71,25 +71,18 @@ export async function verifyStagedWithFlags(
   command: string,
   during?: VerifyingHooks,
 ): Promise<{ staged: StagedRelease; settings: Settings }> {
-  const { verified, settings } = await withFlags(
-    context,
-    session,
-    options,
-    command,
-    during,
-    verifyReleaseStaged,
-  );
-  return { staged: verified, settings };
+  const { releaseOptions, settings } = await optionsFromFlags(context, session, options, command, during);
+  return { staged: await verifyReleaseStaged(releaseOptions), settings };
 }
 
-async function withFlags<T>(
+/** What the verification needs from the flags, the settings and the key's source, each checked in turn. */
+async function optionsFromFlags(
   context: RunContext,
   session: Session,
   options: VerifyOptions,
   command: string,
   during: VerifyingHooks | undefined,
-  verify: (options: VerifyReleaseOptions) => Promise<T>,
-): Promise<{ verified: T; settings: Settings }> {
+): Promise<{ releaseOptions: VerifyReleaseOptions; settings: Settings }> {
   const { output, cwd } = context;
   // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
   await requireReleaseFolder(path.resolve(cwd, options.dir), command);
@@ -98,7 +91,7 @@ async function withFlags<T>(
   const protocols = options.protocols === undefined ? undefined : parseProtocolsFlag(options.protocols);
   const settings = await session.settings();
   const keySource = await chooseKeySource(context, session, options, settings);
-  const verified = await verify({
+  const releaseOptions: VerifyReleaseOptions = {
     dir: options.dir,
     cwd,
     output,
@@ -112,8 +105,8 @@ async function withFlags<T>(
     hashing: { signal: context.signal },
     command,
     during,
-  });
-  return { verified, settings };
+  };
+  return { releaseOptions, settings };
 }
 
 /** `--key` > PROVIDER_GPG_KEY > `key` in the configuration file > the registry (unless `--offline`). */
