@@ -263,11 +263,38 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
 }
 
 /**
+ * The parts of `data` (the file's bytes from offset `from`) that are planned entries' data, each with its entry's
+ * index in the plan. The plan's entries are sorted by start and do not overlap, so the entries that ended before
+ * this chunk are passed for good: `cursor.next`, the first entry not passed yet, carries over to the next chunk.
+ * Part of the workers' program (with `digestFile`): it must not use anything from outside.
+ */
+function entrySlices(
+  plan: ZipPlan,
+  cursor: { next: number },
+  from: number,
+  data: Buffer,
+): [number, Buffer][] {
+  const slices: [number, Buffer][] = [];
+  const to = from + data.length;
+  while (cursor.next < plan.length) {
+    const { start, compressedSize } = plan[cursor.next]!;
+    const end = start + compressedSize;
+    if (start >= to) break;
+    const a = Math.max(start, from);
+    const b = Math.min(end, to);
+    if (b > a) slices.push([cursor.next, data.subarray(a - from, b - from)]);
+    if (end > to) break;
+    cursor.next++;
+  }
+  return slices;
+}
+
+/**
  * Reads a file once, in chunks of `chunk`'s size (which it reads into; nothing else may use it meanwhile): every byte into the file's SHA-256 and its seal (`sealWith`: the key and
  * this file's nonce, handed over), and the bytes of each planned entry's data into that entry's SHA-256 (stored)
  * or through an inflater into it (deflate), checking each entry's size and CRC-32 as Go's archive/zip does (the
  * CRC costs a tenth of the hashing). Runs on the main thread and in the workers, which get it serialised with
- * `toString()`: it must not use anything from outside, and answers with a reply rather than throwing.
+ * `toString()`: it must not use anything from outside but `entrySlices` (in `WORKER_SOURCE` too), and answers with a reply rather than throwing.
  */
 async function digestFile(
   path: string,
@@ -344,7 +371,7 @@ async function digestFile(
   // The seal: GCM's tag over the bytes given as additional data (GHASH only, no encryption).
   const sealer = newCipher('aes-128-gcm', sealWith.key, sealWith.nonce);
   let bytes = 0;
-  let next = 0;
+  const cursor = { next: 0 };
   // A worker reads blocking (faster; nothing else runs there); the main thread must not stall its event loop.
   const read = (fd: number): number | Promise<number> =>
     blocking
@@ -362,20 +389,9 @@ async function digestFile(
       fileHash.update(data);
       sealer.setAAD(data);
       const from = bytes;
-      const to = bytes + bytesRead;
-      bytes = to;
-      // Planned entries are sorted by start and do not overlap: skip the ones that ended before this chunk.
-      while (next < flows.length) {
-        const flow = flows[next]!;
-        const start = flow.entry.start;
-        const end = start + flow.entry.compressedSize;
-        if (start >= to) break;
-        const a = Math.max(start, from);
-        const b = Math.min(end, to);
-        if (b > a) await feed(flow, data.subarray(a - from, b - from));
-        if (end > to) break;
-        next++;
-      }
+      bytes += bytesRead;
+      for (const [index, slice] of entrySlices(plan ?? [], cursor, from, data))
+        await feed(flows[index]!, slice);
     }
   } catch (error) {
     const err = error as NodeJS.ErrnoException;
@@ -467,7 +483,8 @@ function stopWorker(worker: Worker): void {
   void worker.terminate().then(workerOnline, workerOnline);
 }
 
-const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
+// `entrySlices` by the name it has where `digestFile` calls it (a bundler may rename it).
+const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\n${entrySlices.toString()}\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
 /**
  * Runs the queue through `size` workers and the main thread. Every thread claims the next file from one shared
@@ -694,7 +711,7 @@ export async function hashStoredEntries(
   try {
     return await withReadBuffer(async (buffer) => {
       let bytes = 0;
-      let next = 0;
+      const cursor = { next: 0 };
       for (;;) {
         if (signal?.aborted) throw new InterruptedError(`Interrupted while hashing ${filename}`);
         const want = Math.min(buffer.length, expected.bytes - bytes + 1);
@@ -714,17 +731,7 @@ export async function hashStoredEntries(
         const data = buffer.subarray(0, bytesRead);
         if ('setAAD' in whole) whole.setAAD(data);
         else whole.update(data);
-        // Entries sorted by start, not overlapping: as in the first read.
-        while (next < plan.length) {
-          const { start, compressedSize } = plan[next]!;
-          const end = start + compressedSize;
-          if (start >= bytes) break;
-          const a = Math.max(start, from);
-          const b = Math.min(end, bytes);
-          if (b > a) flows[next]?.update(data.subarray(a - from, b - from));
-          if (end > bytes) break;
-          next++;
-        }
+        for (const [index, slice] of entrySlices(plan, cursor, from, data)) flows[index]?.update(slice);
       }
       if (bytes < expected.bytes)
         throw changed(
