@@ -3,6 +3,7 @@
  * flips the matching flag (after `flagDelayMs` when set); the download link serves exactly those bytes; a forged,
  * altered or expired link, or the wrong method on a link, is refused with 403.
  */
+import { readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
@@ -156,6 +157,8 @@ describe('uploading', () => {
     expect(record).toMatchObject({ status: 0, contentLength: release.sums.length, object: 'shasums' });
     expect(record.bytes).toBeLessThanOrEqual(half.length);
     expect(errors).toEqual([]);
+    // The part file the bytes went to is closed and removed: nothing but whole objects in the store.
+    expect(readdirSync(emulator.store.objectsDir).filter((name) => name.endsWith('.part'))).toEqual([]);
     const before = await clients(emulator).owner.get(versionPath(emulator.organization));
     expect(obj(before.json, 'data.attributes')).toMatchObject({ 'shasums-uploaded': false });
     // A link is spent only by an upload that arrived whole.
