@@ -102,6 +102,7 @@ export async function bundle(target, out) {
       deferred(),
       zodEnglishOnly(),
       lazyListFormat(),
+      lazyAesTables(),
     ],
   });
   if (spec.split) refuseImportMeta(output);
@@ -307,6 +308,49 @@ export function lazyListFormat() {
               '}',
               lazy,
             ].join('\n'),
+          };
+        },
+      );
+    },
+  };
+}
+
+/**
+ * openpgp bundles noble-ciphers' AES, whose module builds its lookup tables when it loads: two calls of a table
+ * maker, each filling two 65,536-entry Uint32Arrays and a 65,536-entry Uint16Array (some 1.3 MB, 5 to 8 ms of
+ * CPU at every load of openpgp). provider only checks signatures, which never use them (Node's own crypto does the
+ * rest). Here the table maker returns an object whose tables are built on first use instead; what they hold, when
+ * used, is the same. The build fails when openpgp no longer has that maker (the transform is then to be removed,
+ * or adapted to the new code).
+ * @returns {esbuild.Plugin}
+ */
+export function lazyAesTables() {
+  const MAKER = /function (\w+)\((\w+),(\w+)\)\{if\(256!==\2\.length\)throw Error\("Wrong sbox length"\)/;
+  const TABLES = ['sbox', 'sbox2', 'T0', 'T1', 'T2', 'T3', 'T01', 'T23'];
+  return {
+    name: 'lazy-aes-tables',
+    setup(build) {
+      build.onLoad(
+        { filter: /[\\/]node_modules[\\/]openpgp[\\/]dist[\\/]node[\\/]openpgp\.min\.cjs$/ },
+        (args) => {
+          const source = fs.readFileSync(args.path, 'utf8');
+          const found = MAKER.exec(source);
+          const returned = `return{${'sbox:e,sbox2:c,T0:r,T1:n,T2:i,T3:s,T01:a,T23:o'}}`;
+          if (!found || !source.slice(found.index, found.index + 1000).includes(returned)) {
+            throw new Error(
+              `${path.relative(ROOT, args.path)} no longer builds noble-ciphers' AES tables as lazyAesTables() expects: remove or adapt it in scripts/bundle.mjs`,
+            );
+          }
+          const name = found[1];
+          const getters = TABLES.map((table) => `get ${table}(){return made().${table}}`).join(',');
+          const lazy =
+            `/* lookup tables built on first use (scripts/bundle.mjs, lazyAesTables()) */` +
+            `function ${name}(e,t){let tables;const made=()=>tables??=${name}$now(e,t);return{${getters}}}` +
+            `function ${name}$now(`;
+          return {
+            loader: 'js',
+            contents:
+              source.slice(0, found.index) + lazy + source.slice(found.index + `function ${name}(`.length),
           };
         },
       );
