@@ -151,12 +151,12 @@ export const runPublish: SessionCore<PublishOptions> = async (context, session, 
       const finish = { client, address, release, output, progress, tuning, signal, clock };
       // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
       const waited = !noop && options.wait !== false;
-      if (waited) await waitStep(finish, settings.waitTimeoutMs);
+      const uploaded = waited ? await waitStep(finish, settings.waitTimeoutMs) : undefined;
       let check: CheckReport = { status: 'skipped', reason: '--no-check' };
       if (options.wait === false && !noop) {
         check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
       } else if (options.check !== false) {
-        check = await checkStep(finish);
+        check = await checkStep(finish, uploaded);
       }
       const whole = await hashed;
       const doc = publishDocument({

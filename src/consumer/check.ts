@@ -66,6 +66,11 @@ export interface ConsumerCheckInput {
   lockHashes?: boolean;
   /** Where downloaded zips are hashed with `lockHashes` and `download` (default: the system's). */
   tmpDir?: string;
+  /**
+   * The version and its platforms, as just read by the caller (publish's wait for the uploaded flags ends with
+   * the same two reads): the check starts from them instead of reading them again.
+   */
+  read?: { version: VersionResource; platforms: PlatformResource[] };
 }
 
 /** One platform as checked. */
@@ -109,9 +114,11 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   const label = `${address.namespace}/${address.name} ${input.version}`;
   // The version and its platforms are read at once (one round trip); the platforms' answer is used only
   // when the version exists.
-  const listing = listPlatforms(client, address, input.version);
+  const listing = input.read
+    ? Promise.resolve(input.read.platforms)
+    : listPlatforms(client, address, input.version);
   listing.catch(() => undefined);
-  const version = await getVersion(client, address, input.version);
+  const version = input.read ? input.read.version : await getVersion(client, address, input.version);
   if (version === undefined) {
     throw new ApiError(
       `Version ${input.version} of ${address.namespace}/${address.name} is not on ${hostname}`,

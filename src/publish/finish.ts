@@ -10,7 +10,7 @@ import type { Progress } from '../ui/progress.js';
 import { checkConsumerView } from '../consumer/check.js';
 import type { CheckReport } from './document.js';
 import type { PublishTuning } from './tuning.js';
-import { waitForUploads } from './wait.js';
+import { waitForUploads, type UploadedState } from './wait.js';
 
 /** What both steps need. */
 export interface FinishContext {
@@ -24,11 +24,14 @@ export interface FinishContext {
   clock: () => number;
 }
 
-/** Step 7: polls the uploaded flags until they are all true, or throws TimeoutError after `timeoutMs`. */
-export async function waitStep(ctx: FinishContext, timeoutMs: number): Promise<void> {
+/**
+ * Step 7: polls the uploaded flags until they are all true, or throws TimeoutError after `timeoutMs`; resolves
+ * with what the last poll read, for step 8.
+ */
+export async function waitStep(ctx: FinishContext, timeoutMs: number): Promise<UploadedState> {
   const { release, tuning } = ctx;
   const step = ctx.progress.step('Waiting for the registry to report every file uploaded');
-  const polls = await waitForUploads({
+  const { polls, state } = await waitForUploads({
     client: ctx.client,
     address: ctx.address,
     version: release.version,
@@ -45,10 +48,15 @@ export async function waitStep(ctx: FinishContext, timeoutMs: number): Promise<v
     throw error;
   });
   step.succeed(`The registry reports every file uploaded (${polls} poll${polls === 1 ? '' : 's'})`);
+  return state;
 }
 
-/** Step 8: the consumer check; throws VerificationError (exit 3) when terraform init would refuse the version. */
-export async function checkStep(ctx: FinishContext): Promise<CheckReport> {
+/**
+ * Step 8: the consumer check; throws VerificationError (exit 3) when terraform init would refuse the version.
+ * `uploaded`: the version and its platforms as step 7's last poll read them, all files flagged uploaded (the check
+ * starts from them rather than reading the same two documents again); without it, the check reads them.
+ */
+export async function checkStep(ctx: FinishContext, uploaded?: UploadedState): Promise<CheckReport> {
   const { version } = ctx.release;
   const step = ctx.progress.step('Checking what terraform init will get');
   const result = await checkConsumerView({
@@ -58,6 +66,7 @@ export async function checkStep(ctx: FinishContext): Promise<CheckReport> {
     output: ctx.output,
     retryDelayMs: ctx.tuning.retry.baseDelayMs,
     ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+    ...(uploaded === undefined ? {} : { read: uploaded }),
   }).catch((error: unknown) => {
     step.fail();
     throw error;

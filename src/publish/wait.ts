@@ -10,6 +10,7 @@ import { RESUME_HINT } from '../registry/httpErrors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
+import type { PlatformResource, VersionResource } from '../registry/types.js';
 import { getVersion } from '../registry/versions.js';
 import { platformName } from '../terraform.js';
 
@@ -30,13 +31,22 @@ export interface WaitInput {
   signal?: AbortSignal | undefined;
 }
 
-/** Polls until every file is flagged uploaded; resolves with the number of polls, or throws TimeoutError. */
-export async function waitForUploads(input: WaitInput): Promise<number> {
+/** What the last poll read: the version with every file flagged uploaded, and its platforms. */
+export interface UploadedState {
+  version: VersionResource;
+  platforms: PlatformResource[];
+}
+
+/**
+ * Polls until every file is flagged uploaded; resolves with the number of polls and what the last one read (the
+ * consumer check starts from it instead of reading it again), or throws TimeoutError.
+ */
+export async function waitForUploads(input: WaitInput): Promise<{ polls: number; state: UploadedState }> {
   const deadline = deadlineIn(input.timeoutMs, input.now);
   let delay = input.pollMinMs;
   for (let polls = 1; ; polls++) {
-    const missing = await missingFiles(input);
-    if (missing.length === 0) return polls;
+    const { missing, state } = await missingFiles(input);
+    if (state !== undefined) return { polls, state };
     const elapsed = deadline.elapsedMs();
     if (elapsed >= input.timeoutMs) {
       throw new TimeoutError(
@@ -55,23 +65,26 @@ export async function waitForUploads(input: WaitInput): Promise<number> {
   }
 }
 
-/** The files the registry does not yet report as uploaded. */
-async function missingFiles(input: WaitInput): Promise<string[]> {
+/** The files the registry does not yet report as uploaded; with none missing, what was read. */
+async function missingFiles(
+  input: WaitInput,
+): Promise<{ missing: string[]; state?: UploadedState | undefined }> {
   // Both reads at once (one round trip); the platforms' answer is used only when the version exists.
   const listing = listPlatforms(input.client, input.address, input.version);
   listing.catch(() => undefined);
   const version = await getVersion(input.client, input.address, input.version);
-  if (version === undefined) return [`version ${input.version} (not found)`];
+  if (version === undefined) return { missing: [`version ${input.version} (not found)`] };
   const missing: string[] = [];
   if (!version.attributes['shasums-uploaded']) missing.push(input.shasumsFile);
   if (!version.attributes['shasums-sig-uploaded']) missing.push(input.signatureFile);
-  const remote = new Map((await listing).map((p) => [platformName(p.attributes), p]));
+  const platforms = await listing;
+  const remote = new Map(platforms.map((p) => [platformName(p.attributes), p]));
   for (const platform of input.platforms) {
     if (remote.get(platformName(platform))?.attributes['provider-binary-uploaded'] !== true) {
       missing.push(platform.filename);
     }
   }
-  return missing;
+  return missing.length === 0 ? { missing, state: { version, platforms } } : { missing };
 }
 
 function seconds(ms: number): string {

@@ -70,6 +70,23 @@ describe('provider publish waiting', () => {
     expect(polls).toBeGreaterThan(1);
   });
 
+  it("starts the consumer check from the wait's last poll: after the uploads, the version and its platforms are read once", async () => {
+    const e = await emulator();
+    const result = await publish(e);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/The registry reports every file uploaded \(1 poll\)/);
+    expect(result.stderr).toContain('terraform init will accept 1.2.3');
+    const records = e.requestLog.records;
+    const lastPut = records.map((r) => r.method).lastIndexOf('PUT');
+    const after = records.slice(lastPut + 1).filter((r) => r.method === 'GET');
+    const reads = (pattern: RegExp) => after.filter((r) => pattern.test(r.path.split('?')[0]!)).length;
+    expect(reads(/\/versions\/1\.2\.3$/)).toBe(1);
+    expect(reads(/\/versions\/1\.2\.3\/platforms$/)).toBe(1);
+    // The rest of the check is still done: the signing keys, and SHA256SUMS and its signature downloaded.
+    expect(reads(/\/gpg-keys/)).toBe(1);
+    expect(after.filter((r) => r.object === 'shasums' || r.object === 'shasums-sig')).toHaveLength(2);
+  });
+
   it('times out with exit 6 and says how to resume; the next run completes without uploading again', async () => {
     const clock = manualClock();
     const e = await emulator({ flagDelayMs: 10_000, now: clock.now });
