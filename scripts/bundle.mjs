@@ -317,8 +317,8 @@ export function lazyListFormat() {
 
 /**
  * openpgp bundles noble-ciphers' AES, whose module builds its lookup tables when it loads: two calls of a table
- * maker, each filling two 65,536-entry Uint32Arrays and a 65,536-entry Uint16Array (some 1.3 MB, 5 to 8 ms of
- * CPU at every load of openpgp). provider only checks signatures, which never use them (Node's own crypto does the
+ * maker, each filling two 65,536-entry Uint32Arrays and a 65,536-entry Uint16Array (some 1.3 MB, 5 to 10 ms
+ * of CPU at every load of openpgp). provider only checks signatures, which never use them (Node's own crypto does the
  * rest). Here the table maker returns an object whose tables are built on first use instead; what they hold, when
  * used, is the same. The build fails when openpgp no longer has that maker (the transform is then to be removed,
  * or adapted to the new code).
@@ -335,7 +335,8 @@ export function lazyAesTables() {
         (args) => {
           const source = fs.readFileSync(args.path, 'utf8');
           const found = MAKER.exec(source);
-          const returned = `return{${'sbox:e,sbox2:c,T0:r,T1:n,T2:i,T3:s,T01:a,T23:o'}}`;
+          // The object it returns, with the minified names of its locals: the tables the getters below stand for.
+          const returned = 'return{sbox:e,sbox2:c,T0:r,T1:n,T2:i,T3:s,T01:a,T23:o}';
           if (!found || !source.slice(found.index, found.index + 1000).includes(returned)) {
             throw new Error(
               `${path.relative(ROOT, args.path)} no longer builds noble-ciphers' AES tables as lazyAesTables() expects: remove or adapt it in scripts/bundle.mjs`,
