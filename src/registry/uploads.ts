@@ -93,11 +93,21 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
     // `.on` hands back the request itself, which is awaited on the next line.
     // got counts a chunk as transferred once the request's write of it called back (its bytes are in the
     // socket, the buffer is free): the file is read into those buffers again instead of new ones.
+    // Reported once per new count, and the whole file once the host answers: its answer can come before the
+    // callback of the request's last write (a host that answers at once), and a 2xx to a PUT of this
+    // Content-Length means it has every byte.
+    let reported = -1;
+    const report = (transferred: number): void => {
+      if (transferred <= reported) return;
+      reported = transferred;
+      options.onProgress?.({ transferred, total });
+    };
     void request.on('uploadProgress', (p) => {
       chunks?.sent(p.transferred);
-      options.onProgress?.({ transferred: p.transferred, total });
+      report(p.transferred);
     });
     await request;
+    report(total);
   };
   const { refreshLink } = options;
   try {

@@ -60,7 +60,11 @@ describe('uploadFile', () => {
         object: 'provider-binary',
       }),
     ]);
+    // The whole file once, last, whether the host's answer or the request's last write callback came first; never
+    // a count that goes back or repeats.
     expect(seen.at(-1)).toBe(file.bytes.length);
+    expect(seen.filter((n) => n === file.bytes.length)).toHaveLength(1);
+    expect(seen.every((n, i) => i === 0 || n > seen[i - 1]!)).toBe(true);
     // The link is a secret from now on.
     expect(output.redact(`see ${zip}`)).toBe('see [redacted]');
   });
