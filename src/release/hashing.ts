@@ -263,6 +263,15 @@ function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
 }
 
 /**
+ * Whether an entry's SHA-256 is left to `hashStoredEntries` when stored entries are hashed later: stored entries
+ * of 64 KiB or more; a small one (a LICENSE, a folder) is not worth a second read of its whole zip, and is hashed
+ * in the first. Part of the workers' program (with `digestFile`): it must not use anything from outside.
+ */
+function hashedLater(entry: PlannedEntry): boolean {
+  return entry.method === 0 && entry.uncompressedSize >= 64 * 1024;
+}
+
+/**
  * The parts of `data` (the file's bytes from offset `from`) that are planned entries' data, each with its entry's
  * index in the plan. The plan's entries are sorted by start and do not overlap, so the entries that ended before
  * this chunk are passed for good: `cursor.next`, the first entry not passed yet, carries over to the next chunk.
@@ -294,7 +303,7 @@ function entrySlices(
  * this file's nonce, handed over), and the bytes of each planned entry's data into that entry's SHA-256 (stored)
  * or through an inflater into it (deflate), checking each entry's size and CRC-32 as Go's archive/zip does (the
  * CRC costs a tenth of the hashing). Runs on the main thread and in the workers, which get it serialised with
- * `toString()`: it must not use anything from outside but `entrySlices` (in `WORKER_SOURCE` too), and answers with a reply rather than throwing.
+ * `toString()`: it must not use anything from outside but `entrySlices` and `hashedLater` (in `WORKER_SOURCE` too), and answers with a reply rather than throwing.
  */
 async function digestFile(
   path: string,
@@ -319,12 +328,7 @@ async function digestFile(
   }
   const flows: Flow[] = (plan ?? []).map((entry) => ({
     entry,
-    // Only stored entries of 64 KiB or more are left for later: a small one (a LICENSE, a folder) is not worth
-    // a second read of its whole zip.
-    hash:
-      storedLater && entry.method === 0 && entry.uncompressedSize >= 64 * 1024
-        ? undefined
-        : newHash('sha256'),
+    hash: storedLater && hashedLater(entry) ? undefined : newHash('sha256'),
     crc: 0,
     size: 0,
   }));
@@ -483,8 +487,8 @@ function stopWorker(worker: Worker): void {
   void worker.terminate().then(workerOnline, workerOnline);
 }
 
-// `entrySlices` by the name it has where `digestFile` calls it (a bundler may rename it).
-const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\n${entrySlices.toString()}\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
+// `entrySlices` and `hashedLater` by the names they have where `digestFile` calls them (a bundler may rename them).
+const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\n${entrySlices.toString()}\n${hashedLater.toString()}\nconst digestFile = ${digestFile.toString()};\n(${workerMain.toString()})();`;
 
 /**
  * Runs the queue through `size` workers and the main thread. Every thread claims the next file from one shared
@@ -675,8 +679,8 @@ async function* verifiedChunks(
 }
 
 /**
- * The SHA-256 of each planned stored entry's content, for a file hashed with `storedEntriesLater` (its other
- * entries' are `''` here: the first read has them), read again on this thread and proven to be the verified bytes
+ * The SHA-256 of the content of each planned entry the first read of a file hashed with `storedEntriesLater` left
+ * for later (`hashedLater`: stored, 64 KiB or more; the others' are `''` here: the first read has them), read again on this thread and proven to be the verified bytes
  * as `readVerified` proves them (the seal, else the SHA-256): a file that changed since fails with
  * `FileChangedError`, and no hash of other bytes is ever returned. The read comes from the page cache while the
  * uploads read the same file; the stored entries' sizes and CRC-32s were checked in the first read.
@@ -697,7 +701,8 @@ export async function hashStoredEntries(
     sealed === undefined
       ? createHash('sha256')
       : createCipheriv('aes-128-gcm', SEAL_KEY, Buffer.from(sealed.nonce, 'hex'));
-  const flows = plan.map((entry) => (entry.method === 0 ? createHash('sha256') : undefined));
+  // Only the entries the first read left for later (the others' hashes it has already).
+  const flows = plan.map((entry) => (hashedLater(entry) ? createHash('sha256') : undefined));
   const unreadable = (error: unknown): FileChangedError =>
     changed(
       filename,
