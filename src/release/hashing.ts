@@ -103,6 +103,12 @@ export interface HashOptions {
    * verification's path.
    */
   storedEntriesLater?: boolean;
+  /**
+   * Called once every thread has its files (the workers their queue, the main thread its first read): what the
+   * caller runs on the main thread next (loading a module, which as CommonJS is one synchronous block) then runs
+   * beside the hashing instead of holding back the workers' first files.
+   */
+  started?: () => void;
 }
 
 /** A read failure of one file, with the file's path and the system error code. */
@@ -197,6 +203,7 @@ export async function hashFiles(
   if (threads <= 1) {
     // Workers started for a larger release are not needed.
     for (const worker of ready.splice(0)) stopWorker(worker);
+    options.started?.();
     for (const { path } of sized) {
       if (options.signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
       results.set(path, await hashFile(path, options.plans?.get(path), options.storedEntriesLater));
@@ -499,7 +506,7 @@ const WORKER_SOURCE = `const READ_CHUNK_BYTES = ${READ_CHUNK_BYTES};\n${entrySli
 function runPool(
   queue: string[],
   size: number,
-  { signal, plans, storedEntriesLater }: HashOptions,
+  { signal, plans, storedEntriesLater, started }: HashOptions,
 ): Promise<{ digest: FileDigest; seal: Seal }[]> {
   return new Promise((resolve, reject) => {
     const digests: { digest: FileDigest; seal: Seal }[] = [];
@@ -547,6 +554,7 @@ function runPool(
     }
     // After the workers got the queue: they start while the main thread reads its own files.
     void mainThread().catch((error: unknown) => finish(error as Error));
+    started?.();
   });
 }
 

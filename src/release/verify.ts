@@ -109,6 +109,9 @@ export async function verifyReleaseStaged(options: VerifyReleaseOptions): Promis
   return verifyInStages(options, true);
 }
 
+/** Settles a race without a value or an error of its own. */
+const noop = (): void => undefined;
+
 async function verifyInStages(options: VerifyReleaseOptions, storedLater: boolean): Promise<StagedRelease> {
   const { output } = options;
   const warnings: string[] = [];
@@ -151,19 +154,25 @@ async function verifyInStages(options: VerifyReleaseOptions, storedLater: boolea
   planned.forEach((plan, i) => {
     if (!(plan instanceof Error)) plans.set(zipPaths[i]!, plan.plan);
   });
+  let started: () => void = () => undefined;
+  const dispatched = new Promise<void>((resolve) => (started = resolve));
+  const hashing = hashListed(layout, listing.present, {
+    ...options.hashing,
+    signal: hashSignal,
+    plans,
+    storedEntriesLater: storedLater,
+    started,
+  });
+  hashing.catch(() => undefined);
+  // Every thread has its files before anything more loads on this one (the signature check's openpgp, the
+  // caller's network side): the bundle's modules are CommonJS, each loaded in one synchronous block.
+  await Promise.race([dispatched, hashing.then(noop, noop)]);
   options.during?.hashing?.({
     name: layout.name,
     version: layout.version,
     shasumsFile: layout.shasums,
     signatureFile: layout.signature,
   });
-  const hashing = hashListed(layout, listing.present, {
-    ...options.hashing,
-    signal: hashSignal,
-    plans,
-    storedEntriesLater: storedLater,
-  });
-  hashing.catch(() => undefined);
   const signer = await checkManifestAndSignature(layout, shasums.content, entries, options, warn).catch(
     (error: unknown) => {
       stopHashing.abort();
