@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The shim: the program is dist/bundle/provider.js, built by `npm run build` (scripts/bundle.mjs package): one
-// file holding commander and the command declarations, which loads each command's core and the libraries it
-// needs from dist/bundle/chunks/ when that command runs (README, "Performance").
+// CommonJS file holding commander and the command declarations, which loads each command's core and the libraries
+// it needs from dist/bundle/chunks/ when that command runs, compiled from V8's code cache after the first run
+// (bin/compile-cache.cjs; README, "Performance").
 //
 // Help and the version are data, answered here without loading even that file, because start-up is all they
 // cost: `provider --version` (or `-V`) on its own prints the version line, and the help of any command —
@@ -47,19 +48,20 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (help !== undefined) {
     process.stdout.write(help);
   } else {
-    // From Node 22.1, V8's compile cache (in the temporary folder) spares later runs the parsing of the chunks
-    // they load; it is turned on before the program is imported, or its files would be compiled already. Node 20
-    // has no such cache: the program runs without it.
-    /** @type {{ enableCompileCache?: () => unknown }} */ (require('node:module')).enableCompileCache?.();
-    import('../dist/bundle/provider.js').then(
-      ({ main }) => main(),
-      (error) => {
-        // A package without its build (a git clone before `npm run build`): said plainly, not as a stack.
-        process.stderr.write(
-          `provider: cannot load dist/bundle/provider.js (${error.message}); run npm run build\n`,
-        );
-        process.exitCode = 1;
-      },
-    );
+    // V8's code cache for the program's files, turned on before the first of them loads (bin/compile-cache.cjs).
+    const program = join(ROOT, 'dist', 'bundle', 'provider.js');
+    require('./compile-cache.cjs').enableCompileCache({ root: join(ROOT, 'dist', 'bundle'), entry: program });
+    /** @type {{ main: () => Promise<void> } | undefined} */
+    let loaded;
+    try {
+      loaded = require(program);
+    } catch (error) {
+      // A package without its build (a git clone before `npm run build`): said plainly, not as a stack.
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'MODULE_NOT_FOUND') throw error;
+      const reason = /** @type {Error} */ (error).message.split('\n')[0];
+      process.stderr.write(`provider: cannot load dist/bundle/provider.js (${reason}); run npm run build\n`);
+      process.exitCode = 1;
+    }
+    if (loaded !== undefined) void loaded.main();
   }
 }

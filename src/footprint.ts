@@ -19,8 +19,9 @@
  *
  * The emulator and the run task integrator, servers whose JavaScript is their work, keep V8's defaults. A V8
  * without one of these flags would print an error for it, so they are set only on the V8 versions they were read
- * and measured on (Node 20 to 24: V8 11 to 13). On Node 22.1 and later, V8's code cache is kept per set of flags:
- * the chunks these commands load have their own cache entries, the same from run to run.
+ * and measured on (Node 20 to 24: V8 11 to 13). V8 keys its code cache by the flags it was made under: on Node
+ * 22.1 and later, Node keeps an entry per set of flags; on Node 20, bin/compile-cache.cjs makes the caches of the
+ * files compiled before a change of flags just before it (a test there checks that none is refused next run).
  */
 import { setFlagsFromString } from 'node:v8';
 

@@ -54,7 +54,7 @@ export async function publishOnce({
 }) {
   const emulator = await startEmulator({ dir: work, ...network });
   try {
-    const args = [BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
+    const args = [process.env.PUB_BIN ?? BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
     args.push('--hostname', emulator.url, '--organization', emulator.organization);
     if (concurrency) args.push('--concurrency', String(concurrency));
     /** @type {{ ms: number, line: string }[]} */

@@ -128,10 +128,9 @@ describe('the program', () => {
     const root = tempDir('shim');
     mkdirSync(join(root, 'bin'));
     mkdirSync(join(root, 'dist', 'bundle'), { recursive: true });
-    copyFileSync(
-      fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url)),
-      join(root, 'bin', 'provider.cjs'),
-    );
+    for (const file of ['provider.cjs', 'compile-cache.cjs']) {
+      copyFileSync(fileURLToPath(new URL(`../../bin/${file}`, import.meta.url)), join(root, 'bin', file));
+    }
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
     writeFileSync(
       join(root, 'dist', 'help.json'),
@@ -139,12 +138,15 @@ describe('the program', () => {
         commands: { '': 'the program help\n', verify: 'verify help\n', 'versions list': 'list help\n' },
       }),
     );
+    // CommonJS, as the build makes it (scripts/bundle.mjs, toCommonJs).
+    writeFileSync(join(root, 'dist', 'bundle', 'package.json'), '{ "type": "commonjs" }\n');
     writeFileSync(
       join(root, 'dist', 'bundle', 'provider.js'),
-      'export function main() { process.stdout.write(`program ${process.argv.slice(2).join(" ")}\\n`); }\n',
+      'exports.main = async () => { process.stdout.write(`program ${process.argv.slice(2).join(" ")}\\n`); };\n',
     );
+    const env = { ...process.env, XDG_CACHE_HOME: join(root, 'cache') };
     const run = (...args: string[]): string =>
-      execFileSync(process.execPath, [join(root, 'bin', 'provider.cjs'), ...args], { encoding: 'utf8' });
+      execFileSync(process.execPath, [join(root, 'bin', 'provider.cjs'), ...args], { encoding: 'utf8', env });
     expect(run('--help')).toBe('the program help\n');
     expect(run('-h')).toBe('the program help\n');
     expect(run('help')).toBe('the program help\n');
@@ -174,6 +176,7 @@ describe('the program', () => {
     rmSync(join(root, 'dist', 'bundle', 'provider.js'));
     const unbuilt = spawnSync(process.execPath, [join(root, 'bin', 'provider.cjs'), 'verify'], {
       encoding: 'utf8',
+      env,
     });
     expect(unbuilt.status).toBe(1);
     expect(unbuilt.stderr).toMatch(

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { testCacheHome } from '../../helpers/spawn-cli.js';
 import type { CliResult } from '../../helpers/result.js';
 import {
   FIXTURE_H1,
@@ -21,7 +22,13 @@ const BIN = path.join(ROOT, 'bin', 'provider.cjs');
 function provider(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: options.cwd ?? ROOT, NO_COLOR: '1', ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: options.cwd ?? ROOT,
+      XDG_CACHE_HOME: testCacheHome(),
+      NO_COLOR: '1',
+      ...options.env,
+    },
     encoding: 'utf8',
   });
   return { exitCode: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };

@@ -1,0 +1,173 @@
+// V8's code cache for the program's files (dist/bundle/), so that a run after the first one skips parsing and
+// compiling what it loads (README, "Performance": to the first request of `provider versions list`, some 25 ms
+// of 55 over node -e 0 on a busy 2-core machine).
+//
+// From Node 22.1, Node keeps this cache itself (module.enableCompileCache, given our folder). Node 20 and 21 have
+// no such cache, but compile a CommonJS module through Module.prototype._compile, where V8's cached data can be
+// given to the compiler (vm.Script's `cachedData`): this does that for the files under `root` only, reading
+// each one's cache if there is one and writing, as the process exits, the caches of those it compiled afresh.
+// Written here rather than taken from v8-compile-cache (unmaintained since 2023), because of where and how it
+// keeps the cache:
+//   - in the user's own cache folder ($XDG_CACHE_HOME or ~/.cache, %LOCALAPPDATA% on Windows), made 0700, and
+//     used only if it is a folder of this user that no one else may write to: V8 runs cached bytecode without
+//     checking it against the source, so a cache that someone else could write (a shared temporary folder)
+//     would let them run code as the user;
+//   - keyed by the SHA-256 of each file's source (and its path), never by its name alone: V8 itself rejects
+//     cached data only for a source of another length, so a file changed in place would otherwise run its old
+//     code;
+//   - one folder per Node version and architecture, and in it one per build of the program (named by the entry
+//     file's hash: every chunk's name holds a hash of its content, so any change reaches the entry): a new build
+//     removes the folders of the earlier ones, and the cache never grows beyond the one build's.
+// Nothing here can fail a run: a folder that cannot be made, a cache that cannot be read or is rejected, a write
+// that fails: the program compiles as it would without. NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns
+// it off.
+'use strict';
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const Module = require('node:module');
+const os = require('node:os');
+const path = require('node:path');
+const vm = require('node:vm');
+
+/** The folder the caches live under, or undefined when there is none to use. */
+function cacheRoot(env = process.env) {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  // A relative path in an XDG variable is to be ignored (XDG Base Directory Specification).
+  const absolute = (dir) => (dir && path.isAbsolute(dir) ? dir : undefined);
+  let base = absolute(env.XDG_CACHE_HOME);
+  if (base === undefined && process.platform === 'win32') base = absolute(env.LOCALAPPDATA);
+  if (base === undefined) {
+    const home = absolute(env.HOME) ?? absolute(os.homedir());
+    if (home === undefined) return undefined;
+    base = path.join(home, '.cache');
+  }
+  return path.join(base, 'provider-registry-cli', 'compile-cache');
+}
+
+/** Whether `dir` is a folder (not a link) of this user that no one else may write to. */
+function isPrivate(dir) {
+  const stat = fs.lstatSync(dir);
+  if (!stat.isDirectory()) return false;
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return true;
+  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+}
+
+/** Makes `dir` (and its parents) private to this user; whether it is. */
+function privateDir(dir) {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return isPrivate(dir);
+}
+
+function sha256(text) {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}
+
+/** What the hook did in this process (for tests): files compiled from a cache, afresh, and caches V8 refused. */
+const stats = { cached: 0, fresh: 0, rejected: 0 };
+
+/**
+ * Turns the cache on for the files under `root`, whose entry (the first file loaded) is `entry`. Returns what it
+ * did: 'node' (Node's own cache), 'hook' (this one), or 'off' (no usable folder, or turned off). `builtIn: false`
+ * uses the hook even where Node has its own cache (tests).
+ * @param {{ root: string, entry: string, env?: NodeJS.ProcessEnv, builtIn?: boolean }} options
+ */
+function enableCompileCache({ root, entry, env = process.env, builtIn = true }) {
+  const base = cacheRoot(env);
+  if (base === undefined) return 'off';
+  const versionDir = path.join(base, `node-${process.version}-${process.arch}`);
+  try {
+    if (!privateDir(versionDir)) return 'off';
+  } catch {
+    return 'off';
+  }
+  if (builtIn && typeof Module.enableCompileCache === 'function') {
+    // Node's own checks of what it reads (source hash, V8 version and flags); its folder is private as above.
+    Module.enableCompileCache(versionDir);
+    return 'node';
+  }
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  /** The current build's folder, set when the entry compiles (it compiles first). */
+  let buildDir;
+  /** @type {{ file: string, script: vm.Script }[]} compiled afresh, their caches to write at exit */
+  const fresh = [];
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function cachedCompile(content, filename) {
+    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
+    if (filename === entry) buildDir = openBuild(versionDir, sha256(content));
+    if (buildDir === undefined) return compile.call(this, content, filename);
+    const file = path.join(buildDir, `${sha256(`${path.relative(root, filename)}\0${content}`)}.v8`);
+    let cachedData;
+    try {
+      cachedData = fs.readFileSync(file);
+    } catch {
+      // none yet
+    }
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    if (cachedData !== undefined && script.cachedDataRejected) stats.rejected += 1;
+    if (cachedData === undefined || script.cachedDataRejected) {
+      stats.fresh += 1;
+      fresh.push({ file, script });
+    } else {
+      stats.cached += 1;
+    }
+    const run = script.runInThisContext({ displayErrors: true });
+    // The module's `require`, as Node makes it (lib/internal/modules/helpers.js, makeRequireFunction).
+    const moduleRequire = (id) => this.require(id);
+    moduleRequire.resolve = (request, options) => Module._resolveFilename(request, this, false, options);
+    moduleRequire.resolve.paths = (request) => Module._resolveLookupPaths(request, this);
+    moduleRequire.main = require.main;
+    moduleRequire.extensions = Module._extensions;
+    moduleRequire.cache = Module._cache;
+    return run.call(this.exports, this.exports, moduleRequire, this, filename, path.dirname(filename));
+  };
+  // V8 keys a cache by the flags it was made under, and checks them when it reads it: a cache made at exit, after
+  // the program changed a flag (src/footprint.ts does, for publish and verify), would be refused next time for
+  // every file compiled before the change. So the caches of the files compiled so far are made just before any
+  // change, and the rest at exit.
+  /** @type {{ file: string, data: Buffer }[]} */
+  const made = [];
+  const takeCaches = () => {
+    for (const { file, script } of fresh.splice(0)) made.push({ file, data: script.createCachedData() });
+  };
+  const v8 = require('node:v8');
+  const setFlagsFromString = v8.setFlagsFromString;
+  v8.setFlagsFromString = function setFlagsAfterCaching(flags) {
+    takeCaches();
+    return setFlagsFromString.call(this, flags);
+  };
+  process.once('exit', () => {
+    takeCaches();
+    for (const { file, data } of made) {
+      // Written whole under another name, then renamed: a run reading it meanwhile sees all of it or none.
+      const partial = `${file}.${process.pid}.part`;
+      try {
+        fs.writeFileSync(partial, data, { mode: 0o600, flag: 'wx' });
+        fs.renameSync(partial, file);
+      } catch {
+        try {
+          fs.rmSync(partial, { force: true });
+        } catch {
+          // left behind: it is never read (only names ending .v8 are)
+        }
+      }
+    }
+  });
+  return 'hook';
+}
+
+/** The folder of the build whose entry hashes to `id`, made if new (the other builds' removed); or undefined. */
+function openBuild(versionDir, id) {
+  const dir = path.join(versionDir, id.slice(0, 32));
+  try {
+    if (fs.existsSync(dir)) return isPrivate(dir) ? dir : undefined;
+    for (const other of fs.readdirSync(versionDir)) {
+      if (/^[0-9a-f]{32}$/.test(other))
+        fs.rmSync(path.join(versionDir, other), { recursive: true, force: true });
+    }
+    return privateDir(dir) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+module.exports = { enableCompileCache, cacheRoot, stats };

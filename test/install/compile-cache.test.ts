@@ -1,0 +1,192 @@
+/**
+ * bin/compile-cache.cjs: V8's code cache for the program's files, kept in the user's private cache folder and
+ * keyed by each file's content. Each case runs a small program of CommonJS files through the hook in a child
+ * process, as the shim does, and reads what the hook did (its `stats`) and what the program printed.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const HOOK = path.join(REPO_ROOT, 'bin', 'compile-cache.cjs');
+const SHIM = path.join(REPO_ROOT, 'bin', 'provider.cjs');
+
+interface Outcome {
+  mode: string;
+  printed: string;
+  stats: { cached: number; fresh: number; rejected: number };
+}
+
+/** A program of two files under `dir/app`: the entry requires `lib.js`, which says `word`. */
+function writeProgram(dir: string, word: string): { root: string; entry: string; lib: string } {
+  const root = path.join(dir, 'app');
+  fs.mkdirSync(root, { recursive: true });
+  const entry = path.join(root, 'entry.js');
+  const lib = path.join(root, 'lib.js');
+  fs.writeFileSync(entry, "'use strict';\nmodule.exports = () => require('./lib.js').say();\n");
+  fs.writeFileSync(lib, `'use strict';\nexports.say = function say() { return '${word}'; };\n`);
+  return { root, entry, lib };
+}
+
+/** Runs the program through the hook in a new process with `env`; what it printed and what the hook did. */
+function runThrough(program: { root: string; entry: string }, env: Record<string, string>): Outcome {
+  const script = [
+    `const hook = require(${JSON.stringify(HOOK)});`,
+    `const mode = hook.enableCompileCache({ root: ${JSON.stringify(program.root)}, entry: ${JSON.stringify(program.entry)}, builtIn: false });`,
+    `const printed = require(${JSON.stringify(program.entry)})();`,
+    'console.log(JSON.stringify({ mode, printed, stats: hook.stats }));',
+  ].join('\n');
+  const out = execFileSync(process.execPath, ['-e', script], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as Outcome;
+}
+
+/** Every file under `dir`, relative, with its permission bits. */
+function listing(dir: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    found[path.relative(dir, file)] = (fs.statSync(file).mode & 0o777).toString(8);
+  }
+  return found;
+}
+
+const cacheFiles = (dir: string): string[] =>
+  Object.keys(listing(dir)).filter((file) => file.endsWith('.v8'));
+
+describe('the compile cache hook', () => {
+  it('writes each file’s cache on the first run, in folders only the user may enter, and compiles from it on the next', () => {
+    const dir = tempDir('compile-cache');
+    const program = writeProgram(dir, 'one');
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    const first = runThrough(program, env);
+    expect(first).toEqual({ mode: 'hook', printed: 'one', stats: { cached: 0, fresh: 2, rejected: 0 } });
+    const files = listing(path.join(dir, 'cache'));
+    expect(cacheFiles(path.join(dir, 'cache'))).toHaveLength(2);
+    for (const [file, mode] of Object.entries(files))
+      expect(mode, file).toBe(file.endsWith('.v8') ? '600' : '700');
+    const second = runThrough(program, env);
+    expect(second).toEqual({ mode: 'hook', printed: 'one', stats: { cached: 2, fresh: 0, rejected: 0 } });
+  });
+
+  it('never runs a file’s old code: a file changed in place, to the same length, compiles afresh', () => {
+    const dir = tempDir('compile-cache-changed');
+    const program = writeProgram(dir, 'one');
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    runThrough(program, env);
+    // Same length: V8 alone would take the old cache for it (it checks the source's length, not its text).
+    writeProgram(dir, 'two');
+    expect(runThrough(program, env)).toEqual({
+      mode: 'hook',
+      printed: 'two',
+      stats: { cached: 1, fresh: 1, rejected: 0 },
+    });
+  });
+
+  it('a program that changes V8’s flags as it runs (src/footprint.ts) still finds every file’s cache usable next time', () => {
+    const dir = tempDir('compile-cache-flags');
+    const program = writeProgram(dir, 'one');
+    // The entry loads lib.js only after changing a flag: V8 refuses a cache made under other flags than the
+    // current ones, so the entry's must be made before the change, and lib.js's after it.
+    fs.writeFileSync(
+      program.entry,
+      "'use strict';\nrequire('node:v8').setFlagsFromString('--no-turbofan');\nmodule.exports = () => require('./lib.js').say();\n",
+    );
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    expect(runThrough(program, env).stats).toEqual({ cached: 0, fresh: 2, rejected: 0 });
+    expect(runThrough(program, env).stats).toEqual({ cached: 2, fresh: 0, rejected: 0 });
+  });
+
+  it('a new build of the entry starts a folder of its own and removes the earlier build’s', () => {
+    const dir = tempDir('compile-cache-builds');
+    const program = writeProgram(dir, 'one');
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    runThrough(program, env);
+    const builds = (): string[] =>
+      Object.keys(listing(path.join(dir, 'cache'))).filter((f) => /[0-9a-f]{32}$/.test(f));
+    const [before] = builds();
+    fs.appendFileSync(program.entry, '// another build\n');
+    runThrough(program, env);
+    const after = builds();
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before);
+  });
+
+  it('a damaged cache file is refused by V8, the file compiles afresh and its cache is written again', () => {
+    const dir = tempDir('compile-cache-damaged');
+    const program = writeProgram(dir, 'one');
+    const cache = path.join(dir, 'cache');
+    runThrough(program, { XDG_CACHE_HOME: cache });
+    for (const file of cacheFiles(cache)) fs.writeFileSync(path.join(cache, file), 'not a code cache');
+    expect(runThrough(program, { XDG_CACHE_HOME: cache })).toEqual({
+      mode: 'hook',
+      printed: 'one',
+      stats: { cached: 0, fresh: 2, rejected: 2 },
+    });
+    expect(runThrough(program, { XDG_CACHE_HOME: cache }).stats).toEqual({
+      cached: 2,
+      fresh: 0,
+      rejected: 0,
+    });
+  });
+
+  it('is not used in a folder others may write to, nor with NODE_DISABLE_COMPILE_CACHE set', () => {
+    const dir = tempDir('compile-cache-off');
+    const program = writeProgram(dir, 'one');
+    const shared = path.join(dir, 'shared');
+    runThrough(program, { XDG_CACHE_HOME: shared });
+    const versionDir = path.join(
+      shared,
+      'provider-registry-cli',
+      'compile-cache',
+      fs.readdirSync(path.join(shared, 'provider-registry-cli', 'compile-cache'))[0]!,
+    );
+    fs.chmodSync(versionDir, 0o777);
+    const off = { mode: 'off', printed: 'one', stats: { cached: 0, fresh: 0, rejected: 0 } };
+    expect(runThrough(program, { XDG_CACHE_HOME: shared })).toEqual(off);
+    const disabled = path.join(dir, 'disabled');
+    expect(runThrough(program, { XDG_CACHE_HOME: disabled, NODE_DISABLE_COMPILE_CACHE: '1' })).toEqual(off);
+    expect(fs.existsSync(disabled)).toBe(false);
+  });
+
+  it('ignores a relative XDG_CACHE_HOME, as the XDG specification says, for HOME/.cache', () => {
+    const dir = tempDir('compile-cache-relative');
+    const program = writeProgram(dir, 'one');
+    const home = path.join(dir, 'home');
+    expect(runThrough(program, { XDG_CACHE_HOME: 'relative', HOME: home }).stats.fresh).toBe(2);
+    expect(cacheFiles(path.join(home, '.cache', 'provider-registry-cli'))).toHaveLength(2);
+  });
+});
+
+describe('provider with the compile cache', () => {
+  it('a second run compiles the program from the cache the first wrote, and prints the same', () => {
+    const dir = tempDir('compile-cache-provider');
+    const env = { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' };
+    const args = [
+      SHIM,
+      'verify',
+      path.join(REPO_ROOT, 'fixtures', 'release'),
+      '--key',
+      path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc'),
+    ];
+    const first = execFileSync(process.execPath, args, {
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const cache = path.join(dir, '.cache', 'provider-registry-cli', 'compile-cache');
+    const written = cacheFiles(cache);
+    expect(written.length).toBeGreaterThan(5);
+    const second = execFileSync(process.execPath, args, {
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(second.replace(/\d+ms/g, 'Nms')).toBe(first.replace(/\d+ms/g, 'Nms'));
+    expect(cacheFiles(cache)).toEqual(written);
+  });
+});
