@@ -17,7 +17,14 @@
 //     code;
 //   - one folder per Node version and architecture, and in it one per build of the program (named by the entry
 //     file's hash: every chunk's name holds a hash of its content, so any change reaches the entry): a new build
-//     removes the folders of the earlier ones, and the cache never grows beyond the one build's.
+//     removes the folders of the earlier ones, and the cache never grows beyond the one build's;
+//   - labelled by the state of V8's flags it was made in. V8 refuses a cache made under other flags than the
+//     current ones (it keeps a hash of them in the cache's header), and the program changes flags as it runs
+//     (src/footprint.ts), some of them behind its back: a worker thread's heap sets the young generation's growth
+//     factor back to 2. A cache made at exit for a file compiled before such a change would be refused at every
+//     run. So each cache is made at the latest before any change the hook can see (a flag set, a worker started)
+//     and at exit, and is filed under the flag state it was made in (read off a cache of a one-character
+//     script, made on the spot: a few microseconds), and a file is looked for under the state it compiles in.
 // Nothing here can fail a run: a folder that cannot be made, a cache that cannot be read or is rejected, a write
 // that fails: the program compiles as it would without. NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns
 // it off.
@@ -62,6 +69,18 @@ function sha256(text) {
   return crypto.createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * The state of V8's flags, as V8 checks it when it reads a cache: the header of the cache of a one-character
+ * script, made now. A V8 cache starts with a magic number, V8's version hash, the source's hash and the hash of
+ * the flags it was made under (4 bytes each; the rest of it varies from process to process). Some 8 µs. Were a
+ * V8 to move the flags' hash out of those 16 bytes, states would only be told apart less: V8 still refuses a
+ * cache made under other flags, and the file compiles afresh.
+ */
+function flagState() {
+  const probe = new vm.Script('0', { filename: 'provider-flag-state' }).createCachedData();
+  return probe.subarray(0, 16).toString('hex');
+}
+
 /** What the hook did in this process (for tests): files compiled from a cache, afresh, and caches V8 refused. */
 const stats = { cached: 0, fresh: 0, rejected: 0 };
 
@@ -88,14 +107,15 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   /** The current build's folder, set when the entry compiles (it compiles first). */
   let buildDir;
-  /** @type {{ file: string, script: vm.Script }[]} compiled afresh, their caches to write at exit */
+  /** @type {{ key: string, script: vm.Script }[]} compiled afresh, their caches not made yet */
   const fresh = [];
   const compile = Module.prototype._compile;
   Module.prototype._compile = function cachedCompile(content, filename) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
     if (filename === entry) buildDir = openBuild(versionDir, sha256(content));
     if (buildDir === undefined) return compile.call(this, content, filename);
-    const file = path.join(buildDir, `${sha256(`${path.relative(root, filename)}\0${content}`)}.v8`);
+    const key = sha256(`${path.relative(root, filename)}\0${content}`);
+    const file = path.join(buildDir, `${key}.${flagState()}.v8`);
     let cachedData;
     try {
       cachedData = fs.readFileSync(file);
@@ -106,7 +126,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     if (cachedData !== undefined && script.cachedDataRejected) stats.rejected += 1;
     if (cachedData === undefined || script.cachedDataRejected) {
       stats.fresh += 1;
-      fresh.push({ file, script });
+      fresh.push({ key, script });
     } else {
       stats.cached += 1;
     }
@@ -120,20 +140,30 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     moduleRequire.cache = Module._cache;
     return run.call(this.exports, this.exports, moduleRequire, this, filename, path.dirname(filename));
   };
-  // V8 keys a cache by the flags it was made under, and checks them when it reads it: a cache made at exit, after
-  // the program changed a flag (src/footprint.ts does, for publish and verify), would be refused next time for
-  // every file compiled before the change. So the caches of the files compiled so far are made just before any
-  // change, and the rest at exit.
+  // The caches of the files compiled so far are made before any change of V8's flags the hook can see, in the
+  // state they were compiled in, and the rest at exit; each is filed under the state it was made in.
   /** @type {{ file: string, data: Buffer }[]} */
   const made = [];
   const takeCaches = () => {
-    for (const { file, script } of fresh.splice(0)) made.push({ file, data: script.createCachedData() });
+    if (fresh.length === 0) return;
+    const state = flagState();
+    for (const { key, script } of fresh.splice(0))
+      made.push({ file: path.join(buildDir, `${key}.${state}.v8`), data: script.createCachedData() });
   };
   const v8 = require('node:v8');
   const setFlagsFromString = v8.setFlagsFromString;
   v8.setFlagsFromString = function setFlagsAfterCaching(flags) {
     takeCaches();
     return setFlagsFromString.call(this, flags);
+  };
+  // A worker thread's heap may change a flag of the process's as it is made, some time after this call.
+  const threads = require('node:worker_threads');
+  const Worker = threads.Worker;
+  threads.Worker = class CachingWorker extends Worker {
+    constructor(...args) {
+      takeCaches();
+      super(...args);
+    }
   };
   process.once('exit', () => {
     takeCaches();

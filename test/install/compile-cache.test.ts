@@ -31,12 +31,18 @@ function writeProgram(dir: string, word: string): { root: string; entry: string;
 }
 
 /** Runs the program through the hook in a new process with `env`; what it printed and what the hook did. */
-function runThrough(program: { root: string; entry: string }, env: Record<string, string>): Outcome {
+function runThrough(
+  program: { root: string; entry: string },
+  env: Record<string, string>,
+  { awaits = false } = {},
+): Outcome {
   const script = [
     `const hook = require(${JSON.stringify(HOOK)});`,
     `const mode = hook.enableCompileCache({ root: ${JSON.stringify(program.root)}, entry: ${JSON.stringify(program.entry)}, builtIn: false });`,
-    `const printed = require(${JSON.stringify(program.entry)})();`,
-    'console.log(JSON.stringify({ mode, printed, stats: hook.stats }));',
+    `const result = require(${JSON.stringify(program.entry)})();`,
+    awaits
+      ? 'result.then((printed) => console.log(JSON.stringify({ mode, printed, stats: hook.stats })));'
+      : 'console.log(JSON.stringify({ mode, printed: result, stats: hook.stats }));',
   ].join('\n');
   const out = execFileSync(process.execPath, ['-e', script], {
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -99,6 +105,41 @@ describe('the compile cache hook', () => {
     const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
     expect(runThrough(program, env).stats).toEqual({ cached: 0, fresh: 2, rejected: 0 });
     expect(runThrough(program, env).stats).toEqual({ cached: 2, fresh: 0, rejected: 0 });
+  });
+
+  it('a worker thread started as the program runs (its heap resets a flag behind the program’s back) leaves no cache refused next time', () => {
+    const dir = tempDir('compile-cache-worker');
+    const program = writeProgram(dir, 'one');
+    const late = path.join(program.root, 'late.js');
+    fs.writeFileSync(late, "'use strict';\nexports.word = 'late';\n");
+    // As src/footprint.ts and the hashing workers do: a growth factor of 1, a file loaded, a worker whose heap puts
+    // the factor back to 2, the factor set to 1 again once the worker is online, another file loaded.
+    fs.writeFileSync(
+      program.entry,
+      [
+        "'use strict';",
+        "const v8 = require('node:v8');",
+        "const { Worker } = require('node:worker_threads');",
+        "v8.setFlagsFromString('--semi-space-growth-factor=1');",
+        "const lib = require('./lib.js');",
+        'module.exports = () =>',
+        '  new Promise((resolve) => {',
+        "    const worker = new Worker('0', { eval: true });",
+        "    worker.once('online', () => {",
+        "      v8.setFlagsFromString('--semi-space-growth-factor=1');",
+        "      resolve(`${lib.say()} ${require('./late.js').word}`);",
+        '      void worker.terminate();',
+        '    });',
+        '  });',
+        '',
+      ].join('\n'),
+    );
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    const first = runThrough(program, env, { awaits: true });
+    expect(first).toEqual({ mode: 'hook', printed: 'one late', stats: { cached: 0, fresh: 3, rejected: 0 } });
+    for (let run = 0; run < 2; run++) {
+      expect(runThrough(program, env, { awaits: true }).stats).toEqual({ cached: 3, fresh: 0, rejected: 0 });
+    }
   });
 
   it('a new build of the entry starts a folder of its own and removes the earlier build’s', () => {
