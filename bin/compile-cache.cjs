@@ -16,8 +16,10 @@
 //     cached data only for a source of another length, so a file changed in place would otherwise run its old
 //     code;
 //   - one folder per Node version and architecture, and in it one per build of the program (named by the entry
-//     file's hash: every chunk's name holds a hash of its content, so any change reaches the entry): a new build
-//     removes the folders of the earlier ones, and the cache never grows beyond the one build's;
+//     file's hash: every chunk's name holds a hash of its content, so any change reaches the entry), the
+//     `KEPT_BUILDS` used last kept (a build in use marks its folder; a new one removes the least recently used),
+//     so that two installs used in turn (a global one and a project's) do not remove each other's every run, and
+//     the cache never grows beyond a few builds';
 //   - labelled by the state of V8's flags it was made in. V8 refuses a cache made under other flags than the
 //     current ones (it keeps a hash of them in the cache's header), and the program changes flags as it runs
 //     (src/footprint.ts), some of them behind its back: a worker thread's heap sets the young generation's growth
@@ -185,19 +187,35 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   return 'hook';
 }
 
-/** The folder of the build whose entry hashes to `id`, made if new (the other builds' removed); or undefined. */
+/** How many builds' caches are kept, those used last (a few MB each). */
+const KEPT_BUILDS = 3;
+
+/**
+ * The folder of the build whose entry hashes to `id`, marked as used now; made if new, the least recently used
+ * of the others removed beyond `KEPT_BUILDS`. Undefined when there is none to use.
+ */
 function openBuild(versionDir, id) {
   const dir = path.join(versionDir, id.slice(0, 32));
   try {
-    if (fs.existsSync(dir)) return isPrivate(dir) ? dir : undefined;
-    for (const other of fs.readdirSync(versionDir)) {
-      if (/^[0-9a-f]{32}$/.test(other))
-        fs.rmSync(path.join(versionDir, other), { recursive: true, force: true });
+    const now = new Date();
+    if (fs.existsSync(dir)) {
+      if (!isPrivate(dir)) return undefined;
+      fs.utimesSync(dir, now, now);
+      return dir;
     }
+    const others = fs
+      .readdirSync(versionDir)
+      .filter((name) => /^[0-9a-f]{32}$/.test(name))
+      .map((name) => ({
+        dir: path.join(versionDir, name),
+        used: fs.statSync(path.join(versionDir, name)).mtimeMs,
+      }))
+      .sort((a, b) => b.used - a.used);
+    for (const other of others.slice(KEPT_BUILDS - 1)) fs.rmSync(other.dir, { recursive: true, force: true });
     return privateDir(dir) ? dir : undefined;
   } catch {
     return undefined;
   }
 }
 
-module.exports = { enableCompileCache, cacheRoot, stats };
+module.exports = { enableCompileCache, cacheRoot, stats, KEPT_BUILDS };

@@ -142,19 +142,31 @@ describe('the compile cache hook', () => {
     }
   });
 
-  it('a new build of the entry starts a folder of its own and removes the earlier build’s', () => {
+  it('each build of the entry has a folder of its own; the three used last are kept, the least recently used goes', () => {
     const dir = tempDir('compile-cache-builds');
     const program = writeProgram(dir, 'one');
     const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
-    runThrough(program, env);
+    const source = fs.readFileSync(program.entry, 'utf8');
     const builds = (): string[] =>
-      Object.keys(listing(path.join(dir, 'cache'))).filter((f) => /[0-9a-f]{32}$/.test(f));
-    const [before] = builds();
-    fs.appendFileSync(program.entry, '// another build\n');
-    runThrough(program, env);
-    const after = builds();
-    expect(after).toHaveLength(1);
-    expect(after[0]).not.toBe(before);
+      Object.keys(fs.existsSync(path.join(dir, 'cache')) ? listing(path.join(dir, 'cache')) : {})
+        .filter((f) => /[0-9a-f]{32}$/.test(f))
+        .map((f) => path.basename(f))
+        .sort();
+    /** Runs build `name` of the entry; what the hook did, and that build's folder. */
+    const runBuild = (name: string) => {
+      fs.writeFileSync(program.entry, `${source}// build ${name}\n`);
+      const before = builds();
+      const outcome = runThrough(program, env);
+      return { stats: outcome.stats, folder: builds().find((f) => !before.includes(f)) };
+    };
+    const a = runBuild('a');
+    const b = runBuild('b');
+    const c = runBuild('c');
+    expect(builds()).toEqual([a.folder, b.folder, c.folder].sort());
+    // Build a used again (two installs used in turn): its cache is still there, and it is now the latest used.
+    expect(runBuild('a').stats).toEqual({ cached: 2, fresh: 0, rejected: 0 });
+    const d = runBuild('d');
+    expect(builds()).toEqual([a.folder, c.folder, d.folder].sort());
   });
 
   it('a damaged cache file is refused by V8, the file compiles afresh and its cache is written again', () => {
