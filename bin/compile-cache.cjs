@@ -109,6 +109,14 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   /** The current build's folder, set when the entry compiles (it compiles first). */
   let buildDir;
+  /**
+   * The flag state, read once and again after each flag set: only a worker's start changes it unseen, at a moment
+   * of its own, so once one has started it is read every time.
+   * @type {string | undefined}
+   */
+  let known;
+  let workers = false;
+  const currentState = () => (workers ? flagState() : (known ??= flagState()));
   /** @type {{ key: string, script: vm.Script }[]} compiled afresh, their caches not made yet */
   const fresh = [];
   const compile = Module.prototype._compile;
@@ -117,7 +125,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     if (filename === entry) buildDir = openBuild(versionDir, sha256(content));
     if (buildDir === undefined) return compile.call(this, content, filename);
     const key = sha256(`${path.relative(root, filename)}\0${content}`);
-    const file = path.join(buildDir, `${key}.${flagState()}.v8`);
+    const file = path.join(buildDir, `${key}.${currentState()}.v8`);
     let cachedData;
     try {
       cachedData = fs.readFileSync(file);
@@ -148,7 +156,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   const made = [];
   const takeCaches = () => {
     if (fresh.length === 0) return;
-    const state = flagState();
+    const state = currentState();
     for (const { key, script } of fresh.splice(0))
       made.push({ file: path.join(buildDir, `${key}.${state}.v8`), data: script.createCachedData() });
   };
@@ -156,6 +164,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   const setFlagsFromString = v8.setFlagsFromString;
   v8.setFlagsFromString = function setFlagsAfterCaching(flags) {
     takeCaches();
+    known = undefined;
     return setFlagsFromString.call(this, flags);
   };
   // A worker thread's heap may change a flag of the process's as it is made, some time after this call.
@@ -164,6 +173,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   threads.Worker = class CachingWorker extends Worker {
     constructor(...args) {
       takeCaches();
+      workers = true;
       super(...args);
     }
   };
