@@ -2,20 +2,21 @@
 // compiling what it loads (README, "Performance": to the first request of `provider versions list`, some 25 ms
 // of 55 over node -e 0 on a busy 2-core machine).
 //
-// From Node 22.1, Node keeps this cache itself (module.enableCompileCache, given our folder). Node 20 and 21 have
-// no such cache, but compile a CommonJS module through Module.prototype._compile, where V8's cached data can be
+// From Node 22.8, Node keeps this cache itself (module.enableCompileCache, given our folder). Node 20 to 22.7
+// have no such call, but compile a CommonJS module through Module.prototype._compile, where V8's cached data can be
 // given to the compiler (vm.Script's `cachedData`): this does that for the files under `root` only, reading
 // each one's cache if there is one and writing, as the process exits, the caches of those it compiled afresh.
 // Written here rather than taken from v8-compile-cache (unmaintained since 2023), because of where and how it
 // keeps the cache:
 //   - in the user's own cache folder ($XDG_CACHE_HOME or ~/.cache, %LOCALAPPDATA% on Windows), made 0700, and
-//     used only if it is a folder of this user that no one else may write to: V8 runs cached bytecode without
-//     checking it against the source, so a cache that someone else could write (a shared temporary folder)
-//     would let them run code as the user;
+//     used only if it is a folder of this user and every folder above it belongs to the user or to root, and
+//     none of them may be written to by others (unless sticky, as /tmp is: others cannot rename what is in it):
+//     V8 runs cached bytecode without checking it against the source, so a cache that someone else could write
+//     or put in its place would let them run code as the user. It is used by its real path from then on;
 //   - keyed by the SHA-256 of each file's source (and its path), never by its name alone: V8 itself rejects
 //     cached data only for a source of another length, so a file changed in place would otherwise run its old
 //     code;
-//   - one folder per Node version and architecture, and in it one per build of the program (named by the entry
+//   - one folder per Node version, architecture and V8 cache format, and in it one per build of the program (named by the entry
 //     file's hash: every chunk's name holds a hash of its content, so any change reaches the entry), the
 //     `KEPT_BUILDS` used last kept (a build in use marks its folder; a new one removes the least recently used),
 //     so that two installs used in turn (a global one and a project's) do not remove each other's every run, and
@@ -61,10 +62,27 @@ function isPrivate(dir) {
   return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
 }
 
-/** Makes `dir` (and its parents) private to this user; whether it is. */
+/**
+ * Whether no one but this user (and root) can change what `dir`, a real path, holds: every folder above it
+ * belongs to the user or to root and is not writable by others, or is sticky (others cannot rename or remove
+ * what is in it). Otherwise someone could put a folder of theirs in its place after it was checked.
+ */
+function safeAncestors(dir) {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return true;
+  const uid = process.getuid();
+  for (let above = path.dirname(dir); ; above = path.dirname(above)) {
+    const stat = fs.statSync(above);
+    if (stat.uid !== uid && stat.uid !== 0) return false;
+    if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0) return false;
+    if (path.dirname(above) === above) return true;
+  }
+}
+
+/** Makes `dir` (and its parents) private to this user; its real path if it is, else undefined. */
 function privateDir(dir) {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return isPrivate(dir);
+  const real = fs.realpathSync(dir);
+  return isPrivate(real) && safeAncestors(real) ? real : undefined;
 }
 
 function sha256(text) {
@@ -95,12 +113,17 @@ const stats = { cached: 0, fresh: 0, rejected: 0 };
 function enableCompileCache({ root, entry, env = process.env, builtIn = true }) {
   const base = cacheRoot(env);
   if (base === undefined) return 'off';
-  const versionDir = path.join(base, `node-${process.version}-${process.arch}`);
+  const v8 = require('node:v8');
+  /** @type {string | undefined} */
+  let versionDir;
   try {
-    if (!privateDir(versionDir)) return 'off';
+    versionDir = privateDir(
+      path.join(base, `node-${process.version}-${process.arch}-${v8.cachedDataVersionTag().toString(16)}`),
+    );
   } catch {
-    return 'off';
+    // a folder that cannot be made or read
   }
+  if (versionDir === undefined) return 'off';
   if (builtIn && typeof Module.enableCompileCache === 'function') {
     // Node's own checks of what it reads (source hash, V8 version and flags); its folder is private as above.
     Module.enableCompileCache(versionDir);
@@ -123,8 +146,13 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
   Module.prototype._compile = function cachedCompile(content, filename) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
     if (filename === entry) buildDir = openBuild(versionDir, sha256(content));
-    if (buildDir === undefined) return compile.call(this, content, filename);
-    const key = sha256(`${path.relative(root, filename)}\0${content}`);
+    // A file that may call `import()` (cosmiconfig's, of an ES module configuration file) is left to Node: a
+    // vm.Script gives it Node's loader only with an experimental warning on Node 20, and a script compiled from a
+    // cache loses it. The text is enough to tell (a comment that mentions one only costs that file its cache).
+    if (buildDir === undefined || content.includes('import(')) return compile.call(this, content, filename);
+    // The text V8 compiles, wrapper included: V8 checks only its length against a cache.
+    const wrapped = Module.wrap(content);
+    const key = sha256(`${path.relative(root, filename)}\0${wrapped}`);
     const file = path.join(buildDir, `${key}.${currentState()}.v8`);
     let cachedData;
     try {
@@ -132,7 +160,7 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     } catch {
       // none yet
     }
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    const script = new vm.Script(wrapped, { filename, cachedData });
     if (cachedData !== undefined && script.cachedDataRejected) stats.rejected += 1;
     if (cachedData === undefined || script.cachedDataRejected) {
       stats.fresh += 1;
@@ -160,7 +188,6 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     for (const { key, script } of fresh.splice(0))
       made.push({ file: path.join(buildDir, `${key}.${state}.v8`), data: script.createCachedData() });
   };
-  const v8 = require('node:v8');
   const setFlagsFromString = v8.setFlagsFromString;
   v8.setFlagsFromString = function setFlagsAfterCaching(flags) {
     takeCaches();
@@ -222,7 +249,8 @@ function openBuild(versionDir, id) {
       }))
       .sort((a, b) => b.used - a.used);
     for (const other of others.slice(KEPT_BUILDS - 1)) fs.rmSync(other.dir, { recursive: true, force: true });
-    return privateDir(dir) ? dir : undefined;
+    fs.mkdirSync(dir, { mode: 0o700 });
+    return isPrivate(dir) ? dir : undefined;
   } catch {
     return undefined;
   }

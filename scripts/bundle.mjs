@@ -123,13 +123,24 @@ function refuseImportMeta(dir) {
   }
 }
 
+/** A dynamic import of a file of the split build (esbuild writes them so: a relative path in double quotes). */
+const CHUNK_IMPORT = /\bimport\("(\.\.?\/[^"\\]+\.js)"\)/g;
+
+/**
+ * What each file of the split build loads its chunks with once it is CommonJS: Node's CommonJS loader, in a
+ * promise as an `import()` would give them (the chunks' exports are live getters, as esbuild makes them).
+ */
+const CHUNK_LOADER = 'const __providerChunk = (id) => Promise.resolve().then(() => require(id));';
+
 /**
  * Turns every file of the split build in `dir` into a CommonJS module, with esbuild's own ES module → CommonJS
  * transform: `import`/`export` become `require` and `module.exports` (exports as getters, so bindings stay live),
- * and every `import()` of a chunk a `require` in a promise, so that a chunk is compiled by Node's CommonJS loader,
- * whose compilation bin/compile-cache.cjs serves from V8's code cache. Strict mode, which an ES module has
- * throughout, is kept ("use strict"). `dir/package.json` marks the folder's .js files as CommonJS (the package's
- * own is `"type": "module"`).
+ * and every `import()` of a chunk of the build a `require` in a promise, so that a chunk is compiled by Node's
+ * CommonJS loader, whose compilation bin/compile-cache.cjs serves from V8's code cache. Any other `import()` stays
+ * one (cosmiconfig's of an ES module configuration file, `provider.config.mjs`: a `require` of it would hand
+ * back the module object, or fail on a top-level await). Strict mode, which an ES module has throughout, is kept
+ * ("use strict"). `dir/package.json` marks the folder's .js files as CommonJS (the package's own is
+ * `"type": "module"`).
  * @param {string} dir
  * @param {string} banner
  */
@@ -137,19 +148,26 @@ async function toCommonJs(dir, banner) {
   for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
     const file = path.join(entry.parentPath, entry.name);
-    const { code } = await esbuild.transform(fs.readFileSync(file, 'utf8'), {
+    const name = path.relative(ROOT, file);
+    const source = fs.readFileSync(file, 'utf8').replace(CHUNK_IMPORT, (_, /** @type {string} */ id) => {
+      if (!fs.existsSync(path.resolve(path.dirname(file), id)))
+        throw new Error(`${name}: import("${id}") names no file of the build`);
+      return `__providerChunk("${id}")`;
+    });
+    const { code } = await esbuild.transform(source, {
       format: 'cjs',
       platform: 'node',
       target: 'node20.19',
       loader: 'js',
       legalComments: 'eof',
       charset: 'utf8',
-      supported: { 'dynamic-import': false },
-      sourcefile: path.relative(ROOT, file),
+      sourcefile: name,
       logLevel: 'warning',
       logOverride: { 'empty-import-meta': 'error' },
     });
-    fs.writeFileSync(file, `${banner}\n"use strict";\n${code}`);
+    if (/\bimport\("\.\.?\//.test(code))
+      throw new Error(`${name}: a relative import() is left after the transform`);
+    fs.writeFileSync(file, `${banner}\n"use strict";\n${CHUNK_LOADER}\n${code}`);
   }
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "commonjs" }\n');
 }

@@ -20,7 +20,7 @@
  * The emulator and the run task integrator, servers whose JavaScript is their work, keep V8's defaults. A V8
  * without one of these flags would print an error for it, so they are set only on the V8 versions they were read
  * and measured on (Node 20 to 24: V8 11 to 13). V8 keys its code cache by the flags it was made under: on Node
- * 22.1 and later, Node keeps an entry per set of flags; on Node 20, bin/compile-cache.cjs makes the caches of the
+ * 22.8 and later, Node keeps the cache itself; before, bin/compile-cache.cjs makes the caches of the
  * files compiled before a change of flags (or a worker's start, which sets the growth factor back) just before
  * it, and files each under the flag state it was made in (its tests check that none is refused next run).
  */

@@ -5,7 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as Module from 'node:module';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -153,10 +155,19 @@ describe('the compile cache hook', () => {
         .map((f) => path.basename(f))
         .sort();
     /** Runs build `name` of the entry; what the hook did, and that build's folder. */
+    let step = 0;
     const runBuild = (name: string) => {
       fs.writeFileSync(program.entry, `${source}// build ${name}\n`);
       const before = builds();
       const outcome = runThrough(program, env);
+      // The hook marks the build it ran as used now, the others are in the past: that one is moved to a minute
+      // after the last run's, so that no two folders tie whatever the file system's timestamp resolution.
+      const versions = path.join(dir, 'cache', 'provider-registry-cli', 'compile-cache');
+      const folders = path.join(versions, fs.readdirSync(versions)[0]!);
+      const used = (f: string): number => fs.statSync(path.join(folders, f)).mtimeMs;
+      const ran = builds().reduce((latest, f) => (used(f) > used(latest) ? f : latest));
+      const at = new Date(Date.UTC(2026, 0, 1, 0, ++step));
+      fs.utimesSync(path.join(folders, ran), at, at);
       return { stats: outcome.stats, folder: builds().find((f) => !before.includes(f)) };
     };
     const a = runBuild('a');
@@ -206,6 +217,44 @@ describe('the compile cache hook', () => {
     expect(fs.existsSync(disabled)).toBe(false);
   });
 
+  it('is not used below a folder others may write to (a sticky one excepted): they could put their own in its place', () => {
+    const dir = tempDir('compile-cache-parents');
+    const program = writeProgram(dir, 'one');
+    const parent = path.join(dir, 'parent');
+    const cache = path.join(parent, 'cache');
+    fs.mkdirSync(cache, { recursive: true });
+    fs.chmodSync(parent, 0o777);
+    expect(runThrough(program, { XDG_CACHE_HOME: cache }).mode).toBe('off');
+    // Sticky, as /tmp is: others may add to it, but not rename or remove what is not theirs.
+    fs.chmodSync(parent, 0o1777);
+    expect(runThrough(program, { XDG_CACHE_HOME: cache }).mode).toBe('hook');
+    // A link to a private folder is used by its real path.
+    fs.chmodSync(parent, 0o755);
+    const link = path.join(dir, 'link');
+    fs.symlinkSync(cache, link);
+    expect(runThrough(program, { XDG_CACHE_HOME: link }).stats).toEqual({ cached: 2, fresh: 0, rejected: 0 });
+  });
+
+  it('leaves a file that calls import() to Node, whose loader it needs, and the import works', () => {
+    const dir = tempDir('compile-cache-import');
+    const program = writeProgram(dir, 'one');
+    const esm = path.join(dir, 'config.mjs');
+    fs.writeFileSync(esm, 'const word = await Promise.resolve("imported");\nexport default word;\n');
+    fs.writeFileSync(
+      program.entry,
+      `'use strict';\nmodule.exports = () => import(${JSON.stringify(pathToFileURL(esm).href)}).then((m) => \`\${require('./lib.js').say()} \${m.default}\`);\n`,
+    );
+    const env = { XDG_CACHE_HOME: path.join(dir, 'cache') };
+    for (let run = 0; run < 2; run++) {
+      // The entry is Node's to compile: only lib.js goes through the cache.
+      expect(runThrough(program, env, { awaits: true })).toEqual({
+        mode: 'hook',
+        printed: 'one imported',
+        stats: run === 0 ? { cached: 0, fresh: 1, rejected: 0 } : { cached: 1, fresh: 0, rejected: 0 },
+      });
+    }
+  });
+
   it('ignores a relative XDG_CACHE_HOME, as the XDG specification says, for HOME/.cache', () => {
     const dir = tempDir('compile-cache-relative');
     const program = writeProgram(dir, 'one');
@@ -216,30 +265,66 @@ describe('the compile cache hook', () => {
 });
 
 describe('provider with the compile cache', () => {
-  it('a second run compiles the program from the cache the first wrote, and prints the same', () => {
+  /** Node's own cache (22.8 and later) instead of the hook: its files are named and laid out as Node wants. */
+  const nodeOwn = typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+  /** Every file under `dir` with its inode and modification time: a cache rewritten gets a new inode. */
+  function fileStates(dir: string): Record<string, string> {
+    const states: Record<string, string> = {};
+    for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      const stat = fs.statSync(file);
+      states[path.relative(dir, file)] = `${stat.ino}:${stat.mtimeMs}`;
+    }
+    return states;
+  }
+
+  function provider(args: string[], env: Record<string, string>, cwd: string): string {
+    return execFileSync(process.execPath, [SHIM, ...args], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  }
+
+  const verifyArgs = [
+    'verify',
+    path.join(REPO_ROOT, 'fixtures', 'release'),
+    '--key',
+    path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc'),
+  ];
+
+  it('a second run compiles the program from the cache the first wrote (none refused, none rewritten), and prints the same', () => {
     const dir = tempDir('compile-cache-provider');
-    const env = { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' };
-    const args = [
-      SHIM,
-      'verify',
-      path.join(REPO_ROOT, 'fixtures', 'release'),
-      '--key',
-      path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc'),
-    ];
-    const first = execFileSync(process.execPath, args, {
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env = { HOME: dir };
+    const first = provider(verifyArgs, env, dir);
     const cache = path.join(dir, '.cache', 'provider-registry-cli', 'compile-cache');
-    const written = cacheFiles(cache);
-    expect(written.length).toBeGreaterThan(5);
-    const second = execFileSync(process.execPath, args, {
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const written = fileStates(cache);
+    if (!nodeOwn) expect(cacheFiles(cache).length).toBeGreaterThan(5);
+    expect(Object.keys(written).length).toBeGreaterThan(5);
+    const second = provider(verifyArgs, env, dir);
     expect(second.replace(/\d+ms/g, 'Nms')).toBe(first.replace(/\d+ms/g, 'Nms'));
-    expect(cacheFiles(cache)).toEqual(written);
+    // A cache refused by V8 would be made again at exit, under the same name but as a new file.
+    expect(fileStates(cache)).toEqual(written);
+  });
+
+  it('reads an ES module configuration file (a default export after a top-level await) the same with the cache, from it, and without it', () => {
+    const dir = tempDir('compile-cache-config');
+    fs.writeFileSync(
+      path.join(dir, 'provider.config.mjs'),
+      'const namespace = await Promise.resolve("from-config");\nexport default { namespace };\n',
+    );
+    const env = { HOME: dir };
+    const runs = [
+      provider([...verifyArgs, '--json'], env, dir),
+      provider([...verifyArgs, '--json'], env, dir),
+      provider([...verifyArgs, '--json'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, dir),
+    ];
+    for (const out of runs) {
+      const doc = JSON.parse(out) as { ok: boolean; provider: { namespace: string }; warnings: string[] };
+      expect(doc).toMatchObject({ ok: true, provider: { namespace: 'from-config' }, warnings: [] });
+    }
   });
 });
