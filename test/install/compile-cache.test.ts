@@ -306,8 +306,9 @@ describe('provider with the compile cache', () => {
     expect(Object.keys(written).length).toBeGreaterThan(5);
     const second = provider(verifyArgs, env, dir);
     expect(second.replace(/\d+ms/g, 'Nms')).toBe(first.replace(/\d+ms/g, 'Nms'));
-    // A cache refused by V8 would be made again at exit, under the same name but as a new file.
-    expect(fileStates(cache)).toEqual(written);
+    // A cache refused by V8 would be made again at exit, under the same name but as a new file. (Node's own cache,
+    // 22.8 and later, decides for itself when it writes, and is not checked here beyond being there.)
+    if (!nodeOwn) expect(fileStates(cache)).toEqual(written);
   });
 
   it('reads an ES module configuration file (a default export after a top-level await) the same with the cache, from it, and without it', () => {
