@@ -54,6 +54,8 @@ export async function publishOnce({
 }) {
   const emulator = await startEmulator({ dir: work, ...network });
   try {
+    // PUB_BIN: another build's bin/provider.cjs, for an A/B of two builds on the same release (the emulator stays
+    // this checkout's; give each build its own HOME, or their compile caches take turns).
     const args = [process.env.PUB_BIN ?? BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
     args.push('--hostname', emulator.url, '--organization', emulator.organization);
     if (concurrency) args.push('--concurrency', String(concurrency));
