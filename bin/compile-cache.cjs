@@ -54,12 +54,14 @@ function cacheRoot(env = process.env) {
   return path.join(base, 'provider-registry-cli', 'compile-cache');
 }
 
+/** Whether folders have an owner and permission bits to check (not on Windows). */
+const OWNED = process.platform !== 'win32' && typeof process.getuid === 'function';
+
 /** Whether `dir` is a folder (not a link) of this user that no one else may write to. */
 function isPrivate(dir) {
   const stat = fs.lstatSync(dir);
   if (!stat.isDirectory()) return false;
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') return true;
-  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+  return !OWNED || (stat.uid === process.getuid() && (stat.mode & 0o022) === 0);
 }
 
 /**
@@ -68,7 +70,7 @@ function isPrivate(dir) {
  * what is in it). Otherwise someone could put a folder of theirs in its place after it was checked.
  */
 function safeAncestors(dir) {
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') return true;
+  if (!OWNED) return true;
   const uid = process.getuid();
   for (let above = path.dirname(dir); ; above = path.dirname(above)) {
     const stat = fs.statSync(above);
@@ -149,15 +151,17 @@ function enableCompileCache({ root, entry, env = process.env, builtIn = true }) 
     // Node 22 and later pass the module's format: an ES module loaded by require() is Node's to compile.
     if (!filename.startsWith(prefix) || (format !== undefined && format !== 'commonjs'))
       return compile.call(this, content, filename, format);
-    if (filename === entry) buildDir = openBuild(versionDir, sha256(content));
     // A file that may call `import()` (cosmiconfig's, of an ES module configuration file) is left to Node: a
     // vm.Script gives it Node's loader only with an experimental warning on Node 20, and a script compiled from a
     // cache loses it. The text is enough to tell (a comment that mentions one only costs that file its cache).
-    if (buildDir === undefined || content.includes('import('))
-      return compile.call(this, content, filename, format);
+    const dynamic = content.includes('import(');
+    if (dynamic && filename !== entry) return compile.call(this, content, filename, format);
     // The text V8 compiles, wrapper included: V8 checks only its length against a cache.
     const wrapped = Module.wrap(content);
     const key = sha256(`${path.relative(root, filename)}\0${wrapped}`);
+    // The entry's key names the build: it holds the name of every chunk, each named by a hash of its content.
+    if (filename === entry) buildDir = openBuild(versionDir, key);
+    if (buildDir === undefined || dynamic) return compile.call(this, content, filename, format);
     const file = path.join(buildDir, `${key}.${currentState()}.v8`);
     let cachedData;
     try {
@@ -261,4 +265,4 @@ function openBuild(versionDir, id) {
   }
 }
 
-module.exports = { enableCompileCache, cacheRoot, stats, KEPT_BUILDS };
+module.exports = { enableCompileCache, stats };

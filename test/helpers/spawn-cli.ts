@@ -21,15 +21,13 @@ export function ensureBuilt(): void {
   }
 }
 
-let cacheHome: string | undefined;
-
 /**
- * XDG_CACHE_HOME for a spawned program: where it keeps its compile cache (bin/compile-cache.cjs), one folder per
- * test file, so that no folder a test looks into (a HOME that is the command's folder, the repository) gets a
- * .cache/ of it.
+ * XDG_CACHE_HOME for a spawned program: where it keeps its compile cache (bin/compile-cache.cjs). The one folder
+ * of the test runs that vitest.config.ts sets, so that no folder a test looks into (a HOME that is the command's
+ * folder, the repository) gets a .cache/ of it, and each test file does not compile the program afresh.
  */
 export function testCacheHome(): string {
-  return (cacheHome ??= tempDir('cache-home', { until: 'file' }));
+  return process.env.XDG_CACHE_HOME ?? tempDir('cache-home', { until: 'file' });
 }
 
 /** A fresh shell's environment: no token, organization or key unless given; millisecond retries. */
