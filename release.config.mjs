@@ -13,7 +13,9 @@
 //             git        commits CHANGELOG.md, package.json, package-lock.json and action/main.cjs as
 //                        `chore(release): <next> [skip ci]` and pushes it to main
 //   (semantic-release tags that commit v<next> and pushes the tag)
-//   publish   npm        `npm publish` to the npm registry (provenance from the workflow's environment)
+//   publish   npm        `npm publish` to the npm registry by trusted publishing: in the release job the
+//                        plugin and npm trade the job's GitHub OIDC token for a short-lived publish token
+//                        (no npm token is stored anywhere) and npm attaches provenance on its own
 //             github     the GitHub release with the notes and the tarball, the linux-x64 binary and the
 //                        action bundle attached
 //

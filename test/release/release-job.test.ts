@@ -3,7 +3,8 @@
 // bare repository: as the dry run it is, checking the version it decides, the notes it writes, and that it pushes
 // nothing; then with --no-dry-run and the builds stubbed, checking the release commit and tag it pushes there. The
 // configuration's other facts (the same plugins as the real release minus the network ones, every plugin
-// installed and running on Node 20.19) and the release build check (scripts/check-release-build.mjs) too.
+// installed and running on the Node versions docs/releasing.md names) and the release build check
+// (scripts/check-release-build.mjs) too.
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -22,7 +23,12 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const SEMANTIC_RELEASE = path.join(REPO_ROOT, 'node_modules/semantic-release/bin/semantic-release.js');
-const NODE_FLOOR = '20.19.0';
+/**
+ * The lowest Node 22 and Node 24 the release tooling runs on (docs/releasing.md, "What it needs"): the engines of
+ * semantic-release 25 and its plugins. The release job runs the newest Node 24; developers run the dry run on 22 or
+ * 24. A plugin update that needs more fails here, before a release job meets it.
+ */
+const RELEASE_NODES = ['22.22.2', '24.15.0'];
 
 /**
  * A minimal environment: no CI variables (env-ci would take the branch from a CI's, e.g. a pull request's, and
@@ -345,7 +351,7 @@ describe('release.config.mjs', () => {
     ]);
   });
 
-  it('names only plugins that are installed (devDependencies, or shipped with semantic-release) and run on Node 20.19', () => {
+  it(`names only plugins that are installed (devDependencies, or shipped with semantic-release) and run on Node ${RELEASE_NODES.join(' and ')}`, () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
       devDependencies: Record<string, string>;
     };
@@ -354,14 +360,16 @@ describe('release.config.mjs', () => {
     for (const name of required) {
       expect(name in pkg.devDependencies || name in bundled, `${name} is not a devDependency`).toBe(true);
       const installed = readPackage(name);
-      expect(
-        semver.satisfies(NODE_FLOOR, installed.engines?.node ?? '*'),
-        `${name}@${installed.version}`,
-      ).toBe(true);
+      for (const node of RELEASE_NODES) {
+        expect(
+          semver.satisfies(node, installed.engines?.node ?? '*'),
+          `${name}@${installed.version} on Node ${node}`,
+        ).toBe(true);
+      }
     }
   });
 
-  it('every package the release installs (semantic-release, its plugins and their dependencies) allows Node 20.19', () => {
+  it(`every package the release installs (semantic-release, its plugins and their dependencies) allows Node ${RELEASE_NODES.join(' and ')}`, () => {
     const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, LockEntry>;
     };
@@ -375,8 +383,9 @@ describe('release.config.mjs', () => {
       seen.add(at);
       const entry = lock.packages[at];
       if (!entry) continue; // an optional dependency for another platform
-      if (entry.engines?.node && !semver.satisfies(NODE_FLOOR, entry.engines.node)) {
-        refused.push(`${at}@${entry.version} (${entry.engines.node})`);
+      const engines = entry.engines?.node;
+      if (engines && RELEASE_NODES.some((node) => !semver.satisfies(node, engines))) {
+        refused.push(`${at}@${entry.version} (${engines})`);
       }
       for (const dependency of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) {
         const found = resolveInLock(lock.packages, at, dependency);
