@@ -25,7 +25,7 @@ export const VERSION = (
 
 /**
  * PATH without the node_modules/.bin folders that npm and vitest put first: the commands a user's shell finds
- * (their npm, not the npm 10 that @semantic-release/npm installs into node_modules/.bin).
+ * (their npm, not the one @semantic-release/npm installs into node_modules/.bin).
  */
 export function userPath(): string {
   return (process.env.PATH ?? '')
