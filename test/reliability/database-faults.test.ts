@@ -38,8 +38,11 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Short timeouts and retries (options), so that a hang is noticed in a second rather than ten. */
-const TIMEOUTS = { statementTimeoutMs: 1500, connectTimeoutMs: 1000, overdueMs: 400, retryEveryMs: 200 };
+/**
+ * Short timeouts and retries (options), so that a hang is noticed in a second rather than in several; not so
+ * short that a statement on a busy machine (tests run side by side) would count as overdue.
+ */
+const TIMEOUTS = { statementTimeoutMs: 3000, connectTimeoutMs: 2000, overdueMs: 1000, retryEveryMs: 200 };
 
 async function instance(url: string, leaseMs: number, maxJobs: number): Promise<TestIntegrator> {
   const t = await startTestIntegrator(platform, {
