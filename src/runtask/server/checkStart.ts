@@ -10,6 +10,10 @@ import type { TaskResult } from '../wire/payload.js';
 import { RESTARTED_MESSAGE, TAKEN_OVER_MESSAGE } from './job.js';
 import type { JobRecord, JobStore } from './store.js';
 
+/** The final message of a recovered job that never started, on a route that is no longer served. */
+export const NOT_SERVED_MESSAGE =
+  "The check did not run: the integrator restarted without this run task's route. Start a new run to check again.";
+
 /**
  * Stores that the check starts now, trying again every `retryMs` while the store cannot be written (the check
  * waits: started without a stored start, a check could run a second time after a takeover). `lost`: another
@@ -41,9 +45,15 @@ export async function storeStart(
 export function recoveredVerdict(
   record: JobRecord,
   kind: JobStore['kind'],
+  /** False on a route no longer served: nothing runs there. */
+  runnable: boolean,
 ): { run: true } | { run: false; result: TaskResult } {
   if (record.phase === 'reporting' && record.result) return { run: false, result: record.result };
-  if (record.checkStartedAt === null) return { run: true };
+  if (record.checkStartedAt === null) {
+    return runnable
+      ? { run: true }
+      : { run: false, result: { status: 'failed', message: NOT_SERVED_MESSAGE } };
+  }
   const message = kind === 'postgres' ? TAKEN_OVER_MESSAGE : RESTARTED_MESSAGE;
   return { run: false, result: { status: 'failed', message } };
 }

@@ -31,6 +31,8 @@ export interface JobSettings extends CheckSettings {
   role?: Role;
   /** How often a check's start is tried again while the store cannot record it (default 1 s). */
   storeRetryMs?: number;
+  /** A route no longer served (its jobs left by a previous process): recovered jobs are reported, not run. */
+  retired?: boolean;
 }
 
 /** The `running` message of a job waiting in the shared queue for a worker. */
@@ -272,7 +274,7 @@ export class JobManager {
       if (this.jobs.has(record.id)) continue;
       const job = jobOf(record);
       const { request } = job.input;
-      const verdict = recoveredVerdict(record, this.store.kind);
+      const verdict = recoveredVerdict(record, this.store.kind, this.settings.retired !== true);
       const fields = { job: record.id, run_id: request.run_id, phase: record.phase };
       this.jobs.set(job.id, job);
       if (verdict.run) {

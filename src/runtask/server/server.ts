@@ -153,7 +153,8 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
     // Handlers never see the database's credentials (PG* variables, a value holding its password).
     const env = withoutDatabaseEnv(options.env, options.databaseUrl);
-    const jobs = new JobManager({ ...options, ...route, env }, journal, routeLog);
+    // A retired route has no handler of its own: its jobs are reported, never run.
+    const jobs = new JobManager({ ...options, ...route, env, retired }, journal, routeLog);
     served.push({ route, journal, jobs, log: routeLog, retired });
   };
   try {
