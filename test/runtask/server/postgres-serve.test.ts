@@ -272,7 +272,9 @@ describe('runtask serve --database-url', () => {
 
   it('from RUNTASK_DATABASE_URL: no warning, no password', async () => {
     const url = await freshDatabase();
-    const result = await serve(['--json', '--lease', '5s'], { RUNTASK_DATABASE_URL: url });
+    const result = await serve(['--json', '--lease', '5s', '--database-timeout', '20s'], {
+      RUNTASK_DATABASE_URL: url,
+    });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ store: 'postgres' });
     expect(result.stderr).toContain('lease 5s');
@@ -318,6 +320,16 @@ describe('runtask serve --database-url', () => {
       /--database-pool must be a whole number between 2 and 100, got "1"/,
     ],
     ['--role worker without a database', ['--role', 'worker'], /--role worker needs a shared job store/],
+    [
+      '--database-timeout without a database',
+      ['--database-timeout', '30s'],
+      /--database-timeout needs a shared job store/,
+    ],
+    [
+      'a database timeout too short',
+      ['--database-url', 'postgres://db/x', '--database-timeout', '500ms'],
+      /--database-timeout must be between 1s and 5m, got "500ms"/,
+    ],
     [
       'an unknown role',
       ['--database-url', 'postgres://db/x', '--role', 'both'],
