@@ -163,8 +163,8 @@ describe('a database that hangs (every server process stopped)', () => {
   }, 120_000);
 });
 
-describe('a short database outage right before the final callbacks', () => {
-  it('the ends are stored once it is back: the other instance takes nothing over; one final each', async () => {
+describe('a short database outage around final callbacks', () => {
+  it('the ends are stored once it is back, the leases kept: the other instance takes nothing over; one final each', async () => {
     await server.createDatabase(`outage_${++databases}`);
     const url = server.urlOf(`outage_${databases}`);
     // The outage (a shutdown, the finals, a start) stays well inside the lease.
@@ -172,15 +172,22 @@ describe('a short database outage right before the final callbacks', () => {
     const requests = Array.from({ length: 8 }, () => requestFor(POST_PLAN_REQUEST, platform));
     for (const request of requests) expect((await post(a.integrator.url, bytesOf(request))).status).toBe(200);
     await Promise.all(requests.map((r) => platform.waitForHandler(r.run_id)));
+    // Six finish while the database is down; two are still running when it is back.
+    const [early, late] = [requests.slice(0, 6), requests.slice(6)];
 
     await server.halt();
     try {
-      for (const r of requests) platform.release(r.run_id, { stdout: 'checked\n', exitCode: 0 });
-      await Promise.all(requests.map((r) => platform.waitForCallbacks(r.task_result_id, 'passed')));
-      await a.integrator.jobs.idle();
+      for (const r of early) platform.release(r.run_id, { stdout: 'checked\n', exitCode: 0 });
+      await Promise.all(early.map((r) => platform.waitForCallbacks(r.task_result_id, 'passed')));
+      // Their ends were tried (and failed) while it was down.
+      await until(
+        () => Promise.resolve(a.integrator.jobs.counts()),
+        (counts) => counts.reporting === 0,
+      );
     } finally {
       await server.start();
     }
+    for (const r of late) platform.release(r.run_id, { stdout: 'checked\n', exitCode: 0 });
 
     const table = await completed(url, requests.length);
     expect(b.events.filter((e) => e.event === 'store.took_over')).toEqual([]);
