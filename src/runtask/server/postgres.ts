@@ -146,7 +146,7 @@ export class PostgresStore implements JobStore, JobQueue {
   private readonly held = new Map<string, Held>();
   private readonly secrets: string[];
   private readonly heartbeat: NodeJS.Timeout;
-  private renewing: Promise<void> | undefined;
+  private renewing: Promise<boolean> | undefined;
   private failing = false;
   private problems = 0;
   private lastProblem: StoreProblem | undefined;
@@ -500,12 +500,11 @@ export class PostgresStore implements JobStore, JobQueue {
    * that fails is tried again every `retryEveryMs`, not only at the next heartbeat, so that a short outage
    * leaves the leases in force.
    */
-  private renew(): Promise<void> {
-    if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve();
+  private renew(): Promise<boolean> {
+    if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve(true);
     const held = [...this.held.entries()];
     this.renewing = (async () => {
       const since = this.incidents;
-      const retry = (): Promise<boolean> => this.renew().then(() => !this.failing);
       try {
         const { rows } = await this.sql(
           `UPDATE ${SCHEMA}.job j SET started_on = now()
@@ -520,9 +519,11 @@ export class PostgresStore implements JobStore, JobQueue {
           // An ending job's own end is checked by its next try (it may have just been stored).
           if (!renewed.has(h.uuid) && this.held.get(id) === h && !h.ending) this.lost(id);
         }
+        return true;
       } catch (error) {
         this.problem(error, 'cannot renew the leases');
-        if (!this.released) this.retries.add(LEASES, retry);
+        if (!this.released) this.retries.add(LEASES, () => this.renew());
+        return false;
       }
     })().finally(() => {
       this.renewing = undefined;
