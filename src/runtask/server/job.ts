@@ -10,14 +10,20 @@ import { reportResult, type ReportDeps } from './report.js';
 import type { CallbackBackoff } from '../callback/client.js';
 import type { Slots } from './slots.js';
 
-/** Why a job's work was aborted: shutdown, a hard stop, or the platform refusing its token. */
-export type StopReason = 'stopped' | 'destroyed' | 'refused';
+/**
+ * Why a job's work was aborted: shutdown, a hard stop, the platform refusing its token, or another instance
+ * holding the job now (its lease was lost before the check started).
+ */
+export type StopReason = 'stopped' | 'destroyed' | 'refused' | 'lost';
 
 /** The messages a job's final callback carries when its check was cut short. */
 export const STOPPED_MESSAGE =
   'The check did not finish: the integrator stopped (integrator stopped). Start a new run to check again.';
 export const RESTARTED_MESSAGE =
   'The check did not finish: the integrator restarted while it was running. Start a new run to check again.';
+/** A started check taken over from another instance (a shared store): its holder stopped renewing its lease. */
+export const TAKEN_OVER_MESSAGE =
+  'The check did not finish: the integrator instance running it stopped, or lost its database for longer than its lease. Start a new run to check again.';
 
 /** What progress reports need from the integrator's settings. */
 export interface ProgressSettings {

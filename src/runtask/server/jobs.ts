@@ -14,9 +14,10 @@ import { readRunTaskRequest, type TaskResult } from '../wire/payload.js';
 import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
 import { reportResult, shapeFinalResult } from './report.js';
-import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, type StopReason } from './job.js';
+import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE, type StopReason } from './job.js';
+import { recoveredVerdict, storeStart } from './checkStart.js';
 
-export { RESTARTED_MESSAGE, STOPPED_MESSAGE };
+export { RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE };
 
 /** Settings of the job manager. */
 export interface JobSettings extends CheckSettings {
@@ -28,6 +29,10 @@ export interface JobSettings extends CheckSettings {
   shutdownCallbackTimeoutMs?: number;
   /** What this instance does (default `all`); `front` and `worker` need a store with a queue. */
   role?: Role;
+  /** How often a check's start is tried again while the store cannot record it (default 1 s). */
+  storeRetryMs?: number;
+  /** A route no longer served (its jobs left by a previous process): recovered jobs are reported, not run. */
+  retired?: boolean;
 }
 
 /** The `running` message of a job waiting in the shared queue for a worker. */
@@ -36,7 +41,9 @@ export const QUEUED_MESSAGE = 'Queued: waiting for a free worker.';
 /** The job a stored record stands for (taken from the queue, or over from another instance). */
 function jobOf(record: JobRecord): Job {
   const { request, raw } = readRunTaskRequest(record.request);
-  return new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+  const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+  if (typeof record.checkStartedAt === 'string') job.startedAt = Date.parse(record.checkStartedAt);
+  return job;
 }
 
 /** The jobs of one integrator process. */
@@ -267,17 +274,23 @@ export class JobManager {
       if (this.jobs.has(record.id)) continue;
       const job = jobOf(record);
       const { request } = job.input;
-      const result =
-        record.phase === 'reporting' && record.result
-          ? record.result
-          : shapeFinalResult({ status: 'failed', message: RESTARTED_MESSAGE }, request, this.log, record.id);
+      const verdict = recoveredVerdict(record, this.store.kind, this.settings.retired !== true);
+      const fields = { job: record.id, run_id: request.run_id, phase: record.phase };
+      this.jobs.set(job.id, job);
+      if (verdict.run) {
+        // Its check never started: it runs here (and only here: the store hands each job to one holder).
+        this.log.info('job.recovered', `recovered job ${record.id}: its check never started, running it`, {
+          ...fields,
+          status: 'run',
+        });
+        this.start(job, Promise.resolve());
+        continue;
+      }
+      const result = shapeFinalResult(verdict.result, request, this.log, record.id);
       this.log.info('job.recovered', `recovered job ${record.id} from the job store (${record.phase})`, {
-        job: record.id,
-        run_id: request.run_id,
-        phase: record.phase,
+        ...fields,
         status: result.status,
       });
-      this.jobs.set(job.id, job);
       job.done = this.finish(job, result, this.settings.callbackTimeoutMs)
         .catch((error: unknown) => this.crashed(job, error))
         .finally(() => this.jobs.delete(job.id));
@@ -332,6 +345,7 @@ export class JobManager {
       acceptedAt: job.acceptedAt.toISOString(),
       phase,
       request: job.input.raw,
+      checkStartedAt: job.startedAt === undefined ? null : new Date(job.startedAt).toISOString(),
       ...(result === undefined ? {} : { result }),
     };
   }
@@ -348,7 +362,11 @@ export class JobManager {
       release = await this.slots.acquire(job.work.signal);
       job.phase = 'running';
       job.startedAt = Date.now();
-      interpreted = await runCheck(this.settings, job.input, this.log, job.work.signal);
+      const start = this.record(job, 'accepted');
+      const stored = await storeStart(this.store, start, job.work.signal, this.settings.storeRetryMs ?? 1000);
+      if (stored === 'lost') job.work.abort('lost' satisfies StopReason);
+      if (stored === 'stored')
+        interpreted = await runCheck(this.settings, job.input, this.log, job.work.signal);
     } catch (error) {
       if (!job.work.signal.aborted) {
         this.log.error(
@@ -366,7 +384,7 @@ export class JobManager {
       release?.();
     }
     const reason = job.work.signal.reason as StopReason | undefined;
-    if (reason === 'destroyed' || reason === 'refused') {
+    if (reason === 'destroyed' || reason === 'refused' || reason === 'lost') {
       await job.stopProgress();
       if (reason === 'refused') await this.store.finish(job.id);
       return;
@@ -386,9 +404,9 @@ export class JobManager {
 
   private async finish(job: Job, result: TaskResult, deadlineMs: number): Promise<void> {
     job.phase = 'reporting';
-    // Unsaved (the state dir is gone or full), the result is still delivered now; the journal writes it
-    // once it can, and says so.
-    await this.store.report(this.record(job, 'reporting', result)).catch((error: unknown) => {
+    // Stored for another holder to deliver should this one die; the delivery does not wait for it (a database
+    // that hangs must not hold final callbacks back). Unsaved, the store writes it once it can, and says so.
+    const reported = this.store.report(this.record(job, 'reporting', result)).catch((error: unknown) => {
       this.log.error(
         'job.error',
         `could not store the result of job ${job.id}: ${String(error)}`,
@@ -404,6 +422,8 @@ export class JobManager {
     });
     // Undelivered at shutdown: the store keeps it, and the next start (or another instance) sends it.
     if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
+    // The end after the result, never before it: a late result write must not bring the token back.
+    await reported;
     await this.store.finish(job.id);
   }
 

@@ -177,6 +177,9 @@ function readRecord(text: string, name?: string): JobRecord | string {
     phase: value.phase,
     request: value.request,
   };
+  const started = value.checkStartedAt;
+  if (started === null || (typeof started === 'string' && !Number.isNaN(Date.parse(started))))
+    record.checkStartedAt = started;
   if (value.phase === 'reporting') {
     const checked = checkTaskResult(value.result, ['passed', 'failed']);
     if (checked.result === undefined) return 'no valid final result';
@@ -796,6 +799,11 @@ export class Journal implements JobStore {
     if (await this.save(record)) return 'accepted';
     this.remove(record.id);
     return 'unsaved';
+  }
+
+  /** JobStore: the check's start, written before it starts (re-written when unsaved, as every record). */
+  async started(record: JobRecord): Promise<'stored' | 'unsaved'> {
+    return (await this.save(record)) ? 'stored' : 'unsaved';
   }
 
   /** JobStore: the final result, written before its delivery (kept in memory and re-written when unsaved). */

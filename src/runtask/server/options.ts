@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { parsePlatformHosts } from '../callback/origins.js';
-import { redactDatabaseUrl } from './redact.js';
+import { passwordsOf, redactDatabaseUrl } from './redact.js';
+import type { DatabaseTimeouts } from './databaseFaults.js';
 import type { IntegratorOptions } from './server.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
@@ -39,6 +40,8 @@ export interface ServeFlags {
   role?: string;
   /** `--database-pool`: connections to the database per instance. */
   databasePool?: string;
+  /** `--database-timeout`: how long a statement or a connection to the database may take. */
+  databaseTimeout?: string;
   /** `--result-format`: how handlers' output is read (auto, json, exit-code, sarif, junit). */
   resultFormat?: string;
   /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
@@ -205,17 +208,18 @@ export function serveOptionsFromFlags(
  * a process's arguments. No message here carries the password.
  */
 export function resolveDatabase(
-  flags: Pick<ServeFlags, 'databaseUrl' | 'lease' | 'databasePool'>,
+  flags: Pick<ServeFlags, 'databaseUrl' | 'lease' | 'databasePool' | 'databaseTimeout'>,
   world: Pick<ServeWorld, 'env'>,
   heartbeatMs: number,
   warnings: string[],
-): { databaseUrl?: string; leaseMs?: number; poolSize?: number } {
+): { databaseUrl?: string; leaseMs?: number; poolSize?: number; databaseTimeouts?: DatabaseTimeouts } {
   const fromFlag = flags.databaseUrl !== undefined && flags.databaseUrl !== '';
   const url = fromFlag ? flags.databaseUrl : world.env[DATABASE_URL_ENV];
   if (url === undefined || url === '') {
     for (const [flag, value] of [
       ['--lease', flags.lease],
       ['--database-pool', flags.databasePool],
+      ['--database-timeout', flags.databaseTimeout],
     ] as const) {
       if (value === undefined) continue;
       throw new UsageError(`${flag} needs a shared job store`, {
@@ -238,7 +242,7 @@ export function resolveDatabase(
       hint: 'Give it as postgres://user:password@host:5432/database.',
     });
   }
-  if (fromFlag && parsed.password !== '') {
+  if (fromFlag && passwordsOf(url).length > 0) {
     warnings.push(
       `--database-url holds a password, which other users of this machine can read in the process list: put the URL in ${DATABASE_URL_ENV} instead`,
     );
@@ -257,7 +261,29 @@ export function resolveDatabase(
   }
   const poolSize =
     flags.databasePool === undefined ? undefined : integer(flags.databasePool, '--database-pool', 2, 100);
-  return { databaseUrl: url, leaseMs, ...(poolSize === undefined ? {} : { poolSize }) };
+  const timeoutMs =
+    flags.databaseTimeout === undefined
+      ? undefined
+      : parseDuration(flags.databaseTimeout, '--database-timeout');
+  if (timeoutMs !== undefined && (timeoutMs < 1000 || timeoutMs > 5 * 60_000)) {
+    throw new UsageError(`--database-timeout must be between 1s and 5m, got "${flags.databaseTimeout}"`, {
+      hint: 'It bounds every statement and connection to the database (default 10s); raise it for a slow database.',
+    });
+  }
+  return {
+    databaseUrl: url,
+    leaseMs,
+    ...(poolSize === undefined ? {} : { poolSize }),
+    ...(timeoutMs === undefined
+      ? {}
+      : {
+          databaseTimeouts: {
+            statementTimeoutMs: timeoutMs,
+            connectTimeoutMs: timeoutMs,
+            overdueMs: Math.min(3000, timeoutMs / 2),
+          },
+        }),
+  };
 }
 
 /**

@@ -17,7 +17,11 @@
  *     fetchable after one lease);
  *   - renew: `started_on = now()` for every job held here, every `heartbeatMs` (a third of the lease);
  *   - report: the job's `data` replaced by the record in phase `reporting` (with the final result);
- *   - finish: the access token removed from `data`, then pg-boss's `complete`.
+ *   - start: the record with `checkStartedAt` set, before the check starts (a job taken over that never started
+ *     is run by its new holder, not reported failed);
+ *   - finish: the access token removed from `data`, then pg-boss's `complete`; until that is stored the job
+ *     stays held here (its lease renewed) and the finish is tried again (databaseFaults.ts), so that a short
+ *     outage never lets another instance take over a job whose final callback was delivered.
  *
  * The queue (`--role front` / `--role worker`). A front sends the job without holding it (phase `queued`, no
  * `startAfter`); a worker with free slots claims queued jobs with pg-boss's own fetch statement narrowed to
@@ -38,6 +42,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { UsageError } from '../../errors.js';
+import { Retries, StatementWatch, poolSettings, timedOut, type DatabaseTimeouts } from './databaseFaults.js';
 import type { EventLog } from './log.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
 import type { AcceptOutcome, JobQueue, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
@@ -50,11 +55,13 @@ export const SCHEMA = 'pgboss';
 const START_LOCK = 'provider-runtask:pg-boss-start';
 /** How many takeovers one job may have before pg-boss gives up on it (state `failed`, no final callback). */
 const MAX_TAKEOVERS = 1000;
+/** The key of the leases' renewal among the writes tried again (job ids are other names). */
+const LEASES = '\0leases';
 
 export { redactDatabaseUrl };
 
 /** Settings of the PostgreSQL store. */
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends DatabaseTimeouts {
   /** `postgres://user:password@host:port/database` (never logged with its password). */
   url: string;
   log: EventLog;
@@ -92,13 +99,17 @@ export function jobUuid(id: string): string {
 
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code !== '' ? code : 'EDATABASE';
+  if (typeof code === 'string' && code !== '') return code;
+  // node-postgres's own timeouts (a statement, a connection) carry no code.
+  return /\btimeout\b|timed out/i.test(String((error as Error)?.message)) ? 'ETIMEDOUT' : 'EDATABASE';
 }
 
 /** A job of this instance: its pg-boss id and the fence (`retry_count` when it was taken). */
 interface Held {
   uuid: string;
   fence: number;
+  /** Its final callback is done: only its end remains to be stored. */
+  ending?: boolean;
 }
 
 /**
@@ -135,13 +146,17 @@ export class PostgresStore implements JobStore, JobQueue {
   private readonly held = new Map<string, Held>();
   private readonly secrets: string[];
   private readonly heartbeat: NodeJS.Timeout;
-  private renewing: Promise<void> | undefined;
+  private renewing: Promise<boolean> | undefined;
   private failing = false;
   private problems = 0;
   private lastProblem: StoreProblem | undefined;
   private released = false;
   /** Failures noted so far (each one, not only each incident's first): see `ok`. */
   private incidents = 0;
+  /** The statements in flight: one overdue makes the store failing. */
+  private readonly watch: StatementWatch;
+  /** Writes to try again: the ends of jobs (by id) and the leases. */
+  private readonly retries: Retries;
 
   private constructor(
     private readonly boss: PgBoss,
@@ -161,6 +176,11 @@ export class PostgresStore implements JobStore, JobQueue {
       options.heartbeatMs ?? Math.max(250, (leaseSeconds * 1000) / 3),
     );
     this.heartbeat.unref();
+    const overdueMs = options.overdueMs ?? 3000;
+    this.watch = new StatementWatch(overdueMs, () =>
+      this.problem(timedOut(`no answer for ${overdueMs} ms`), 'a statement is overdue'),
+    );
+    this.retries = new Retries(options.retryEveryMs ?? 1000);
   }
 
   /** Connects, creates or migrates pg-boss's schema and the queue (idempotent), and starts its maintenance. */
@@ -190,6 +210,8 @@ export class PostgresStore implements JobStore, JobQueue {
       migrate: true,
       // The expiry of leases runs with the maintenance: twice per lease, so a lease is noticed within 1.5 of it.
       maintenanceIntervalSeconds: Math.max(1, Math.floor(leaseSeconds / 2)),
+      // Timeouts on every connection: a database that hangs fails statements instead of holding them forever.
+      ...poolSettings(options),
     });
     // pg-boss emits the errors of its maintenance and pool here (the stores exist once started).
     const stores: PostgresStore[] = [];
@@ -199,7 +221,12 @@ export class PostgresStore implements JobStore, JobQueue {
     // Instances starting together on a new database deadlock in pg-boss's creation of its schema and of the
     // queue's partition: one instance at a time does it, under a session lock of its own (released with the
     // session, also when the process dies).
-    const gate = new pg.Client({ connectionString: options.url, application_name: 'provider runtask serve' });
+    const gate = new pg.Client({
+      connectionString: options.url,
+      application_name: 'provider runtask serve',
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      keepAlive: true,
+    });
     gate.on('error', () => undefined);
     try {
       await gate.connect();
@@ -241,7 +268,7 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   private sql(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
-    return this.boss.getDb().executeSql(text, values);
+    return this.watch.run(() => this.boss.getDb().executeSql(text, values));
   }
 
   /**
@@ -274,14 +301,18 @@ export class PostgresStore implements JobStore, JobQueue {
   async accept(record: JobRecord): Promise<AcceptOutcome> {
     const since = this.incidents;
     const uuid = jobUuid(record.id);
+    // A statement is overdue: the database hangs, and this one would wait as long.
+    if (this.watch.overdue()) return 'unsaved';
     try {
-      const sent = await this.boss.send(this.queueName, record, {
-        id: uuid,
-        // Held here from the next statement on; nobody else fetches it before a lease has passed.
-        startAfter: this.leaseSeconds,
-        expireInSeconds: this.leaseSeconds,
-        retryLimit: MAX_TAKEOVERS,
-      });
+      const sent = await this.watch.run(() =>
+        this.boss.send(this.queueName, record, {
+          id: uuid,
+          // Held here from the next statement on; nobody else fetches it before a lease has passed.
+          startAfter: this.leaseSeconds,
+          expireInSeconds: this.leaseSeconds,
+          retryLimit: MAX_TAKEOVERS,
+        }),
+      );
       if (sent === null) {
         this.ok(since);
         return 'duplicate';
@@ -302,9 +333,18 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async report(record: JobRecord): Promise<boolean> {
+    return (await this.write(record, `cannot store the result of job ${record.id}`)) === 'stored';
+  }
+
+  started(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'> {
+    return this.write(record, `cannot store the start of job ${record.id}`);
+  }
+
+  /** Replaces a held job's record (fenced: nothing is written once another instance took it over). */
+  private async write(record: JobRecord, what: string): Promise<'stored' | 'lost' | 'unsaved'> {
     const since = this.incidents;
     const held = this.held.get(record.id);
-    if (held === undefined) return false;
+    if (held === undefined) return 'lost';
     try {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = $3::jsonb
@@ -312,30 +352,48 @@ export class PostgresStore implements JobStore, JobQueue {
         [this.queueName, held.uuid, JSON.stringify(record), held.fence],
       );
       this.ok(since);
-      if (rows.length === 1) return true;
+      if (rows.length === 1) return 'stored';
       this.lost(record.id);
-      return false;
+      return 'lost';
     } catch (error) {
-      this.problem(error, `cannot store the result of job ${record.id}`);
-      return false;
+      this.problem(error, what);
+      return 'unsaved';
     }
   }
 
+  /** Forgets a job once its end is stored; until then it stays held (leases renewed) and is tried again. */
   async finish(id: string): Promise<void> {
-    const since = this.incidents;
     const held = this.held.get(id);
     if (held === undefined) return;
-    this.held.delete(id);
+    held.ending = true;
+    const attempt = (): Promise<boolean> => this.end(id, held);
+    if (!(await attempt())) this.retries.add(id, attempt);
+  }
+
+  /** One try at storing a job's end: true once stored, or once the job is no longer this instance's. */
+  private async end(id: string, held: Held): Promise<boolean> {
+    if (this.held.get(id) !== held) return true;
+    const since = this.incidents;
     try {
       const { rows } = await this.sql(
         `UPDATE ${SCHEMA}.job SET data = data #- '{request,access_token}'
           WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3 RETURNING id`,
         [this.queueName, held.uuid, held.fence],
       );
-      if (rows.length === 1) await this.boss.complete(this.queueName, held.uuid);
+      if (rows.length === 1) await this.watch.run(() => this.boss.complete(this.queueName, held.uuid));
+      // A try that timed out may still have been carried out once the database answered again.
+      const mine =
+        rows.length === 1 ||
+        (await this.watch
+          .run(() => this.boss.getJobById(this.queueName, held.uuid))
+          .then((job) => job?.state === 'completed' && job.retryCount === held.fence));
       this.ok(since);
+      if (!mine) this.lost(id);
+      else if (this.held.get(id) === held) this.held.delete(id);
+      return true;
     } catch (error) {
       this.problem(error, `cannot finish job ${id}`);
+      return false;
     }
   }
 
@@ -369,14 +427,12 @@ export class PostgresStore implements JobStore, JobQueue {
   async enqueue(record: JobRecord): Promise<AcceptOutcome> {
     const since = this.incidents;
     try {
-      const sent = await this.boss.send(
-        this.queueName,
-        { ...record, phase: 'queued' },
-        {
-          id: jobUuid(record.id),
-          expireInSeconds: this.leaseSeconds,
-          retryLimit: MAX_TAKEOVERS,
-        },
+      const sent = await this.watch.run(() =>
+        this.boss.send(
+          this.queueName,
+          { ...record, phase: 'queued' },
+          { id: jobUuid(record.id), expireInSeconds: this.leaseSeconds, retryLimit: MAX_TAKEOVERS },
+        ),
       );
       this.ok(since);
       return sent === null ? 'duplicate' : 'accepted';
@@ -430,6 +486,8 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async depth(): Promise<number> {
+    // Failing, it would wait for a statement timeout: /metrics answers at once without it.
+    if (this.failing || this.watch.overdue()) throw timedOut('the job store is failing');
     const { rows } = await this.sql(
       `SELECT count(*)::int AS n FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active' AND ${NEVER_STARTED}`,
       [this.queueName],
@@ -437,9 +495,13 @@ export class PostgresStore implements JobStore, JobQueue {
     return Number(rows[0]?.n ?? 0);
   }
 
-  /** Renews the lease of every job held here; a job whose lease was taken over meanwhile is let go. */
-  private renew(): Promise<void> {
-    if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve();
+  /**
+   * Renews the lease of every job held here; a job whose lease was taken over meanwhile is let go. A renewal
+   * that fails is tried again every `retryEveryMs`, not only at the next heartbeat, so that a short outage
+   * leaves the leases in force.
+   */
+  private renew(): Promise<boolean> {
+    if (this.renewing !== undefined || this.released) return this.renewing ?? Promise.resolve(true);
     const held = [...this.held.entries()];
     this.renewing = (async () => {
       const since = this.incidents;
@@ -454,10 +516,14 @@ export class PostgresStore implements JobStore, JobQueue {
         this.ok(since);
         const renewed = new Set(rows.map((row) => String(row.id)));
         for (const [id, h] of held) {
-          if (!renewed.has(h.uuid) && this.held.get(id) === h) this.lost(id);
+          // An ending job's own end is checked by its next try (it may have just been stored).
+          if (!renewed.has(h.uuid) && this.held.get(id) === h && !h.ending) this.lost(id);
         }
+        return true;
       } catch (error) {
         this.problem(error, 'cannot renew the leases');
+        if (!this.released) this.retries.add(LEASES, () => this.renew());
+        return false;
       }
     })().finally(() => {
       this.renewing = undefined;
@@ -482,10 +548,11 @@ export class PostgresStore implements JobStore, JobQueue {
 
   health(): StoreHealth {
     return {
-      status: this.failing ? 'failing' : 'ok',
+      status: this.failing || this.watch.overdue() ? 'failing' : 'ok',
       problems: this.problems,
       ...(this.lastProblem === undefined ? {} : { lastProblem: this.lastProblem }),
-      unsaved: 0,
+      // Jobs whose end could not be stored yet (their final callback is delivered).
+      unsaved: this.retries.keys().filter((key) => key !== LEASES).length,
     };
   }
 
@@ -497,9 +564,22 @@ export class PostgresStore implements JobStore, JobQueue {
     if (this.released) return;
     this.released = true;
     clearInterval(this.heartbeat);
+    this.retries.stop();
     await this.renewing;
-    if (!options.crash && this.held.size > 0) {
-      const uuids = [...this.held.values()].map((h) => h.uuid);
+    // A last try at the ends not stored yet; those left keep their lease until it runs out (another instance
+    // then delivers their stored result again, which the platform refuses with 409): never given back at once.
+    if (!options.crash) await this.retries.flush();
+    const ending = [...this.held.entries()].filter(([, h]) => h.ending);
+    if (ending.length > 0 && !options.crash) {
+      this.options.log.error(
+        'store.unfinished',
+        `${ending.length} delivered job(s) could not be marked finished in ${this.where}`,
+        { database: this.where, jobs: ending.map(([id]) => id).join(',') },
+      );
+    }
+    const giveBack = [...this.held.values()].filter((h) => !h.ending);
+    if (!options.crash && giveBack.length > 0) {
+      const uuids = giveBack.map((h) => h.uuid);
       await this.boss
         .fail(this.queueName, uuids)
         .catch((error: unknown) => this.problem(error, 'cannot give back the leases'));

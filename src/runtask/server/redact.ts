@@ -3,34 +3,72 @@
  * (the start-up line, the log, errors) goes through this; the password itself is also handed to the output as a
  * secret, which masks it wherever it would still appear.
  */
+/** Query parameters that node-postgres takes as a password (`?password=…` works as well as `user:…@`). */
+const SECRET_PARAMS = ['password', 'sslpassword'];
+
 /**
- * The URL with its password replaced by `***`. Text that is no URL is not shown at all (it may be a libpq
- * `key=value` string, password included).
+ * The URL with its password replaced by `***`, in the user part and in the query. Text that is no URL is not
+ * shown at all (it may be a libpq `key=value` string, password included).
  */
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
-    return parsed.href;
+    if (passwordsOf(url).length === 0) return url;
+    if (parsed.password !== '') parsed.password = '***';
+    let text = parsed.href;
+    // Replaced in the text as written (URLSearchParams would re-encode the rest of the query).
+    for (const name of SECRET_PARAMS) {
+      text = text.replace(new RegExp(`([?&]${name}=)[^&#]*`, 'gi'), '$1***');
+    }
+    return text;
   } catch {
     return '(not a URL: not shown)';
   }
 }
 
-/** The password of a database URL, raw and as written in it (percent-encoded), or none. */
+/** A secret as written in the URL (percent-encoded) and decoded. */
+function bothForms(encoded: string): string[] {
+  let decoded = encoded;
+  try {
+    decoded = decodeURIComponent(encoded.replace(/\+/g, ' '));
+  } catch {
+    // A stray % is kept as written.
+  }
+  return [encoded, decoded];
+}
+
+/** The passwords of a database URL (user part and query), raw and as written in it (percent-encoded), or none. */
 export function passwordsOf(url: string): string[] {
   try {
-    const encoded = new URL(url).password;
-    if (encoded === '') return [];
-    let decoded = encoded;
-    try {
-      decoded = decodeURIComponent(encoded);
-    } catch {
-      // A stray % is kept as written.
+    const parsed = new URL(url);
+    const found: string[] = parsed.password === '' ? [] : bothForms(parsed.password);
+    for (const match of parsed.search.matchAll(/[?&]([^=&]*)=([^&#]*)/g)) {
+      if (SECRET_PARAMS.includes(match[1]!.toLowerCase()) && match[2] !== '')
+        found.push(...bothForms(match[2]!));
     }
-    return [...new Set([encoded, decoded])];
+    return [...new Set(found)];
   } catch {
     return [];
   }
+}
+
+/** libpq's and node-postgres's connection variables (`PGPASSWORD`, `PGHOST`, …; not `PGP_…`). */
+const PG_VARIABLE = /^PG(?!P_)[A-Z_]+$/;
+
+/**
+ * The environment handlers inherit, without the database's credentials when the integrator uses one: the PG*
+ * variables node-postgres reads, and any variable whose value holds the URL's password.
+ */
+export function withoutDatabaseEnv(
+  env: Record<string, string | undefined>,
+  databaseUrl: string | undefined,
+): Record<string, string | undefined> {
+  if (databaseUrl === undefined) return env;
+  const secrets = passwordsOf(databaseUrl);
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) =>
+        !PG_VARIABLE.test(name) && !secrets.some((secret) => value?.includes(secret) === true),
+    ),
+  );
 }

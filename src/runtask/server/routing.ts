@@ -137,10 +137,16 @@ export function combinedHealth(
     jobs.reporting += counts.reporting;
   }
   const status = stopping ? 'stopping' : journal.status === 'failing' ? 'degraded' : 'ok';
+  // /healthz answers anyone: its problem by code and time only (the message, naming hosts and paths, is in
+  // the log).
+  const { lastProblem, ...counts } = journal;
   return {
     status,
     jobs,
-    journal,
+    journal: {
+      ...counts,
+      ...(lastProblem && { lastProblem: { at: lastProblem.at, code: lastProblem.code } }),
+    },
     store: { kind, status: journal.status },
     ...(routed
       ? {

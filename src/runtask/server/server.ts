@@ -12,6 +12,8 @@ import { prepareHandlers } from './handler.js';
 import { JobManager, type JobSettings } from './jobs.js';
 import { Journal } from './journal.js';
 import type { JobStore } from './store.js';
+import type { DatabaseTimeouts } from './databaseFaults.js';
+import { withoutDatabaseEnv } from './redact.js';
 import type { ResultReading } from './handlerResult.js';
 import type { EventLog } from './log.js';
 import { IntegratorMetrics } from './metrics.js';
@@ -68,6 +70,8 @@ export interface IntegratorOptions extends JobSettings {
   pollEveryMs?: number;
   /** With the database: connections in this instance's pool (default 10). */
   poolSize?: number;
+  /** With the database: its statement and connect timeouts and retry delay (databaseFaults.ts). */
+  databaseTimeouts?: DatabaseTimeouts;
 }
 
 /** The store of a route without a database: given (tests), or the journal in `dir`. */
@@ -90,6 +94,7 @@ async function openQueues(
       ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
       ...(options.pollEveryMs === undefined ? {} : { pollEveryMs: options.pollEveryMs }),
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...options.databaseTimeouts,
     },
     routes.map((route) => routeQueue(routeName(route.path, routed))),
   );
@@ -146,7 +151,10 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     const journal = queues?.get(route.path) ?? (await openStore(options, dir));
     if (!retired && journal instanceof Journal) labelRouteDir(options.stateDir, journal.dir, route);
     const routeLog = log.child(routed || retired ? { route: route.path } : {});
-    const jobs = new JobManager({ ...options, ...route }, journal, routeLog);
+    // Handlers never see the database's credentials (PG* variables, a value holding its password).
+    const env = withoutDatabaseEnv(options.env, options.databaseUrl);
+    // A retired route has no handler of its own: its jobs are reported, never run.
+    const jobs = new JobManager({ ...options, ...route, env, retired }, journal, routeLog);
     served.push({ route, journal, jobs, log: routeLog, retired });
   };
   try {

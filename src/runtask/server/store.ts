@@ -36,6 +36,12 @@ export interface JobRecord {
   phase: JobPhase;
   /** The request as received, access token included (kept only until the job is finished). */
   request: Record<string, unknown>;
+  /**
+   * When the check started (its handler or plan download), stored before it starts; null: not started yet. A
+   * job taken over that never started is run by its new holder; one that started is reported failed. Absent
+   * in records of older versions: taken as started.
+   */
+  checkStartedAt?: string | null;
   result?: TaskResult;
 }
 
@@ -102,6 +108,12 @@ export interface JobStore {
   accept(record: JobRecord): Promise<AcceptOutcome>;
 
   /**
+   * Stores that the job's check starts now (`checkStartedAt`), before it starts. `lost`: the job is no longer
+   * held here (taken over): it must not start. `unsaved`: not stored now; the caller tries again later.
+   */
+  started(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'>;
+
+  /**
    * Stores the final result (phase `reporting`) before its delivery, so that another holder can deliver it.
    * False when it could not be stored, or the job is no longer held here (its lease was taken over): the
    * caller still delivers it.
@@ -110,7 +122,8 @@ export interface JobStore {
 
   /**
    * Forgets a job: its final callback is delivered (or can never be), or it was refused before its 200. Its
-   * access token is gone from the store once this resolves.
+   * access token is gone from the store once this resolves, unless the store cannot be written now: then the
+   * store keeps the job (PostgreSQL: renewing its lease) and tries again until its end is stored.
    */
   finish(id: string): Promise<void>;
 

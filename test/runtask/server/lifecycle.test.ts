@@ -116,6 +116,40 @@ describe('SIGTERM', () => {
 });
 
 describe('restart with the same --state-dir', () => {
+  it('runs a job whose check never started (it waited for a slot), and reports the started one failed', async () => {
+    const stateDir = join(dir, 'restart-never-started');
+    const first = await startTestIntegrator(platform, { stateDir, maxJobs: 1 });
+    started.push(first);
+    const [running, waiting] = [
+      requestFor(POST_PLAN_REQUEST, platform),
+      requestFor(POST_PLAN_REQUEST, platform),
+    ];
+    platform.release(running.run_id, { hang: true });
+    await post(first.integrator.url, bytesOf(running));
+    await platform.waitForHandler(running.run_id);
+    await post(first.integrator.url, bytesOf(waiting));
+    await platform.waitFor((r) => r.path.includes(waiting.task_result_id) && statusOf(r) === 'running');
+    expect(journaled(stateDir).get(running.task_result_id)?.checkStartedAt).toEqual(expect.any(String));
+    expect(journaled(stateDir).get(waiting.task_result_id)).toMatchObject({ checkStartedAt: null });
+    await first.integrator.destroy();
+
+    const second = await startTestIntegrator(platform, { stateDir });
+    started.push(second);
+    const [failed] = await platform.waitForCallbacks(running.task_result_id, 'failed');
+    expect(failed!.json).toMatchObject({ data: { attributes: { message: RESTARTED_MESSAGE } } });
+    await platform.waitForHandler(waiting.run_id);
+    platform.release(waiting.run_id, { stdout: 'checked after the restart\n', exitCode: 0 });
+    await platform.waitForCallbacks(waiting.task_result_id, 'passed');
+    await second.integrator.jobs.idle();
+    expect(journalFiles(stateDir)).toEqual([]);
+    for (const request of [running, waiting]) {
+      const runs = platform.requests.filter(
+        (r) => r.path === '/handler/start' && (r.json as { key: string }).key === request.run_id,
+      );
+      expect(runs).toHaveLength(1);
+    }
+  });
+
   it('reports a check that was cut short as failed, without running it again', async () => {
     const stateDir = join(dir, 'restart-accepted');
     const first = await startTestIntegrator(platform, { stateDir });

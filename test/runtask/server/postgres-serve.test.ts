@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
+import { TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { SCHEMA } from '../../../src/runtask/server/postgres.js';
 import { passwordsOf, redactDatabaseUrl } from '../../../src/runtask/server/redact.js';
 import { runCli } from '../../helpers/cli.js';
@@ -88,6 +88,73 @@ describe('two integrators on one database', () => {
     expect(await dump(url)).not.toContain(String(request.access_token));
   });
 
+  it('a taken-over job whose check never started is run by its new holder, once', async () => {
+    const url = await freshDatabase();
+    const a = await startTestIntegrator(platform, { databaseUrl: url, leaseMs: 3000, maxJobs: 1 });
+    const b = await integrator(url);
+    const [running, waiting] = [
+      requestFor(POST_PLAN_REQUEST, platform),
+      requestFor(POST_PLAN_REQUEST, platform),
+    ];
+    platform.release(running.run_id, { hang: true });
+    expect((await post(a.integrator.url, bytesOf(running))).status).toBe(200);
+    await platform.waitForHandler(running.run_id);
+    // One slot: the second waits for it, its check not started.
+    expect((await post(a.integrator.url, bytesOf(waiting))).status).toBe(200);
+    await platform.waitFor((r) => r.path.includes(waiting.task_result_id) && statusOf(r) === 'running');
+    await a.integrator.destroy();
+
+    const [failed] = await platform.waitForCallbacks(running.task_result_id, 'failed');
+    expect(failed!.json).toMatchObject({ data: { attributes: { message: TAKEN_OVER_MESSAGE } } });
+    await platform.waitForHandler(waiting.run_id);
+    platform.release(waiting.run_id, { stdout: 'checked by the new holder\n', exitCode: 0 });
+    await platform.waitForCallbacks(waiting.task_result_id, 'passed');
+    await b.integrator.jobs.idle();
+    for (const request of [running, waiting]) {
+      const finals = platform
+        .callbacks(request.task_result_id)
+        .filter((c) => ['passed', 'failed'].includes(statusOf(c) ?? ''));
+      expect(finals).toHaveLength(1);
+      const runs = platform.requests.filter(
+        (r) => r.path === '/handler/start' && (r.json as { key: string }).key === request.run_id,
+      );
+      expect(runs).toHaveLength(1);
+    }
+    expect(
+      b.events.find((e) => e.event === 'job.recovered' && e.fields.job === waiting.task_result_id),
+    ).toMatchObject({
+      fields: expect.objectContaining({ status: 'run' }) as unknown,
+    });
+  });
+
+  it('handlers never see the database credentials: no PG* variable, no value holding its password', async () => {
+    const url = await freshDatabase();
+    // node-postgres takes the password from the query as well.
+    const queryUrl = `${url.replace(`:${server.password}@`, '@')}?password=${server.password}`;
+    const t = await startTestIntegrator(platform, {
+      databaseUrl: queryUrl,
+      leaseMs: 3000,
+      env: {
+        PATH: process.env.PATH,
+        TEST_PLATFORM_URL: platform.url,
+        PGPASSWORD: server.password,
+        PGHOST: '127.0.0.1',
+        PGUSER: 'postgres',
+        APP_DATABASE: queryUrl,
+        PGP_KEY_ID: 'not a database variable',
+      },
+    });
+    started.push(t);
+    const request = requestFor(POST_PLAN_REQUEST, platform);
+    expect((await post(t.integrator.url, bytesOf(request))).status).toBe(200);
+    const report = await platform.waitForHandler(request.run_id);
+    platform.release(request.run_id, { stdout: 'ok\n', exitCode: 0 });
+    await platform.waitForCallbacks(request.task_result_id, 'passed');
+    expect(Object.keys(report.env).filter((name) => name.startsWith('PG'))).toEqual(['PGP_KEY_ID']);
+    expect(JSON.stringify(report.env)).not.toContain(server.password);
+    expect(t.stderr.text).not.toContain(server.password);
+  });
+
   it('a job whose instance crashed is taken over by the other, which sends its one final callback', async () => {
     const url = await freshDatabase();
     const [a, b] = [await integrator(url), await integrator(url)];
@@ -99,7 +166,7 @@ describe('two integrators on one database', () => {
 
     const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
     expect(final!.json).toMatchObject({
-      data: { attributes: { status: 'failed', message: RESTARTED_MESSAGE } },
+      data: { attributes: { status: 'failed', message: TAKEN_OVER_MESSAGE } },
     });
     await b.integrator.jobs.idle();
     expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running', 'failed']);
@@ -132,6 +199,15 @@ describe('a database that goes away', () => {
         status: 503,
         body: { status: 'degraded', journal: { status: 'failing' } },
       });
+      // Anyone may ask /healthz: codes only there (the refused connection's address is in the log).
+      let refused = await healthz();
+      while (
+        (refused.body.journal as { lastProblem?: { code?: string } }).lastProblem?.code !== 'ECONNREFUSED'
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        refused = await healthz();
+      }
+      expect(JSON.stringify(refused.body)).not.toContain(`:${own.port}`);
       const request = requestFor(POST_PLAN_REQUEST, platform);
       const answer = await post(t.integrator.url, bytesOf(request));
       expect(answer.status).toBe(503);
@@ -181,9 +257,24 @@ describe('runtask serve --database-url', () => {
     expect(result.stdout + result.stderr).not.toContain(server.password);
   });
 
+  it('with the password in the query (?password=…): works, warns, and never shows it', async () => {
+    const url = await freshDatabase();
+    const queryUrl = `${url.replace(`:${server.password}@`, '@')}?application_name=x&password=${server.password}`;
+    const result = await serve(['--json', '--database-url', queryUrl]);
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      store: 'postgres',
+      database: queryUrl.replace(server.password, '***'),
+    });
+    expect(result.stderr).toMatch(/--database-url holds a password/);
+    expect(result.stdout + result.stderr).not.toContain(server.password);
+  });
+
   it('from RUNTASK_DATABASE_URL: no warning, no password', async () => {
     const url = await freshDatabase();
-    const result = await serve(['--json', '--lease', '5s'], { RUNTASK_DATABASE_URL: url });
+    const result = await serve(['--json', '--lease', '5s', '--database-timeout', '20s'], {
+      RUNTASK_DATABASE_URL: url,
+    });
     expect(result.exitCode).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ store: 'postgres' });
     expect(result.stderr).toContain('lease 5s');
@@ -230,6 +321,16 @@ describe('runtask serve --database-url', () => {
     ],
     ['--role worker without a database', ['--role', 'worker'], /--role worker needs a shared job store/],
     [
+      '--database-timeout without a database',
+      ['--database-timeout', '30s'],
+      /--database-timeout needs a shared job store/,
+    ],
+    [
+      'a database timeout too short',
+      ['--database-url', 'postgres://db/x', '--database-timeout', '500ms'],
+      /--database-timeout must be between 1s and 5m, got "500ms"/,
+    ],
+    [
       'an unknown role',
       ['--database-url', 'postgres://db/x', '--role', 'both'],
       /--role must be one of all, front, worker, got "both"/,
@@ -256,5 +357,9 @@ describe('the database URL as shown', () => {
     expect(redactDatabaseUrl('postgres://u@db/jobs')).toBe('postgres://u@db/jobs');
     expect(passwordsOf('postgres://u@db/jobs')).toEqual([]);
     expect(redactDatabaseUrl('host=db password=pw')).toBe('(not a URL: not shown)');
+    expect(redactDatabaseUrl('postgres://u@db/jobs?sslmode=require&password=p%40ss&PASSWORD=two')).toBe(
+      'postgres://u@db/jobs?sslmode=require&password=***&PASSWORD=***',
+    );
+    expect(passwordsOf('postgres://u@db/jobs?password=p%40ss')).toEqual(['p%40ss', 'p@ss']);
   });
 });

@@ -207,11 +207,14 @@ export function describeJobStore(kind: StoreKind): void {
           expect(await paused.accept(record)).toBe('accepted');
           const [records] = await takeOverUntil([other], 1);
           expect(records).toEqual([record]);
-          // The paused instance wakes up: its result and its finish change nothing.
+          // The paused instance wakes up: it may not start the check; its result and its finish change nothing.
+          const startedNow = { ...record, checkStartedAt: new Date().toISOString() };
+          expect(await paused.started(startedNow)).toBe('lost');
           expect(await paused.report(reporting(record))).toBe(false);
           await paused.finish(record.id);
           expect(await backing.dump()).toContain(token);
-          // The new holder reports and finishes.
+          // The new holder starts, reports and finishes.
+          expect(await other.started(startedNow)).toBe('stored');
           expect(
             await other.report({ ...reporting(record), result: { status: 'failed', message: 'x' } }),
           ).toBe(true);
