@@ -339,6 +339,33 @@ describe('JUnit XML', () => {
   });
 });
 
+describe('JUnit XML: document type declarations anywhere (issue 33)', () => {
+  const ENTITY = '<!DOCTYPE x [<!ENTITY e "EXPANDED">]>';
+  const failing = (message: string): string =>
+    `<testsuite name="s"><testcase name="t"><failure message="${message}">&e;</failure></testcase></testsuite>`;
+
+  it('a DOCTYPE after a comment that holds "<a" is refused, naming its line', () => {
+    const xml = `<?xml version="1.0"?>\n<!-- <a -->\n${ENTITY}\n${failing('&e;')}`;
+    expect(() => readJunit(xml)).toThrow(JunitError);
+    expect(() => readJunit(xml)).toThrow(/document type declaration \(<!DOCTYPE or <!ENTITY, line 3\)/);
+  });
+
+  it('a DOCTYPE inside the root element is refused', () => {
+    const xml = `<testsuites>\n${ENTITY}\n${failing('&e;')}</testsuites>`;
+    expect(() => readJunit(xml)).toThrow(/document type declaration \(<!DOCTYPE or <!ENTITY, line 2\)/);
+    expect(() => reportResult(xml, 'junit', 'error')).toThrow(ReportError);
+  });
+
+  it('entities are never expanded; the predefined ones and character references are decoded once', () => {
+    const xml =
+      '<testsuite name="a &amp;amp; b"><testcase name="t"><failure message="&lt;1&gt; &#x41;&#66; &quot;q&apos; &e;">&amp;lt;x&gt;</failure></testcase></testsuite>';
+    const [finding] = readJunit(xml).findings;
+    expect(readJunit(xml).suites).toEqual(['a &amp; b']);
+    expect(finding!.message).toBe('t failed: <1> AB "q\' &e;');
+    expect(finding!.help).toBe('```\n&lt;x>\n```');
+  });
+});
+
 describe('hostile reports (a handler output is untrusted)', () => {
   it('a message template of many placeholders and long arguments is cut while it is filled', () => {
     const doc = {
