@@ -119,6 +119,14 @@ describe('an integrator with the access token', () => {
         { method: 'GET', path: `/api/v2/runs/${String(json.received[0]!.json.run_id)}`, http: 404 },
       ]);
       expect(typeof unserved[0]!.at).toBe('number');
+      // A verdict that fails says so in its hint: the 404 may be why the check went another way.
+      const expecting = await startFakeIntegrator(integrator);
+      const failing = await sendFast(expecting.url, { expect: 'failed' });
+      await expecting.close();
+      expect(failing.exitCode).toBe(1);
+      expect(failing.stderr).toMatch(
+        /The integrator also requested GET \/api\/v2\/runs\/run-\w+, which the local platform does not serve \(404, "unserved" in the timeline and the --json report\): a real platform may answer it\./,
+      );
     } finally {
       await fake.close();
       await json.close();
