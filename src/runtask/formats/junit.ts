@@ -32,6 +32,9 @@ const MAX_SUITE_DEPTH = 50;
 
 const ARRAYS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'property']);
 
+/** Where the parser puts CDATA sections (no element name starts with #). */
+const CDATA = '#cdata';
+
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** Decodes the predefined entities and character references (`&lt;`, `&#60;`, `&#x3C;`); others stay as written. */
@@ -55,9 +58,13 @@ function raw(value: unknown): string {
   return '';
 }
 
-/** A text or attribute value, decoded once. */
+/** A text or attribute value, decoded once; CDATA sections, literal by definition, are not (after the text). */
 function text(value: unknown): string {
-  return decode(raw(value));
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return decode(raw(value));
+  const node = value as Node;
+  const cdata = node[CDATA];
+  const sections = Array.isArray(cdata) ? cdata.map(raw) : cdata === undefined ? [] : [raw(cdata)];
+  return decode(raw(node['#text'])) + sections.join('');
 }
 
 function children(node: Node, name: string): Node[] {
@@ -123,6 +130,7 @@ export function readJunit(xml: string): JunitReport {
   }
   const parser = new XMLParser({
     processEntities: false,
+    cdataPropName: CDATA,
     ignoreAttributes: false,
     attributeNamePrefix: '',
     parseAttributeValue: false,

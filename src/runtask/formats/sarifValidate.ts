@@ -243,7 +243,7 @@ function pointerOf(task: Task): string {
   return parts.length === 0 ? '' : `/${parts.reverse().join('/')}`;
 }
 
-/** The links of one checked object, as the tasks of its members (in document order). */
+/** The links of one checked object, as the tasks of its members (properties in the schema's order). */
 function follow(task: Task, piece: Piece): Task[] {
   const out: Task[] = [];
   if (!isObj(task.value)) return out;
@@ -309,7 +309,7 @@ const SLICE_MS = 5;
 export async function validateSarifSchema(doc: unknown): Promise<void> {
   const { ajv, pieces, root } = (prepared ??= prepare());
   const ids = new StructuralIds();
-  // A stack, members pushed in reverse: the document is checked in its own order.
+  // A stack, members pushed in reverse: depth first, each object before its members, these in order.
   const stack: Task[] = [{ definition: '', value: doc }];
   let sliceStart = performance.now();
   while (stack.length > 0) {

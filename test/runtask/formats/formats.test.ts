@@ -365,6 +365,10 @@ describe('JUnit XML: document type declarations anywhere (issue 33)', () => {
     expect(readJunit(xml).suites).toEqual(['a &amp; b']);
     expect(finding!.message).toBe('t failed: <1> AB "q\' &e;');
     expect(finding!.help).toBe('```\n&lt;x>\n```');
+    // A CDATA section is literal: its "&lt;" stays as written, the text around it is decoded.
+    const cdata =
+      '<testsuite name="s"><testcase name="t"><failure>a &amp; <![CDATA[b &lt; c]]></failure></testcase></testsuite>';
+    expect(readJunit(cdata).findings[0]!.help).toBe('```\na & b &lt; c\n```');
   });
 });
 
