@@ -77,7 +77,7 @@ async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<
     const { format } = detected;
     const failOn = (flags.failOn ?? 'error') as FailOn;
     try {
-      const { result } = reportResult(text, format, failOn, detected.parsed);
+      const { result } = await reportResult(text, format, failOn, detected.parsed);
       return { kind: 'report', result, format };
     } catch (error) {
       if (!(error instanceof ReportError)) throw error;

@@ -1,7 +1,7 @@
 /**
  * What the run task side of the platform saw, as events: each callback with the platform's answer and the
- * contract violations it found, each download (plan JSON 307, configuration version 302, blob), the timeouts
- * that errored a task result, and warnings. `runtask send` turns them into its timeline and report.
+ * contract violations it found, each download (plan JSON 307, configuration version 302, blob), each request to a
+ * path it does not serve, the timeouts that errored a task result, and warnings. `runtask send` turns them into its timeline and report.
  */
 
 /** Task result statuses on the platform (run-tasks.md §6); the integrator may only report the middle three. */
@@ -63,6 +63,19 @@ export interface TimeoutEvent {
   ms: number;
 }
 
+/**
+ * A request to a path the local platform does not serve (answered 404): an integrator that calls more of the
+ * platform's API than the run task paths (`GET /api/v2/runs/<id>`, say), which a real platform would answer.
+ */
+export interface UnservedEvent {
+  kind: 'unserved';
+  at: number;
+  method: string;
+  /** The path, without its query. */
+  path: string;
+  http: number;
+}
+
 /** Something worth knowing that is not a broken rule. */
 export interface WarningEvent {
   kind: 'warning';
@@ -71,7 +84,7 @@ export interface WarningEvent {
 }
 
 /** Any event of the platform. */
-export type PlatformEvent = CallbackEvent | DownloadEvent | TimeoutEvent | WarningEvent;
+export type PlatformEvent = CallbackEvent | DownloadEvent | UnservedEvent | TimeoutEvent | WarningEvent;
 
 /** The events of one platform, in order, with listeners (the driver awaits them instead of polling). */
 export class PlatformEvents {

@@ -2,7 +2,8 @@
  * The run task side of the platform on a real HTTP port: it issues task results (token, task result id,
  * callback URL), judges callbacks like the platform, serves the plan JSON through a 307 and the configuration
  * version through a 302 to short-lived blob links (`/_archivist/v1/object/<secret>`, no token), answers
- * `GET /api/v2/ping` (go-tfe calls it first), and records every event for `runtask send`.
+ * `GET /api/v2/ping` (go-tfe calls it first), and records every event for `runtask send`, requests to the
+ * paths it does not serve (404) included.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -43,6 +44,9 @@ export interface RunTaskPlatform extends EmulatedServer {
 
 const BODY_LIMIT = 16 * 1024 * 1024;
 
+/** Requests to unserved paths listed one by one; past this, one warning says the rest are not. */
+const UNSERVED_LISTED = 50;
+
 /** Starts the platform and resolves once it listens. */
 export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Promise<RunTaskPlatform> {
   const now = options.now ?? Date.now;
@@ -51,6 +55,18 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
   const blobs = new Map<string, StoredBlob>();
   const links = new LinkSigner(randomBytes(32).toString('hex'), options.blobTtlMs ?? 60_000);
   let baseUrl = '';
+  let unserved = 0;
+  /** Records a request to a path no route serves (shown in the timeline: a real platform may answer it). */
+  const noteUnserved = (method: string, path: string): void => {
+    unserved++;
+    if (unserved <= UNSERVED_LISTED) {
+      const shown = path.length > 200 ? `${path.slice(0, 199)}…` : path;
+      events.add({ kind: 'unserved', at: now(), method: method.slice(0, 20), path: shown, http: 404 });
+    } else if (unserved === UNSERVED_LISTED + 1) {
+      const message = `more than ${UNSERVED_LISTED} requests to paths the local platform does not serve: the rest are not listed`;
+      events.add({ kind: 'warning', at: now(), message });
+    }
+  };
   const router = new Router();
   registerRunTaskRoutes(router, { tasks, blobs, links, events, now, baseUrl: () => baseUrl });
 
@@ -70,6 +86,7 @@ export async function startRunTaskPlatform(options: RunTaskPlatformOptions): Pro
       const match = router.match(method, url.path);
       if (!match.route) {
         req.resume();
+        noteUnserved(method, url.path);
         throw new HttpProblem(404, [{ status: '404', title: 'not found' }]);
       }
       ctx.params = match.params;

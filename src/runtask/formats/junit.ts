@@ -2,8 +2,11 @@
  * JUnit XML (what most test runners and policy tools print: `<testsuites>` of `<testsuite>`, possibly nested, of
  * `<testcase>` with `<failure>`, `<error>` or `<skipped>`) as findings: one per failed or errored test case.
  * Skipped and passing cases are counted, not reported. Parsed with fast-xml-parser after its validator has
- * checked the document is well-formed (so a broken report names its line); a document type declaration is
- * refused outright (JUnit reports have none, and entity declarations are how XML documents explode).
+ * checked the document is well-formed (so a broken report names its line). A document type declaration is
+ * refused wherever it stands (JUnit reports have none, and entity declarations are how XML documents explode),
+ * and the parser's entity processing is off all the same (`processEntities: false`, its documented switch), so
+ * that no declared entity is ever expanded: the five predefined XML entities and character references, the only
+ * ones a JUnit report uses, are decoded here.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Finding } from './findings.js';
@@ -29,17 +32,71 @@ const MAX_SUITE_DEPTH = 50;
 
 const ARRAYS = new Set(['testsuite', 'testcase', 'failure', 'error', 'skipped', 'property']);
 
-function text(value: unknown): string {
+/** Where the parser puts CDATA sections (no element name starts with #). */
+const CDATA = '#cdata';
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** Decodes the predefined entities and character references (`&lt;`, `&#60;`, `&#x3C;`); others stay as written. */
+function decode(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(
+    /&(?:#(\d{1,7})|#x([\dA-Fa-f]{1,6})|(lt|gt|amp|quot|apos));/g,
+    (whole, dec, hex, name) => {
+      if (typeof name === 'string') return PREDEFINED[name] ?? whole;
+      const code = Number.parseInt((dec ?? hex) as string, dec === undefined ? 16 : 10);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    },
+  );
+}
+
+/** A value as the parser left it (entities not decoded). */
+function raw(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (typeof value === 'object' && value !== null && '#text' in value) return text((value as Node)['#text']);
+  if (typeof value === 'object' && value !== null && '#text' in value) return raw((value as Node)['#text']);
   return '';
+}
+
+/** A text or attribute value, decoded once; CDATA sections, literal by definition, are not (after the text). */
+function text(value: unknown): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return decode(raw(value));
+  const node = value as Node;
+  const cdata = node[CDATA];
+  const sections = Array.isArray(cdata) ? cdata.map(raw) : cdata === undefined ? [] : [raw(cdata)];
+  return decode(raw(node['#text'])) + sections.join('');
 }
 
 function children(node: Node, name: string): Node[] {
   const value = node[name];
   if (!Array.isArray(value)) return [];
-  return value.map((v) => (typeof v === 'object' && v !== null ? (v as Node) : { '#text': text(v) }));
+  return value.map((v) => (typeof v === 'object' && v !== null ? (v as Node) : { '#text': raw(v) }));
+}
+
+/** The sections whose content is text, not markup: a `<!DOCTYPE` inside them is quoted, not declared. */
+const TEXT_SECTIONS: ReadonlyArray<readonly [string, string]> = [
+  ['<!--', '-->'],
+  ['<![CDATA[', ']]>'],
+  ['<?', '?>'],
+];
+
+/**
+ * Where a well-formed document declares a document type or an entity (an index), outside comments, CDATA sections
+ * and processing instructions, anywhere (before the root element, after a comment, inside an element); -1 when
+ * it does not. One pass: each section is skipped to its end.
+ */
+function declarationAt(xml: string): number {
+  for (let i = xml.indexOf('<'); i !== -1; i = xml.indexOf('<', i + 1)) {
+    const section = TEXT_SECTIONS.find(([open]) => xml.startsWith(open, i));
+    if (section !== undefined) {
+      const end = xml.indexOf(section[1], i + section[0].length);
+      if (end === -1) return -1;
+      i = end;
+      continue;
+    }
+    if (/^<!(DOCTYPE|ENTITY)/i.test(xml.slice(i, i + 9))) return i;
+  }
+  return -1;
 }
 
 /** The first line of a text, trimmed. */
@@ -56,20 +113,24 @@ function codeBlock(value: string): string {
 
 /** Reads a JUnit XML document; throws JunitError saying what is wrong and where. */
 export function readJunit(xml: string): JunitReport {
-  // Before the first element only: a failure's text (CDATA) may well quote an HTML page's doctype.
-  const prolog = xml.slice(0, xml.search(/<[A-Za-z]/) === -1 ? xml.length : xml.search(/<[A-Za-z]/));
-  if (/<!DOCTYPE|<!ENTITY/i.test(prolog)) {
-    throw new JunitError(
-      'the JUnit report has a document type declaration, which a JUnit report never needs',
-    );
-  }
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
     throw new JunitError(
       `the JUnit report is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`,
     );
   }
+  // After the validator: every comment, CDATA section and processing instruction is then closed (a failure's
+  // text may well quote an HTML page's doctype in CDATA).
+  const declared = declarationAt(xml);
+  if (declared !== -1) {
+    const line = xml.slice(0, declared).split('\n').length;
+    throw new JunitError(
+      `the JUnit report has a document type declaration (<!DOCTYPE or <!ENTITY, line ${line}), which a JUnit report never needs: remove it`,
+    );
+  }
   const parser = new XMLParser({
+    processEntities: false,
+    cdataPropName: CDATA,
     ignoreAttributes: false,
     attributeNamePrefix: '',
     parseAttributeValue: false,

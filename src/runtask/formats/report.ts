@@ -60,15 +60,16 @@ export function detectReportFormat(text: string): ReportFormat | undefined {
 }
 
 /**
- * Reads a report of `format` into a task result; throws ReportError saying what is wrong. `parsed` is the SARIF
- * document when `detectReport` already parsed it (an 8 MiB report is not parsed twice).
+ * Reads a report of `format` into a task result; rejects with ReportError saying what is wrong. `parsed` is the
+ * SARIF document when `detectReport` already parsed it (an 8 MiB report is not parsed twice). A SARIF report is
+ * read a piece at a time, letting the event loop turn (./sarif.ts).
  */
-export function reportResult(
+export async function reportResult(
   text: string,
   format: ReportFormat,
   failOn: FailOn,
   parsed?: unknown,
-): FindingsResult & { format: ReportFormat } {
+): Promise<FindingsResult & { format: ReportFormat }> {
   const what = format === 'sarif' ? 'SARIF 2.1.0' : 'JUnit XML';
   try {
     if (format === 'junit') {
@@ -83,7 +84,7 @@ export function reportResult(
         throw new SarifError(`the SARIF report is not JSON: ${(error as Error).message}`);
       }
     }
-    const sarif = readSarif(doc);
+    const sarif = await readSarif(doc);
     return { ...findingsResult(sarif.findings, { failOn, tools: sarif.tools }), format };
   } catch (error) {
     if (error instanceof SarifError || error instanceof JunitError) {

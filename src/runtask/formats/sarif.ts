@@ -14,16 +14,16 @@
  * - suppressions (§3.35): a result with a suppression whose status is absent or `accepted` is left out (and
  *   counted); `underReview` and `rejected` ones still count;
  * - fixes (§3.55): their `description.text`; the rule's help (§3.49.15, `markdown` preferred) and `helpUri`.
- * A document is first validated against the published SARIF 2.1.0 JSON schema (assets/, see ./sarifSchema.ts;
- * draft-04, hence ajv-draft-04, with ajv-formats for its `uri` and `date-time` formats and non-Unicode regular
- * expressions, which one of its patterns needs); one that breaks it is refused naming where and which rule.
+ * A document is first counted (at most SARIF_LIMITS rules, results and artifacts), then validated against the
+ * published SARIF 2.1.0 JSON schema (./sarifValidate.ts: linear time, a piece at a time); one that breaks it is
+ * refused naming where and which rule. Reading is asynchronous and yields to the event loop as it goes: an
+ * integrator reading a large report keeps serving its other requests.
  */
-import ajvDraft04, { type ValidateFunction } from 'ajv-draft-04';
-import ajvFormats from 'ajv-formats';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Finding, FindingLevel } from './findings.js';
 import { RESULT_LIMITS } from '../wire/result.js';
 import { cutText } from '../wire/trim.js';
-import { sarifSchema } from './sarifSchema.js';
+import { SarifSchemaError, validateSarifSchema } from './sarifValidate.js';
 
 /** A SARIF document that cannot be read, with the path of what is wrong (`runs[0].results[2].message`). */
 export class SarifError extends Error {}
@@ -148,88 +148,63 @@ function ruleHelp(rule: Obj | undefined): string | undefined {
   return undefined;
 }
 
-let validator: ValidateFunction | undefined;
+/**
+ * The most a report may hold, over all its runs, checked before anything else: far above what a scan of a large
+ * repository prints (a finding per file of 20 000 files, the rules of every scanner), and what an 8 MiB output
+ * can hold of small items. Past them a report is refused, saying which count is over.
+ */
+export const SARIF_LIMITS = { rules: 100_000, results: 100_000, artifacts: 100_000 } as const;
 
-/** `/runs/0/results/2/level` → `runs[0].results[2].level`. */
-function dotted(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce(
-      (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`),
-      '',
-    );
+function arrayLength(value: unknown): number {
+  return Array.isArray(value) ? value.length : 0;
 }
 
-/** The schema definition an error's rule sits in (`fix`, `result`…), found by identity; `#` is the top level. */
-function ruleName(parent: unknown): string {
-  const definitions = (schemaDocument?.definitions ?? {}) as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(definitions)) {
-    if (definition === parent) return `#/definitions/${name}`;
-    // A rule on one of the definition's properties: schemaPath goes on from the definition.
-    const properties =
-      isObj(definition) && isObj(definition.properties) ? Object.values(definition.properties) : [];
-    if (properties.includes(parent)) return `#/definitions/${name}`;
+/** Refuses a document with more rules, results or artifacts than SARIF_LIMITS, before it is validated. */
+export function checkSarifCounts(doc: Record<string, unknown>): void {
+  const counts = { rules: 0, results: 0, artifacts: 0 };
+  for (const run of Array.isArray(doc.runs) ? (doc.runs as unknown[]) : []) {
+    if (!isObj(run)) continue;
+    counts.results += arrayLength(run.results);
+    counts.artifacts += arrayLength(run.artifacts);
+    const tool = isObj(run.tool) ? run.tool : {};
+    const extensions: unknown[] = Array.isArray(tool.extensions) ? tool.extensions : [];
+    const components = [tool.driver, ...extensions];
+    for (const component of components) if (isObj(component)) counts.rules += arrayLength(component.rules);
   }
-  return '#';
-}
-
-let schemaDocument: { definitions?: unknown } | undefined;
-
-/** Validates a document against the SARIF 2.1.0 schema; throws SarifError naming where and which rule. */
-export function validateSarif(doc: unknown): void {
-  // Both packages are CommonJS whose module.exports also carries itself as `default`, which is what TypeScript
-  // sees through an ES import.
-  const validate = (validator ??= (() => {
-    const ajv = new ajvDraft04.default({
-      allErrors: false,
-      strict: false,
-      unicodeRegExp: false,
-      verbose: true,
-    });
-    ajvFormats.default(ajv);
-    schemaDocument = sarifSchema();
-    return ajv.compile(schemaDocument);
-  })());
-  let valid: boolean;
-  try {
-    valid = validate(doc);
-  } catch (error) {
-    // A document nested deeper than the validator's stack (thousands of levels) is no report to read.
-    if (error instanceof RangeError) throw new SarifError('the document is nested too deeply to be checked');
-    throw error;
-  }
-  if (valid) return;
-  const [error] = validate.errors ?? [];
-  if (error === undefined) throw new SarifError('the document does not follow the SARIF 2.1.0 schema');
-  const where = dotted(error.instancePath) || 'the document';
-  const params = error.params as {
-    allowedValues?: unknown[];
-    missingProperty?: string;
-    additionalProperty?: string;
+  const where = {
+    rules: 'tool.driver.rules and tool.extensions[].rules',
+    results: 'runs[].results',
+    artifacts: 'runs[].artifacts',
   };
-  const detail =
-    params.allowedValues !== undefined
-      ? `${error.message ?? 'is not allowed'}: ${params.allowedValues.map((v) => String(v)).join(', ')}`
-      : params.additionalProperty !== undefined
-        ? `has a property the schema does not allow: "${params.additionalProperty}"`
-        : (error.message ?? 'is not allowed');
-  throw new SarifError(
-    `${where} ${detail} (SARIF 2.1.0 schema rule ${ruleName(error.parentSchema)}${error.schemaPath.slice(1)})`,
-  );
+  for (const what of ['rules', 'results', 'artifacts'] as const) {
+    if (counts[what] > SARIF_LIMITS[what]) {
+      throw new SarifError(
+        `too many ${what}: ${counts[what]} (${where[what]}, all runs), more than the ${SARIF_LIMITS[what]} a report may hold; scan less at once (by folder, or with fewer rules) or filter the report`,
+      );
+    }
+  }
 }
 
-/** Reads a SARIF 2.1.0 document (parsed JSON); throws SarifError naming the first thing wrong. */
-export function readSarif(doc: unknown): SarifReport {
+/** How long the reading runs before it lets the event loop turn. */
+const SLICE_MS = 5;
+
+/** Reads a SARIF 2.1.0 document (parsed JSON); rejects with SarifError naming the first thing wrong. */
+export async function readSarif(doc: unknown): Promise<SarifReport> {
   if (!isObj(doc)) throw new SarifError('the SARIF document must be a JSON object');
   if (doc.version !== '2.1.0') {
     throw new SarifError(`version must be "2.1.0" (found ${JSON.stringify(doc.version)})`);
   }
-  validateSarif(doc);
+  checkSarifCounts(doc);
+  try {
+    await validateSarifSchema(doc);
+  } catch (error) {
+    if (error instanceof SarifSchemaError) throw new SarifError(error.message);
+    throw error;
+  }
   if (!Array.isArray(doc.runs)) throw new SarifError('runs must be an array');
   const report: SarifReport = { findings: [], tools: [], suppressed: 0 };
-  doc.runs.forEach((run: unknown, r) => {
+  let sliceStart = performance.now();
+  for (const [r, run] of (doc.runs as unknown[]).entries()) {
     const at = `runs[${r}]`;
     if (!isObj(run)) throw new SarifError(`${at} must be an object`);
     const driver = isObj(run.tool) ? run.tool.driver : undefined;
@@ -238,11 +213,18 @@ export function readSarif(doc: unknown): SarifReport {
     }
     const tool = driver.name;
     report.tools.push(tool);
-    const rules = Array.isArray(driver.rules) ? driver.rules.filter(isObj) : [];
+    const rules = Array.isArray(driver.rules) ? (driver.rules as unknown[]) : [];
+    // By id, the first rule of each (a lookup per result, not a search of every rule).
+    const byId = new Map<unknown, Obj>();
+    for (const rule of rules) if (isObj(rule) && !byId.has(rule.id)) byId.set(rule.id, rule);
     const results = run.results;
-    if (results === undefined || results === null) return;
+    if (results === undefined || results === null) continue;
     if (!Array.isArray(results)) throw new SarifError(`${at}.results must be an array`);
-    results.forEach((result: unknown, i) => {
+    for (const [i, result] of (results as unknown[]).entries()) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
       const path = `${at}.results[${i}]`;
       if (!isObj(result)) throw new SarifError(`${path} must be an object`);
       const reference = isObj(result.rule) ? result.rule : undefined;
@@ -253,13 +235,12 @@ export function readSarif(doc: unknown): SarifReport {
             ? reference.index
             : undefined;
       const ruleId = str(result.ruleId) ?? str(reference?.id);
-      const rule =
-        (index !== undefined ? rules[index] : undefined) ??
-        rules.find((candidate) => candidate.id === ruleId);
+      const indexed = index !== undefined ? rules[index] : undefined;
+      const rule = (isObj(indexed) ? indexed : undefined) ?? byId.get(ruleId);
       const id = ruleId ?? str(rule?.id) ?? 'result';
       if (suppressed(result.suppressions, `${path}.suppressions`)) {
         report.suppressed++;
-        return;
+        continue;
       }
       const kind = result.kind ?? 'fail';
       const configured = isObj(rule?.defaultConfiguration) ? rule.defaultConfiguration.level : undefined;
@@ -280,7 +261,7 @@ export function readSarif(doc: unknown): SarifReport {
         locations: locations(result.locations, `${path}.locations`),
         fixes: fixes(result.fixes),
       });
-    });
-  });
+    }
+  }
   return report;
 }

@@ -7,7 +7,8 @@
  * errors do not accept it, and an integrator that never accepts has not broken the contract: it refused (a
  * 4xx, most often 401/403 for a signature made with another HMAC key), failed (a 5xx) or was not there (no
  * answer). That is exit 4, as for any other side that refused or could not be reached, with a hint for the
- * answers whose cause is known.
+ * answers whose cause is known: 401/403, and any other 4xx whose body names the signature (an integrator without
+ * a key answers a signed request `400 Unexpected x-tfc-task-signature header`), point at the HMAC key.
  */
 import { ApiError } from '../../errors.js';
 import type { Delivery } from './deliver.js';
@@ -75,20 +76,47 @@ function reasonOf(deliveries: readonly Delivery[]): NotAcceptedReason {
   return answered.length === 0 ? 'unreachable' : 'wrong-answer';
 }
 
-function hintFor(
-  reason: NotAcceptedReason,
-  deliveries: readonly Delivery[],
-  integratorUrl: string,
-  platformOrigin: string,
-): string {
+/** Where runtask send's key comes from, for the hints. */
+const KEY_SOURCES =
+  'runtask send signs with the key in --hmac-key-file or in the variable named by --hmac-key-env (RUNTASK_HMAC_KEY by default), and sends an empty signature without one.';
+
+/** The hint for a refusal that names the signature header (a 4xx other than 401/403 whose body says so). */
+function signatureNamedHint(status: number, signed: boolean): string {
+  return signed
+    ? `The integrator refused the request's signature (${status}, naming the signature header): the HMAC key is the likely cause. An integrator without a key refuses a signed request ("Unexpected x-tfc-task-signature header"): give both sides the same key, or run runtask send without one. ${KEY_SOURCES}`
+    : `The integrator refused the request's empty signature (${status}, naming the signature header): the HMAC key is the likely cause. It likely has a key and runtask send none: give runtask send the same key. ${KEY_SOURCES}`;
+}
+
+/** The status of a 4xx answer whose body names the signature header or the HMAC key, if any. */
+function signatureNamed(deliveries: readonly Delivery[]): number | undefined {
+  for (const d of deliveries) {
+    if (d.kind === 'answered' && d.status >= 400 && d.status < 500 && /signature|hmac/i.test(d.body))
+      return d.status;
+  }
+  return undefined;
+}
+
+/** What the hints need besides the answers. */
+interface HintContext {
+  integratorUrl: string;
+  platformOrigin: string;
+  /** Whether the request carried a signature (runtask send had a key). */
+  signed: boolean;
+}
+
+function hintFor(reason: NotAcceptedReason, deliveries: readonly Delivery[], where: HintContext): string {
+  const { integratorUrl, platformOrigin } = where;
   const answered = statuses(deliveries);
   switch (reason) {
-    case 'refused':
+    case 'refused': {
       if (answered.includes(401) || answered.includes(403))
-        return 'The integrator refused the signature (401/403: do both sides use the same HMAC key?). runtask send signs with the key in --hmac-key-file or in the variable named by --hmac-key-env (RUNTASK_HMAC_KEY by default), and sends an empty signature without one.';
+        return `The integrator refused the signature (401/403: do both sides use the same HMAC key?). ${KEY_SOURCES}`;
+      const named = signatureNamed(deliveries);
+      if (named !== undefined) return signatureNamedHint(named, where.signed);
       if (answered.includes(422))
         return `422: does the integrator accept callbacks to ${platformOrigin}? runtask serve needs --platform-host with a fixed --port here.`;
       return "The platform takes exactly 200: the integrator's answer is in the timeline (request.attempts in the --json report).";
+    }
     case 'failing':
       return "A 5xx is the integrator's own failure: its log says why. The platform takes exactly 200.";
     case 'wrong-answer':
@@ -104,7 +132,7 @@ function hintFor(
 export function judgeNotAccepted(
   deliveries: readonly Delivery[],
   kind: RequestKind,
-  where: { integratorUrl: string; platformOrigin: string },
+  where: HintContext,
 ): NotAccepted {
   const reason = reasonOf(deliveries);
   const count = `${deliveries.length} attempt${deliveries.length === 1 ? '' : 's'}`;
@@ -116,7 +144,7 @@ export function judgeNotAccepted(
       : reason === 'refused'
         ? `the integrator refused the ${name} ${answers}`
         : `the integrator never answered 200 to the ${name} ${answers}`;
-  return { reason, message, hint: hintFor(reason, deliveries, where.integratorUrl, where.platformOrigin) };
+  return { reason, message, hint: hintFor(reason, deliveries, where) };
 }
 
 /** The error of a request that was never accepted: exit 4, like any other side that refused or was not there. */

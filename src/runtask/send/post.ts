@@ -114,6 +114,7 @@ export async function postRequest(input: {
       const notAccepted = judgeNotAccepted(deliveries, kind, {
         integratorUrl: settings.integratorUrl.href,
         platformOrigin: new URL(task.issued.callbackUrl).origin,
+        signed: signature !== '',
       });
       emit({ kind: 'gave-up', at: Date.now(), attempts: deliveries.length, request: kind, notAccepted });
     }

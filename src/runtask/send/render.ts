@@ -1,8 +1,8 @@
 /**
  * How a session reads: one timeline line per event (time since start, what, the platform's answer, and a
  * VIOLATION line under each broken rule), then the verdict; or, with `--json`, one report document: result,
- * each request attempt, each callback, each download, each violation and warning, why the request was not
- * accepted, the timeout.
+ * each request attempt, each callback, each download, each request to a path the local platform does not serve,
+ * each violation and warning, why the request was not accepted, the timeout.
  */
 import type { ChalkInstance } from 'chalk';
 import { toErrorDocument } from '../../errors.js';
@@ -72,6 +72,11 @@ function describe(
             : '';
       return ['download', `GET ${what} → ${event.http}${extra}`];
     }
+    case 'unserved':
+      return [
+        'unserved',
+        `${event.method} ${event.path} → ${event.http}: not a path the local platform serves (it serves the callback, the plan JSON, the configuration version and /api/v2/ping); a real platform may answer it`,
+      ];
     case 'timeout':
       return event.window === 'progress-window'
         ? ['timeout', `no progress update within ${windows.progressWindow}: the task result is errored`]
@@ -91,7 +96,11 @@ export function timelineLines(
   const time = `+${((event.at - startedAt) / 1000).toFixed(3)}s`.padStart(9);
   const [label, text] = describe(event, windows);
   const tint =
-    event.kind === 'warning' ? color.yellow : event.kind === 'timeout' ? color.red : (s: string) => s;
+    event.kind === 'warning' || event.kind === 'unserved'
+      ? color.yellow
+      : event.kind === 'timeout'
+        ? color.red
+        : (s: string) => s;
   const lines = [`${color.dim(time)}  ${tint(label.padEnd(9))}  ${text}`];
   if ('violations' in event) {
     for (const v of event.violations) lines.push(`${' '.repeat(9)}  ${color.red('VIOLATION')}  ${v.message}`);
@@ -149,6 +158,7 @@ export function reportDocument(
     },
     callbacks: listed('callback', 'method', 'http', 'status', 'message', 'url', 'outcomes', 'violations'),
     downloads: listed('download', 'what', 'http', 'bytes', 'detail'),
+    unserved: listed('unserved', 'method', 'path', 'http'),
     violations: verdict.violations.map((v) => ({ at: rel(v.at), rule: v.rule, message: v.message })),
     notAccepted: verdict.notAccepted ?? null,
     warnings: listed('warning', 'message'),

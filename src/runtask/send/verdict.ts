@@ -32,6 +32,20 @@ export interface WindowTexts {
   maxDuration: string;
 }
 
+/**
+ * What the hint of a failing verdict adds when the integrator asked the local platform for paths it does not
+ * serve: a real platform may have answered them, and the integrator's course may have followed from the 404.
+ */
+function unservedNote(record: SessionRecord): string {
+  const paths = new Set(
+    record.events.flatMap((e) => (e.kind === 'unserved' ? [`${e.method} ${e.path}`] : [])),
+  );
+  if (paths.size === 0) return '';
+  const [first] = paths;
+  const more = paths.size > 1 ? ` and ${paths.size - 1} more` : '';
+  return ` The integrator also requested ${first}${more}, which the local platform does not serve (404, "unserved" in the timeline and the --json report): a real platform may answer it.`;
+}
+
 /** Decides the verdict of a finished session. */
 export function decideVerdict(
   record: SessionRecord,
@@ -50,6 +64,7 @@ export function decideVerdict(
     if (event.kind === 'answer' && event.http !== undefined) lastStatus = event.http;
   }
   const base = { result, expected, violations, notAccepted, timeout };
+  const note = unservedNote(record);
   if (record.end === 'interrupted') {
     return {
       ...base,
@@ -66,7 +81,7 @@ export function decideVerdict(
       exitCode: 3,
       summary: `FAIL  ${violations.length} contract violation${violations.length > 1 ? 's' : ''}; result ${result}`,
       error: new VerificationError(`the integrator broke the run task contract: ${first}${more}`, {
-        hint: 'Each violation is in the timeline (or "violations" in the --json report); docs/runtask-send.md says what the platform expects.',
+        hint: `Each violation is in the timeline (or "violations" in the --json report); docs/runtask-send.md says what the platform expects.${note}`,
         details: { violations: violations.map(({ rule, message }) => ({ rule, message })) },
       }),
     };
@@ -76,7 +91,11 @@ export function decideVerdict(
       ...base,
       exitCode: 4,
       summary: `NOT ACCEPTED  ${notAccepted.message}; result ${result}`,
-      error: notAcceptedError(notAccepted, record.issued.kind, lastStatus),
+      error: notAcceptedError(
+        { ...notAccepted, hint: notAccepted.hint + note },
+        record.issued.kind,
+        lastStatus,
+      ),
     };
   }
   if (timeout !== undefined) {
@@ -89,7 +108,7 @@ export function decideVerdict(
       exitCode: 6,
       summary: `TIMEOUT  ${why}: the platform errored the task result`,
       error: new TimeoutError(`timed out: ${why}; the platform errors the task result`, {
-        hint: 'Send a running callback well inside the progress window and the final one within the maximum duration.',
+        hint: `Send a running callback well inside the progress window and the final one within the maximum duration.${note}`,
       }),
     };
   }
@@ -99,7 +118,7 @@ export function decideVerdict(
       exitCode: 1,
       summary: `UNEXPECTED  result ${result}, expected ${expected}`,
       error: new ResultMismatchError(`result ${result}, expected ${expected}`, {
-        hint: 'The integrator kept the contract but reached another verdict: check the check itself (its input is in the timeline).',
+        hint: `The integrator kept the contract but reached another verdict: check the check itself (its input is in the timeline).${note}`,
       }),
     };
   }

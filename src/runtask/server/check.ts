@@ -130,7 +130,13 @@ export async function runCheck(
       signal,
       ...(settings.killGraceMs === undefined ? {} : { killGraceMs: settings.killGraceMs }),
     });
-    const interpreted = interpretHandlerExit(exit, settings.timeoutText, settings.reading);
+    // Reading a large report takes a while (yielding to the other requests as it goes): say when it starts.
+    log.debug('handler.exited', 'handler exited; reading its output', {
+      ...fields,
+      exit_code: exit.exitCode,
+      stdout_bytes: Buffer.byteLength(exit.stdout),
+    });
+    const interpreted = await interpretHandlerExit(exit, settings.timeoutText, settings.reading);
     const level = exit.timedOut || exit.spawnError !== undefined ? 'error' : 'info';
     log[level]('handler.finished', `handler finished: ${interpreted.result.status} (${interpreted.source})`, {
       ...fields,

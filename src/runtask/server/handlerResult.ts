@@ -84,14 +84,14 @@ function ending(exit: HandlerExit): string {
 }
 
 /** A scanner's report as the result: its findings as outcomes, `failOn` deciding; an unreadable one fails. */
-function fromReport(
+async function fromReport(
   stdout: string,
   format: ReportFormat,
   failOn: FailOn,
   parsed?: unknown,
-): InterpretedResult {
+): Promise<InterpretedResult> {
   try {
-    const { result } = reportResult(stdout, format, failOn, parsed);
+    const { result } = await reportResult(stdout, format, failOn, parsed);
     // Made to fit the documented limits; checked all the same, as a handler's JSON result is.
     const checked = checkTaskResult(result, ['passed', 'failed']);
     if (checked.result === undefined) {
@@ -122,13 +122,14 @@ function fromReport(
 
 /**
  * Reads the result of a handler run; `timeoutText` is the configured timeout, for the message; `reading` says
- * how its output is taken (`--result-format`, `--fail-on`).
+ * how its output is taken (`--result-format`, `--fail-on`). Asynchronous: a report is read a piece at a time,
+ * so that the integrator keeps serving meanwhile.
  */
-export function interpretHandlerExit(
+export async function interpretHandlerExit(
   exit: HandlerExit,
   timeoutText: string,
   reading: ResultReading = DEFAULT_READING,
-): InterpretedResult {
+): Promise<InterpretedResult> {
   if (exit.spawnError !== undefined) {
     return {
       result: { status: 'failed', message: `The check could not be started: ${exit.spawnError}` },
@@ -164,7 +165,7 @@ export function interpretHandlerExit(
   }
   const detected = reading.format === 'auto' ? detectReport(exit.stdout) : undefined;
   const report = reading.format === 'sarif' || reading.format === 'junit' ? reading.format : detected?.format;
-  if (report !== undefined) return fromReport(exit.stdout, report, reading.failOn, detected?.parsed);
+  if (report !== undefined) return await fromReport(exit.stdout, report, reading.failOn, detected?.parsed);
   const json = reading.format === 'exit-code' ? undefined : findJsonResult(exit.stdout);
   if (reading.format === 'json' && json === undefined) {
     return {

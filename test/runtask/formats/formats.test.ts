@@ -102,8 +102,8 @@ const SARIF = {
 };
 
 describe('SARIF 2.1.0', () => {
-  it('reads every run as its tool, levels from results or rule defaults, placeholders, locations, suppressions', () => {
-    const report = readSarif(SARIF);
+  it('reads every run as its tool, levels from results or rule defaults, placeholders, locations, suppressions', async () => {
+    const report = await readSarif(SARIF);
     expect(report.tools).toEqual(['checkov', 'Trivy']);
     expect(report.suppressed).toBe(1);
     expect(report.findings.map((f) => [f.tool, f.ruleId, f.level, f.message, f.locations])).toEqual([
@@ -126,8 +126,8 @@ describe('SARIF 2.1.0', () => {
     expect(trivy!.securitySeverity).toBe(9.8);
   });
 
-  it('as a task result: one outcome per finding, most severe first, tags, body, url; the message counts', () => {
-    const { findings, tools } = readSarif(SARIF);
+  it('as a task result: one outcome per finding, most severe first, tags, body, url; the message counts', async () => {
+    const { findings, tools } = await readSarif(SARIF);
     const { result, counts } = findingsResult(findings, { failOn: 'error', tools });
     expect(counts).toEqual({ error: 1, warning: 1, note: 2, none: 1 });
     expect(result.status).toBe('failed');
@@ -153,29 +153,31 @@ describe('SARIF 2.1.0', () => {
     expect(checkTaskResult(result, ['passed', 'failed']).problems).toEqual([]);
   });
 
-  it('--fail-on decides: warning fails on the Trivy warning, note on notes, never passes', () => {
-    const only = readSarif(SARIF).findings.filter((f) => f.level !== 'error');
+  it('--fail-on decides: warning fails on the Trivy warning, note on notes, never passes', async () => {
+    const only = (await readSarif(SARIF)).findings.filter((f) => f.level !== 'error');
     expect(findingsResult(only, { failOn: 'error' }).result.status).toBe('passed');
     expect(findingsResult(only, { failOn: 'warning' }).result.status).toBe('failed');
     const notes = only.filter((f) => f.level === 'note');
     expect(findingsResult(notes, { failOn: 'warning' }).result.status).toBe('passed');
     expect(findingsResult(notes, { failOn: 'note' }).result.status).toBe('failed');
-    expect(findingsResult(readSarif(SARIF).findings, { failOn: 'never' }).result.status).toBe('passed');
+    expect(findingsResult((await readSarif(SARIF)).findings, { failOn: 'never' }).result.status).toBe(
+      'passed',
+    );
     expect(findingsResult([], { failOn: 'error', tools: ['checkov'] }).result).toEqual({
       status: 'passed',
       message: 'No findings in checkov',
     });
   });
 
-  it('outcome ids are stable for the same finding and differ for another location', () => {
-    const [a] = readSarif(SARIF).findings;
+  it('outcome ids are stable for the same finding and differ for another location', async () => {
+    const [a] = (await readSarif(SARIF)).findings;
     expect(outcomeId(a!)).toBe(outcomeId({ ...a! }));
     expect(outcomeId({ ...a!, locations: ['other.tf:1'] })).not.toBe(outcomeId(a!));
     const long: Finding = { ...a!, ruleId: 'R'.repeat(200) };
     expect([...outcomeId(long)].length).toBeLessThanOrEqual(RESULT_LIMITS.outcomeId);
   });
 
-  it('a document that breaks the published SARIF 2.1.0 schema is refused naming where and which rule', () => {
+  it('a document that breaks the published SARIF 2.1.0 schema is refused naming where and which rule', async () => {
     const driver = { name: 't' };
     const cases: [unknown, string][] = [
       [[], 'the SARIF document must be a JSON object'],
@@ -226,8 +228,8 @@ describe('SARIF 2.1.0', () => {
       ],
     ];
     for (const [doc, message] of cases) {
-      expect(() => readSarif(doc)).toThrow(SarifError);
-      expect(() => readSarif(doc)).toThrow(message);
+      await expect(readSarif(doc)).rejects.toThrow(SarifError);
+      await expect(readSarif(doc)).rejects.toThrow(message);
     }
   });
 });
@@ -339,8 +341,39 @@ describe('JUnit XML', () => {
   });
 });
 
+describe('JUnit XML: document type declarations anywhere (issue 33)', () => {
+  const ENTITY = '<!DOCTYPE x [<!ENTITY e "EXPANDED">]>';
+  const failing = (message: string): string =>
+    `<testsuite name="s"><testcase name="t"><failure message="${message}">&e;</failure></testcase></testsuite>`;
+
+  it('a DOCTYPE after a comment that holds "<a" is refused, naming its line', () => {
+    const xml = `<?xml version="1.0"?>\n<!-- <a -->\n${ENTITY}\n${failing('&e;')}`;
+    expect(() => readJunit(xml)).toThrow(JunitError);
+    expect(() => readJunit(xml)).toThrow(/document type declaration \(<!DOCTYPE or <!ENTITY, line 3\)/);
+  });
+
+  it('a DOCTYPE inside the root element is refused', async () => {
+    const xml = `<testsuites>\n${ENTITY}\n${failing('&e;')}</testsuites>`;
+    expect(() => readJunit(xml)).toThrow(/document type declaration \(<!DOCTYPE or <!ENTITY, line 2\)/);
+    await expect(reportResult(xml, 'junit', 'error')).rejects.toThrow(ReportError);
+  });
+
+  it('entities are never expanded; the predefined ones and character references are decoded once', () => {
+    const xml =
+      '<testsuite name="a &amp;amp; b"><testcase name="t"><failure message="&lt;1&gt; &#x41;&#66; &quot;q&apos; &e;">&amp;lt;x&gt;</failure></testcase></testsuite>';
+    const [finding] = readJunit(xml).findings;
+    expect(readJunit(xml).suites).toEqual(['a &amp; b']);
+    expect(finding!.message).toBe('t failed: <1> AB "q\' &e;');
+    expect(finding!.help).toBe('```\n&lt;x>\n```');
+    // A CDATA section is literal: its "&lt;" stays as written, the text around it is decoded.
+    const cdata =
+      '<testsuite name="s"><testcase name="t"><failure>a &amp; <![CDATA[b &lt; c]]></failure></testcase></testsuite>';
+    expect(readJunit(cdata).findings[0]!.help).toBe('```\na & b &lt; c\n```');
+  });
+});
+
 describe('hostile reports (a handler output is untrusted)', () => {
-  it('a message template of many placeholders and long arguments is cut while it is filled', () => {
+  it('a message template of many placeholders and long arguments is cut while it is filled', async () => {
     const doc = {
       version: '2.1.0',
       runs: [
@@ -358,12 +391,12 @@ describe('hostile reports (a handler output is untrusted)', () => {
         },
       ],
     };
-    const { findings } = readSarif(doc);
+    const { findings } = await readSarif(doc);
     expect(findings).toHaveLength(20);
     for (const f of findings) expect([...f.message].length).toBe(RESULT_LIMITS.description);
   });
 
-  it('an empty rule id and message still make a valid outcome; an empty security-severity is no score', () => {
+  it('an empty rule id and message still make a valid outcome; an empty security-severity is no score', async () => {
     const doc = {
       version: '2.1.0',
       runs: [
@@ -381,7 +414,7 @@ describe('hostile reports (a handler output is untrusted)', () => {
         },
       ],
     };
-    const report = readSarif(doc);
+    const report = await readSarif(doc);
     expect(report.findings[1]!.ruleId).toBe('r'); // found through rule.index
     expect(report.findings[1]!.securitySeverity).toBe(7.5); // the result's "" leaves the rule's score
     const { result } = findingsResult(report.findings, { failOn: 'error', tools: report.tools });
@@ -389,21 +422,23 @@ describe('hostile reports (a handler output is untrusted)', () => {
     expect(checkTaskResult(result, ['passed', 'failed']).problems).toEqual([]);
   });
 
-  it('deep nesting is an unreadable report, not a crash', () => {
+  it('deep nesting is an unreadable report, not a crash', async () => {
     const suites = '<testsuite name="s">'.repeat(60) + '</testsuite>'.repeat(60);
-    expect(() => reportResult(`<testsuites>${suites}</testsuites>`, 'junit', 'error')).toThrow(ReportError);
+    await expect(reportResult(`<testsuites>${suites}</testsuites>`, 'junit', 'error')).rejects.toThrow(
+      ReportError,
+    );
     // Written as text: a value this deep is past JSON.stringify's own stack.
     const deep = '{"id":"n","children":['.repeat(20_000) + '{"id":"leaf"}' + ']}'.repeat(20_000);
     const sarif = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t"}},"graphs":[{"nodes":[${deep}]}]}]}`;
-    expect(() => reportResult(sarif, 'sarif', 'error')).toThrow(ReportError);
+    await expect(reportResult(sarif, 'sarif', 'error')).rejects.toThrow(ReportError);
   });
 
-  it('detection: SARIF cut off or followed by a banner is SARIF (and fails as such); other output is not a report', () => {
+  it('detection: SARIF cut off or followed by a banner is SARIF (and fails as such); other output is not a report', async () => {
     const sarif = JSON.stringify({ version: '2.1.0', runs: [] });
     expect(detectReportFormat(sarif)).toBe('sarif');
     expect(detectReportFormat(sarif.slice(0, -3))).toBe('sarif');
     expect(detectReportFormat(`${sarif}\nA new version of the scanner is available`)).toBe('sarif');
-    expect(() => reportResult(`${sarif}\nbanner`, 'sarif', 'error')).toThrow(/not JSON/);
+    await expect(reportResult(`${sarif}\nbanner`, 'sarif', 'error')).rejects.toThrow(/not JSON/);
     expect(detectReportFormat('{"status":"passed","runs":3}')).toBeUndefined();
     expect(detectReportFormat('<ok> all 12 policies passed')).toBeUndefined();
     expect(detectReportFormat('\uFEFF<?xml version="1.0"?><testsuites/>')).toBe('junit');

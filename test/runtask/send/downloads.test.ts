@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startRunTaskPlatform } from '../../../src/emulator/runtask/platform.js';
 import { defaultConfigurationVersion, defaultPlanJson, tarGz } from '../../../src/runtask/send/defaults.js';
 import { freePort, sendCli, sendFast, startServe } from './helpers.js';
-import { doc, startFakeIntegrator } from './integrators.js';
+import { doc, startFakeIntegrator, type IntegratorTools } from './integrators.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 let dir: string;
@@ -93,6 +93,43 @@ describe('an integrator with the access token', () => {
       ]);
     } finally {
       await fake.close();
+    }
+  });
+
+  it('a request to a path the platform does not serve (a Go integrator reading its run) is in the timeline and --json (issue 33)', async () => {
+    let runStatus: number | undefined;
+    const integrator = async (request: { json: Record<string, unknown> }, tools: IntegratorTools) => {
+      const origin = new URL(String(request.json.task_result_callback_url)).origin;
+      const run = `${origin}/api/v2/runs/${String(request.json.run_id)}?include=plan`;
+      runStatus = (await get(run, String(request.json.access_token))).status;
+      await tools.patch(doc('passed'));
+    };
+    const fake = await startFakeIntegrator(integrator);
+    const json = await startFakeIntegrator(integrator);
+    try {
+      const text = await sendFast(fake.url);
+      expect(text.exitCode).toBe(0);
+      expect(runStatus).toBe(404);
+      expect(text.stdout).toMatch(
+        /unserved {3}GET \/api\/v2\/runs\/run-\w+ → 404: not a path the local platform serves \(it serves the callback, the plan JSON, the configuration version and \/api\/v2\/ping\); a real platform may answer it\n/,
+      );
+      const report = (await sendFast(json.url, {}, { json: true })).report!;
+      const unserved = report.unserved as Array<Record<string, unknown>>;
+      expect(unserved.map(({ method, path, http }) => ({ method, path, http }))).toEqual([
+        { method: 'GET', path: `/api/v2/runs/${String(json.received[0]!.json.run_id)}`, http: 404 },
+      ]);
+      expect(typeof unserved[0]!.at).toBe('number');
+      // A verdict that fails says so in its hint: the 404 may be why the check went another way.
+      const expecting = await startFakeIntegrator(integrator);
+      const failing = await sendFast(expecting.url, { expect: 'failed' });
+      await expecting.close();
+      expect(failing.exitCode).toBe(1);
+      expect(failing.stderr).toMatch(
+        /The integrator also requested GET \/api\/v2\/runs\/run-\w+, which the local platform does not serve \(404, "unserved" in the timeline and the --json report\): a real platform may answer it\./,
+      );
+    } finally {
+      await fake.close();
+      await json.close();
     }
   });
 

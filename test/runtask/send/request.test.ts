@@ -4,6 +4,8 @@
  * 422); a silent integrator is errored after the progress window and an endless one after the maximum duration
  * (exit 6); a failing timeline reads well.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { KEY, freePort, sendCli, sendFast, startServe } from './helpers.js';
@@ -112,6 +114,30 @@ describe('the request', () => {
       expect(result.stderr).not.toContain('contract');
     } finally {
       await serve.stop();
+    }
+  });
+
+  it('an integrator without a key answers a signed request 400 "Unexpected x-tfc-task-signature header": the hint names the key (issue 33)', async () => {
+    // As an integrator whose HMAC key is unset answers a request that carries a signature.
+    const server = createServer((req, res) => {
+      req.resume();
+      const signed = (req.headers['x-tfc-task-signature'] ?? '') !== '';
+      res.writeHead(signed ? 400 : 200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(signed ? 'Unexpected x-tfc-task-signature header\n' : '');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const result = await sendFast(url, { verification: true }, { env: { RUNTASK_HMAC_KEY: KEY } });
+      expect(result.exitCode).toBe(4);
+      expect(result.stdout).toMatch(/answer {5}400 after \d+ms: "Unexpected x-tfc-task-signature header"/);
+      expect(result.stderr).toContain('the integrator refused the verification request (1 attempt: 400)');
+      expect(result.stderr).toContain(
+        "The integrator refused the request's signature (400, naming the signature header): the HMAC key is the likely cause.",
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 

@@ -21,33 +21,35 @@ function exit(stdout: string, truncated: boolean, exitCode = 0): HandlerExit {
 }
 
 describe('output cut at the capture limit', () => {
-  it('a cut report or JSON result fails, even on exit code 0', () => {
+  it('a cut report or JSON result fails, even on exit code 0', async () => {
     for (const stdout of [
       '{"version":"2.1.0","runs":[{"tool"',
       '<testsuites><testsuite name="x">',
       '{"status":"pass',
     ]) {
-      const read = interpretHandlerExit(exit(stdout, true), '1m');
+      const read = await interpretHandlerExit(exit(stdout, true), '1m');
       expect(read.result.status, stdout).toBe('failed');
       expect(read.result.message).toContain('more than the integrator reads (8 MiB)');
     }
   });
 
-  it('plain text over the limit is read by its exit code; exit-code never reads stdout', () => {
-    expect(interpretHandlerExit(exit('log line\n'.repeat(3), true), '1m').result).toEqual({
+  it('plain text over the limit is read by its exit code; exit-code never reads stdout', async () => {
+    expect((await interpretHandlerExit(exit('log line\n'.repeat(3), true), '1m')).result).toEqual({
       status: 'passed',
       message: 'log line',
     });
-    expect(interpretHandlerExit(exit('log line', true, 2), '1m').result.status).toBe('failed');
-    const ignored = interpretHandlerExit(exit('{"version":"2.1.0","runs":[', true), '1m', {
+    expect((await interpretHandlerExit(exit('log line', true, 2), '1m')).result.status).toBe('failed');
+    const ignored = await interpretHandlerExit(exit('{"version":"2.1.0","runs":[', true), '1m', {
       format: 'exit-code',
       failOn: 'error',
     });
     expect(ignored.result.status).toBe('passed');
   });
 
-  it('the same output, not cut, is read as before', () => {
-    expect(interpretHandlerExit(exit('{"status":"passed","message":"ok"}', false), '1m').result).toEqual({
+  it('the same output, not cut, is read as before', async () => {
+    expect(
+      (await interpretHandlerExit(exit('{"status":"passed","message":"ok"}', false), '1m')).result,
+    ).toEqual({
       status: 'passed',
       message: 'ok',
     });
