@@ -1,18 +1,18 @@
 #!/usr/bin/env node
-// Writes the README's figures from runs of the code, never by hand. Each marked region of README.md and of
-// docs/reliability.md (`<!-- figures:NAME -->…<!-- /figures -->`) is rendered from a committed results file:
-//   test   bench/results/tests.json   the last `npm test` (written by `.ci/run` through --from-report)
-//   bench  bench/results/latest.json  the last full `npm run bench`
-//   bench-large  bench/results/latest-large.json  the last `npm run bench -- --large`
-//   suites (docs/reliability.md)  bench/results/tests.json
-//   demo   bench/results/demo.json    the last `npm run demo` (written by `.ci/run` through --from-demo)
+// Writes the documentation's figures from runs of the code, never by hand. Each marked region
+// (`<!-- figures:NAME -->…<!-- /figures -->`) of the pages in `documents` below is rendered from a results file:
+//   test, demo (README.md)         bench/results/tests.json, demo.json: the last `npm test` and `npm run demo`
+//                                  (written by `.ci/run` through --from-report and --from-demo)
+//   reliability, suites (docs/reliability.md)   bench/results/tests.json
+//   bench, bench-large (docs/performance.md)    bench/results/latest.json, latest-large.json: the last
+//                                  `npm run bench` and `npm run bench -- --large`
 // Usage:
 //   node scripts/readme-figures.mjs                                  rewrite the regions from the results
-//   node scripts/readme-figures.mjs --check                          exit 1 when README.md differs from them
+//   node scripts/readme-figures.mjs --check                          exit 1 when a page differs from them
 //   node scripts/readme-figures.mjs --from-report <vitest.json> --wall-ms <n> [--command <what ran>]
 //                                                                    summarise a vitest JSON report first
 //   node scripts/readme-figures.mjs --from-demo <output of npm run demo>   keep the demo's result lines first
-// test/readme-figures.test.ts checks that the committed README is what this renders, so a hand edit fails.
+// test/readme-figures.test.ts checks that the committed pages are what this renders, so a hand edit fails.
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { relative } from 'node:path';
@@ -48,10 +48,11 @@ import { renderTable } from '../bench/lib/rows.mjs';
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** @type {Record<'readme' | 'reliability' | 'tests' | 'bench' | 'large' | 'demo', URL>} */
+/** The pages holding figures regions, relative to the repository's root. */
+export const documents = ['README.md', 'docs/reliability.md', 'docs/performance.md'];
+
+/** @type {Record<'tests' | 'bench' | 'large' | 'demo', URL>} */
 const files = {
-  readme: new URL('../README.md', import.meta.url),
-  reliability: new URL('../docs/reliability.md', import.meta.url),
   tests: new URL('../bench/results/tests.json', import.meta.url),
   bench: new URL('../bench/results/latest.json', import.meta.url),
   large: new URL('../bench/results/latest-large.json', import.meta.url),
@@ -168,7 +169,7 @@ export function renderRegions(tests, bench, large, demo) {
 }
 
 /**
- * README.md with every marked region replaced by its rendered text; an unknown region name is an error.
+ * A page with every marked region replaced by its rendered text; an unknown region name is an error.
  * @param {string} readme
  * @param {Record<string, string>} regions
  */
@@ -181,7 +182,7 @@ export function rewrite(readme, regions) {
       /** @type {string} */ name,
       /** @type {string} */ close,
     ) => {
-      if (!(name in regions)) throw new Error(`README.md: unknown figures region "${name}"`);
+      if (!(name in regions)) throw new Error(`unknown figures region "${name}"`);
       const text = /** @type {string} */ (regions[name]);
       return text.includes('\n') ? `${open}\n${text}\n${close}` : `${open}${text}${close}`;
     },
@@ -206,14 +207,18 @@ function regionsFromResults() {
   return renderRegions(tests, bench, large, demo);
 }
 
-/** The README as the committed results would render it. */
-export function expectedReadme() {
-  return rewrite(readFileSync(files.readme, 'utf8'), regionsFromResults());
-}
-
-/** docs/reliability.md as the committed results would render it. */
-export function expectedReliabilityDoc() {
-  return rewrite(readFileSync(files.reliability, 'utf8'), regionsFromResults());
+/**
+ * Each page of `documents` as the committed results would render it, by its path.
+ * @returns {Record<string, string>}
+ */
+export function expectedDocuments() {
+  const regions = regionsFromResults();
+  return Object.fromEntries(
+    documents.map((path) => [
+      path,
+      rewrite(readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'), regions),
+    ]),
+  );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -249,13 +254,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       `${JSON.stringify(summariseReport(report, wall, machine, command), null, 2)}\n`,
     );
   }
-  const next = { readme: expectedReadme(), reliability: expectedReliabilityDoc() };
-  for (const [key, text] of /** @type {['readme' | 'reliability', string][]} */ (Object.entries(next))) {
-    if (!args.includes('--check')) writeFileSync(files[key], text);
-    else if (text !== readFileSync(files[key], 'utf8')) {
-      console.error(
-        `${relative(root, fileURLToPath(files[key]))}: figures differ from bench/results: run node scripts/readme-figures.mjs`,
-      );
+  for (const [path, text] of Object.entries(expectedDocuments())) {
+    const file = new URL(`../${path}`, import.meta.url);
+    if (!args.includes('--check')) writeFileSync(file, text);
+    else if (text !== readFileSync(file, 'utf8')) {
+      console.error(`${path}: figures differ from bench/results: run node scripts/readme-figures.mjs`);
       process.exitCode = 1;
     }
   }

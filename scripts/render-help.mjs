@@ -3,7 +3,7 @@
 // --help` prints it when stdout is not a terminal (commander then wraps at 80 columns, without colours): one
 // text per command path ("" for the program itself, "verify", "versions list"…). bin/provider.cjs prints these
 // texts for `--help` / `-h` after a command path, and for `help [command]`, instead of loading the program:
-// commander alone takes about as long to load as the whole start-up budget (README, "Performance").
+// commander alone takes about as long to load as the whole start-up budget (docs/performance.md).
 // test/cli/program.test.ts checks every text against what the program itself prints.
 import { writeFileSync } from 'node:fs';
 

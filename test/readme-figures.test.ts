@@ -1,48 +1,67 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { expectedReadme, expectedReliabilityDoc, rewrite } from '../scripts/readme-figures.mjs';
+import { documents, expectedDocuments, rewrite } from '../scripts/readme-figures.mjs';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const regions = [...readme.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g)];
+const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const regionsOf = (text: string) => [
+  ...text.matchAll(/<!-- figures:([\w-]+) -->([\s\S]*?)<!-- \/figures -->/g),
+];
+const outsideRegions = (text: string): string =>
+  text.replace(/<!-- figures:[\w-]+ -->[\s\S]*?<!-- \/figures -->/g, '');
+const readme = read('README.md');
 
-describe("the README's figures come from runs, through scripts/readme-figures.mjs", () => {
-  it('has the marked regions for the test run, the demo, the reliability suites and the benchmarks (full and --large)', () => {
-    expect(regions.map((m) => m[1])).toEqual(['test', 'demo', 'reliability', 'bench', 'bench-large']);
-    for (const [, name, text] of regions) expect(text!.trim(), name).not.toBe('');
+describe('the figures in README.md and docs/ come from runs, through scripts/readme-figures.mjs', () => {
+  it('each region lives once, on the page of its section: test and demo in the quick start, the rest in docs/', () => {
+    const where = Object.fromEntries(documents.map((path) => [path, regionsOf(read(path)).map((m) => m[1])]));
+    expect(where).toEqual({
+      'README.md': ['test', 'demo'],
+      'docs/reliability.md': ['reliability', 'suites'],
+      'docs/performance.md': ['bench', 'bench-large'],
+    });
+    for (const path of documents)
+      for (const [, name, text] of regionsOf(read(path)))
+        expect(text!.trim(), `${path} ${name}`).not.toBe('');
+  });
+
+  it('the quick start quotes the test run and the demo', () => {
+    const quickStart = readme.slice(
+      readme.indexOf('\n## Quick start'),
+      readme.indexOf('\n## ', readme.indexOf('\n## Quick start') + 1),
+    );
+    expect(regionsOf(quickStart).map((m) => m[1])).toEqual(['test', 'demo']);
   });
 
   it('every marked region is exactly what the script renders from the committed results', () => {
-    // No suite runs here: the script reads bench/results/tests.json and latest.json, committed with the README.
-    expect(readme).toBe(expectedReadme());
+    // No suite runs here: the script reads bench/results/*.json, committed with the pages.
+    const expected = expectedDocuments();
+    for (const path of documents) expect(read(path), path).toBe(expected[path]);
   });
 
-  it("docs/reliability.md's suite times are what the script renders from the committed results", () => {
-    const doc = readFileSync(new URL('../docs/reliability.md', import.meta.url), 'utf8');
-    expect(doc).toContain('<!-- figures:suites -->');
-    expect(doc).toBe(expectedReliabilityDoc());
-  });
-
-  it('a hand edit inside a region is not what the script renders', () => {
+  it('a hand edit inside a region is not what the script renders, and the script puts it back', () => {
     const edited = readme.replace(
       /(<!-- figures:test -->[^<]*?)(\d+) tests/,
       (_m, a: string) => `${a}about 1 700 tests`,
     );
     expect(edited).not.toBe(readme);
-    expect(edited).not.toBe(expectedReadme());
+    expect(edited).not.toBe(expectedDocuments()['README.md']);
     expect(
       rewrite(
         edited,
-        Object.fromEntries(regions.map((m): [string, string] => [m[1]!, m[2]!.replace(/^\n|\n$/g, '')])),
+        Object.fromEntries(
+          regionsOf(readme).map((m): [string, string] => [m[1]!, m[2]!.replace(/^\n|\n$/g, '')]),
+        ),
       ),
     ).toBe(readme);
   });
 
-  it('states no test count or suite duration outside the marked regions', () => {
-    const outside = readme.replace(/<!-- figures:[\w-]+ -->[\s\S]*?<!-- \/figures -->/g, '');
-    expect(outside).not.toMatch(/half a minute|minutes? on 2 cores|about a minute/);
-    expect(outside).not.toMatch(/\b\d[\d ]* tests\b/);
-    expect(outside).not.toMatch(/Latest full run/);
+  it('states no test count, suite duration or bench figure outside the marked regions', () => {
+    for (const path of ['README.md', 'docs/performance.md']) {
+      const outside = outsideRegions(read(path));
+      expect(outside, path).not.toMatch(/half a minute|minutes? on 2 cores|about a minute/);
+      expect(outside, path).not.toMatch(/\b\d[\d ]* tests\b/);
+      expect(outside, path).not.toMatch(/Latest full run/);
+    }
     // Sample transcripts outside the regions show no measured time or rate (the demo's region has real ones).
-    expect(outside).not.toMatch(/ in \d[\d.]*m?s\b[;) ]|\d KiB\/s\)/);
+    expect(outsideRegions(readme)).not.toMatch(/ in \d[\d.]*m?s\b[;) ]|\d KiB\/s\)/);
   });
 });

@@ -12,7 +12,7 @@ import type { Store, StoredObject, StoredProvider, StoredToken, StoredVersion } 
 export interface AppSettings {
   /** Milliseconds between a completed upload and its flag turning true. */
   flagDelayMs: number;
-  /** Apply the checks the real registry does not do but Terraform later fails on (see README). */
+  /** Apply the checks the real registry does not do but Terraform later fails on (see docs/emulator.md). */
   strict: boolean;
   /**
    * Compute each zip's lock hashes when its upload completes and serve them as `packages` in the consumer

@@ -3,10 +3,9 @@
  *
  * Why adaptive. A network limits either each connection (a per-flow limit: TCP over a long round trip, a proxy
  * or an object store that caps each stream) or the link as a whole (a CI runner's uplink). On the first, every
- * connection adds its own bandwidth: 13 files over 4 connections took 2.7 times as long as over 13 (bench
- * figure 1). On the second, more connections add nothing, but cost nothing either in time (same figure, the
- * shared-link rows): only more files half-sent at a time (an interrupted run keeps the finished ones) and more
- * load on the upload host. So the number starts high enough for a whole release (`AUTO.initial`), grows while
+ * connection adds its own bandwidth. On the second, more connections add nothing, but cost nothing either in
+ * time: only more files half-sent at a time (an interrupted run keeps the finished ones) and more load on the
+ * upload host (docs/performance.md, "Concurrency that fits the network", has the figures). So the number starts high enough for a whole release (`AUTO.initial`), grows while
  * the throughput grows with it (doubling, within `AUTO.cap`), steps back to the last number that paid when a
  * step does not, probes again after a steady spell, and halves when an upload is retried (429, 5xx, a reset,
  * a timeout: the host or the network is overloaded).
@@ -21,8 +20,7 @@ export const AUTO = {
   /**
    * Uploads at once to begin with: a whole goreleaser release (14 platforms, SHA256SUMS and its signature)
    * starts at once. Files are uploaded whole and equal ones finish together, so a number reached only after
-   * a first measurement comes too late for them: at 8, then 16 after one window, 13 × 32 MiB over 25 MB/s
-   * connections take 1.2 times as long as all at once.
+   * a first measurement comes too late for them.
    */
   initial: 16,
   /** Never more at once than this (the most `--concurrency` takes). */

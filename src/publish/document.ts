@@ -1,6 +1,6 @@
 /**
  * The result of `provider publish` as one document: what `--json` prints, and what the table, the dry-run
- * plan and the GitHub step summary are rendered from. Documented in the README ("publish --json").
+ * plan and the GitHub step summary are rendered from. Documented in docs/publish.md ("The JSON document").
  */
 import type {
   Conflict,

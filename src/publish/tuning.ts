@@ -17,7 +17,7 @@ export interface PublishTuning {
   pollMaxMs: number;
 }
 
-/** Variables read by `tuningFromEnv`, documented in the README. */
+/** Variables read by `tuningFromEnv`, documented in docs/publish.md. */
 export const TUNING_VARIABLES = {
   timeout: 'PROVIDER_HTTP_TIMEOUT',
   retryDelay: 'PROVIDER_RETRY_DELAY',

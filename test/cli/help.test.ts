@@ -169,7 +169,8 @@ describe('provider --help', () => {
     expect(listed.slice(0, codes.length)).toEqual(codes);
     expect(EXIT_CODES.map(([code]) => code)).toEqual(codes);
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('## Exit codes'), readme.indexOf('## Output'));
+    const section = readme.indexOf('\n## Exit codes\n');
+    const table = readme.slice(section, readme.indexOf('\n## ', section + 1));
     expect([...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]))).toEqual(codes);
   });
 

@@ -63,9 +63,8 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       const lockHashes = app.settings.packageHashes && found.kind === 'provider-binary';
       const sha256 = lockHashes ? createHash('sha256') : undefined;
       // Each chunk is written as it arrives, synchronously: a write into the page cache takes microseconds, where
-      // a write stream's one asynchronous write per socket chunk (64 KiB, a thread-pool round trip each) took three
-      // to four times the CPU time (80 MiB: ~145 ms against ~40 ms), which made the emulator, not the client,
-      // the limit of loopback uploads.
+      // a write stream's thread-pool round trip per socket chunk made the emulator, not the client, the limit of
+      // loopback uploads (docs/performance.md).
       const fd = openSync(tmp, 'wx');
       let closed = false;
       try {
