@@ -4,7 +4,7 @@
  * input by `===`) otherwise fail to recognise it, try to add it again and fail with "Key has already been
  * taken". Only the signing key's own block is sent when the file holds several; a block that holds several
  * keys, or a secret key, is armored anew from the signing key's public part. The Action and PROVIDER_GPG_KEY
- * register the same text: test/install/action-round3.test.ts.
+ * register the same text: test/install/action-hardening.test.ts.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
