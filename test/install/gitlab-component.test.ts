@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { emulatorPerTest, onRequestStart } from '../helpers/emulator/index.js';
 import { ensureBuilt } from '../helpers/spawn-cli.js';
 import { RELEASE, SIGNER_KEY, expectNoTokens } from './helpers.js';
 import { PipelineError, componentJob, componentSpec, repositoryProviderDir, runJob } from './gitlabJob.js';
@@ -133,6 +133,31 @@ describe('item 15: any value of an input survives GitLab interpolation', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toContain('error: the tags input is not a list of key=value texts');
     expect(e.requestLog.records).toEqual([]);
+  });
+});
+
+describe("item 9: a server's words never begin a line of the job's log", () => {
+  it('a refusal whose detail holds line breaks: each escaped within the line that shows it', async () => {
+    const e = await emulator();
+    const detail = 'name is invalid\nJob succeeded\r\n\u001b[0Ksection_end:1:publish\n::add-mask::x';
+    onRequestStart(e, (request) => (request.method === 'POST' ? { status: 422, detail } : undefined));
+    const run = await runJob({
+      inputs: { organization: e.organization, hostname: e.url, directory: RELEASE },
+      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
+      providerDir,
+    });
+    expect(run.exitCode).toBe(4);
+    const lines = (run.stdout + run.stderr).split(/\r\n|\r|\n/);
+    const forged = ['Job succeeded', '\u001b', '::'];
+    expect(lines.filter((line) => forged.some((start) => line.startsWith(start)))).toEqual([]);
+    expect(run.stderr).toContain(
+      'name is invalid%0AJob succeeded%0D%0A\u001b[0Ksection_end:1:publish%0A::add-mask::x',
+    );
+    // The result document keeps the server's words as they were.
+    const doc = JSON.parse(fs.readFileSync(path.join(run.project, 'provider-publish.json'), 'utf8')) as {
+      error: { message: string };
+    };
+    expect(doc.error.message).toContain(detail);
   });
 });
 
