@@ -27,6 +27,11 @@ export interface ProviderErrorOptions {
   hint?: string;
   details?: ErrorDetails;
   cause?: unknown;
+  /**
+   * Lines listed beneath the message (conflicts, problems), each one line: the message is the first line and
+   * these, joined by line breaks, and the output prints each as a line of its own, in a CI job's log too.
+   */
+  lines?: readonly string[];
 }
 
 /** Base class of the expected errors: a message, a hint and a stable code for `--json`. */
@@ -34,12 +39,16 @@ export abstract class ProviderError extends Error {
   abstract readonly code: string;
   readonly hint: string | undefined;
   readonly details: ErrorDetails | undefined;
+  /** The message's lines: its first line, then the `lines` option's, as given. */
+  readonly messageLines: readonly string[];
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const lines = options.lines ?? [];
+    super([message, ...lines].join('\n'), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.hint = options.hint;
     this.details = options.details;
+    this.messageLines = [message, ...lines];
   }
 }
 

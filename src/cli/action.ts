@@ -4,7 +4,9 @@
  * process): `provider publish` with the step's inputs as flags, the token and the signer's key passed
  * through the environment (never on a command line), the token masked before anything is printed, and the
  * result as step outputs. Progress, warnings, `::error::` annotations and the step summary are the CLI's own
- * (it writes them under `GITHUB_ACTIONS=true`); the exit code is the CLI's, so the step fails as the command does.
+ * (it writes them under `GITHUB_ACTIONS=true`), and the action's own lines pass through the same output sink
+ * (src/ui/output.ts: redacted, never a workflow command); the exit code is the CLI's, so the step fails as the
+ * command does. A bad input fails the same way: exit 2, an `::error::`, the `json` output and the summary.
  *
  * The runner hands inputs over as `INPUT_<NAME>` (upper case, spaces as `_`, hyphens kept) and reads outputs
  * from the file named by `GITHUB_OUTPUT` (`name<<delimiter` blocks). Reference: docs.github.com, "Metadata
@@ -14,9 +16,12 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { ExitCode } from '../errors.js';
+import { ACTION_VARIABLE } from '../config/credentials.js';
+import { ExitCode, UsageError, toErrorDocument } from '../errors.js';
 import { renderProviderBlock } from '../lockfile/render.js';
 import type { PublishDocument } from '../publish/document.js';
+import { appendStepSummary, failureSummary } from '../ui/githubSummary.js';
+import { Output, escapeCommandData } from '../ui/output.js';
 import { run } from './main.js';
 import type { CliIo } from './context.js';
 
@@ -55,32 +60,36 @@ function booleanInput(env: ActionIo['env'], name: string, fallback: boolean): bo
   if (value === '') return fallback;
   if (['true', 'True', 'TRUE'].includes(value)) return true;
   if (['false', 'False', 'FALSE'].includes(value)) return false;
-  throw new ActionInputError(`Input "${name}" must be true or false, not "${value}"`);
+  throw new UsageError(`Input "${name}" must be true or false, not "${value}"`, {
+    hint: `Give \`${name}\` one of true, True, TRUE, false, False, FALSE (YAML 1.2 booleans), or leave it out for ${String(fallback)}.`,
+    details: { input: name, value },
+  });
 }
-
-/** A bad input: reported as a usage error (exit 2) before the CLI runs. */
-class ActionInputError extends Error {}
 
 /** The `provider publish` command line the inputs make, and the environment it runs with. */
 export function publishInvocation(env: ActionIo['env']): {
   argv: string[];
   env: Record<string, string | undefined>;
 } {
-  const argv = ['publish', actionInput(env, 'directory') || 'dist', '--json'];
+  // Each value joined to its flag (`--name=<value>`), and the folder after `--`: an input that looks like a
+  // flag (`directory: --hostname=…`) stays the value it was given, never another option.
+  const argv = ['publish', '--json'];
   for (const [input, flag] of Object.entries(VALUE_INPUTS)) {
     const value = actionInput(env, input);
-    if (value !== '') argv.push(flag, value);
+    if (value !== '') argv.push(`${flag}=${value}`);
   }
   if (booleanInput(env, 'dry-run', false)) argv.push('--dry-run');
   if (!booleanInput(env, 'wait', true)) argv.push('--no-wait');
   if (!booleanInput(env, 'check', true)) argv.push('--no-check');
   // One tag per line or comma-separated: `key=value` each (the CLI checks them before any request).
   for (const tag of actionInput(env, 'tags').split(/[\n,]/)) {
-    if (tag.trim() !== '') argv.push('--tag', tag.trim());
+    if (tag.trim() !== '') argv.push(`--tag=${tag.trim()}`);
   }
-  const cliEnv: Record<string, string | undefined> = {};
+  argv.push('--', actionInput(env, 'directory') || 'dist');
+  // The CLI gets the step's environment without the inputs (the token only as TFE_TOKEN below), and knows it
+  // runs in the action: its token hints name the `token` input.
+  const cliEnv: Record<string, string | undefined> = { [ACTION_VARIABLE]: 'true' };
   for (const [key, value] of Object.entries(env)) {
-    // The CLI gets the step's environment without the inputs: the token only as TFE_TOKEN below.
     if (!key.startsWith('INPUT_')) cliEnv[key] = value;
   }
   const token = actionInput(env, 'token');
@@ -132,13 +141,18 @@ export function actionOutputs(doc: PublishDocument): Record<string, string> {
 export async function runAction(io: ActionIo): Promise<number> {
   const token = actionInput(io.env, 'token');
   // Before anything else is printed: the runner replaces the value with *** in every later log line.
-  if (token !== '') io.stdout.write(`::add-mask::${token}\n`);
+  if (token !== '') io.stdout.write(`::add-mask::${escapeCommandData(token)}\n`);
+  const output = new Output({ stdout: io.stdout, stderr: io.stderr, env: io.env });
+  output.addSecret(token);
   let invocation: ReturnType<typeof publishInvocation>;
   try {
     invocation = publishInvocation(io.env);
   } catch (error) {
-    if (!(error instanceof ActionInputError)) throw error;
-    io.stderr.write(`error: ${error.message}\n::error::${error.message}\n`);
+    if (!(error instanceof UsageError)) throw error;
+    // As a failed publish: the error and its annotation, the `json` output, the step summary.
+    output.failure(error);
+    setOutput(io.env, 'json', JSON.stringify({ ok: false, error: toErrorDocument(error) }));
+    await appendStepSummary(output, io.env, failureSummary('provider publish', error, ExitCode.usage));
     return ExitCode.usage;
   }
   let captured = '';
@@ -169,11 +183,14 @@ export async function runAction(io: ActionIo): Promise<number> {
   const outputs = actionOutputs(doc);
   for (const [name, value] of Object.entries(outputs)) setOutput(io.env, name, value);
   const done = doc.dryRun ? 'would publish' : 'published';
-  io.stdout.write(
+  const lines = [
     `${doc.provider.namespace}/${doc.provider.name} ${doc.version.version} ${done} on ${doc.provider.hostname}: ` +
-      `${doc.platforms.length} platforms, signed by ${doc.key.keyId}\n\n` +
-      `Lock file block for every platform (outputs.lock-block):\n${outputs['lock-block']}\n`,
-  );
+      `${doc.platforms.length} platforms, signed by ${doc.key.keyId}`,
+    '',
+    'Lock file block for every platform (outputs.lock-block):',
+    ...outputs['lock-block']!.split('\n'),
+  ];
+  for (const line of lines) output.result(line);
   return code;
 }
 

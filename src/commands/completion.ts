@@ -132,6 +132,7 @@ export function runCompletion(context: RunContext, options: CompletionOptions): 
   const script = SCRIPTS[options.shell];
   const { output } = context;
   if (output.json) output.resultJson({ shell: options.shell, script });
-  else output.result(script.trimEnd());
+  // Line by line: a line is what the output writes, in a CI job's log too (see `jobLine`).
+  else for (const line of script.trimEnd().split('\n')) output.result(line);
   return Promise.resolve(0);
 }

@@ -3,8 +3,9 @@
  * `.terraform.lock.hcl` with the hashes of every platform of a version, which `terraform init` alone cannot
  * record (it computes `h1:` only for the platform it runs on). Offline: the release is verified as `verify
  * --offline` does (same checks, same exit codes), against a public key given locally; no token, no request. The
- * lock file is read and parsed before the release is hashed, and written only after everything passed,
- * atomically (a temporary file renamed over it, its mode kept).
+ * lock file is read and parsed before the release is hashed (a regular file of at most 8 MiB, else exit 2), and
+ * written only after everything passed, atomically (a temporary file renamed over it, its mode kept; a link is
+ * replaced, never written through).
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -17,6 +18,13 @@ import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/p
 import { entryHashes, releaseMaterial, type LockMaterial, type LockSource } from '../lockfile/source.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { openVersion } from '../manage/context.js';
+import {
+  FileTooLargeError,
+  NotRegularFileError,
+  readRegularCapped,
+  SMALL_FILE_CAPS,
+  tooLargeMessage,
+} from '../release/smallFile.js';
 import { platformName } from '../terraform.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
@@ -212,7 +220,10 @@ function parsePlatforms(values: string[] | undefined): string[] | undefined {
   return out;
 }
 
-/** The lock file as read: its parsed text and mode, or undefined when there is none yet. */
+/**
+ * The lock file as read: its parsed text and mode, or undefined when there is none yet. Only a regular file of
+ * sane size is read (a link to /dev/zero or a named pipe is refused at once, exit 2, rather than read forever).
+ */
 async function readLockFile(
   file: string,
   shown: string,
@@ -220,14 +231,26 @@ async function readLockFile(
   let bytes: Buffer;
   let mode: number;
   try {
-    bytes = await fs.readFile(file);
-    mode = (await fs.stat(file)).mode & 0o7777;
+    ({ bytes, mode } = await readRegularCapped(file, SMALL_FILE_CAPS.lockFile));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
+    const details = { file: shown };
+    if (error instanceof NotRegularFileError) {
+      throw new UsageError(`${shown} is ${error.kind}, not a regular file: it was not read or changed`, {
+        hint: 'Give --lock-file the path of a regular .terraform.lock.hcl file (it is created when missing).',
+        details: { ...details, kind: error.kind },
+      });
+    }
+    if (error instanceof FileTooLargeError) {
+      throw new UsageError(`${tooLargeMessage(shown, error, 'a lock file')}: it was not read or changed`, {
+        hint: 'Give --lock-file the path of a .terraform.lock.hcl file (it is created when missing).',
+        details: { ...details, bytes: error.bytes, limit: error.limit },
+      });
+    }
     throw new UsageError(`${shown} cannot be read (${code ?? (error as Error).message})`, {
       hint: 'Give --lock-file the path of a .terraform.lock.hcl file (it is created when missing).',
-      details: { file: shown },
+      details,
       cause: error,
     });
   }
@@ -243,18 +266,20 @@ async function readLockFile(
   return { parsed: await parseLockFile(text, shown), mode };
 }
 
-/** Writes `text` to `file` through a temporary file in the same folder renamed over it; `mode` kept. */
+/**
+ * Writes `text` to `file` through a temporary file in the same folder renamed over it; `mode` kept. A symbolic
+ * link at `file` is replaced by the new file, never written through: what it points to (a file outside the
+ * project, a device) is left alone.
+ */
 async function writeAtomically(file: string, text: string, mode: number | undefined): Promise<void> {
-  // A symbolic link stays one: the file it points to is replaced.
-  const target = await fs.realpath(file).catch(() => file);
   const temporary = path.join(
-    path.dirname(target),
-    `.${path.basename(target)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
   );
   try {
     await fs.writeFile(temporary, text, { mode: mode ?? 0o644, flag: 'wx' });
     if (mode !== undefined) await fs.chmod(temporary, mode);
-    await fs.rename(temporary, target);
+    await fs.rename(temporary, file);
   } catch (error) {
     await fs.rm(temporary, { force: true });
     throw new UsageError(`${file} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {

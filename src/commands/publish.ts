@@ -5,7 +5,7 @@
  */
 import { InterruptedError } from '../errors.js';
 import { verifyStagedWithFlags, type VerifyFlags } from './verify.js';
-import { appendStepSummary } from '../ui/githubSummary.js';
+import { appendStepSummary, failureSummary } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
 import { lockAddress } from '../lockfile/address.js';
@@ -50,8 +50,21 @@ export interface PublishOptions extends PublishFlags {
   tuning: PublishTuning;
 }
 
-/** Runs `provider publish [dir]`; returns the exit code (0) or throws. */
+/**
+ * Runs `provider publish [dir]`; returns the exit code (0) or throws. Under GitHub Actions the step summary
+ * says the outcome either way: the publish table, or the error.
+ */
 export const runPublish: SessionCore<PublishOptions> = async (context, session, options) => {
+  try {
+    return await publishRelease(context, session, options);
+  } catch (error) {
+    await appendStepSummary(context.output, context.env, failureSummary('provider publish', error));
+    throw error;
+  }
+};
+
+/** The publish itself: verify, read, plan, execute, wait, check, report. */
+const publishRelease: SessionCore<PublishOptions> = async (context, session, options) => {
   const { output, env, signal } = context;
   const { tuning } = options;
   const clock = (): number => context.now().getTime();

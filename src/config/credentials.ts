@@ -35,6 +35,21 @@ export function encodeTokenVariable(hostname: string): string {
   return TOKEN_PREFIX + hostname.replaceAll('-', '__').replaceAll('.', '_');
 }
 
+/**
+ * Set to `true` by the GitHub Action (src/cli/action.ts) in the environment of the command it runs: there the
+ * token comes from the step's `token` input, and `terraform login` is no way to give one.
+ */
+export const ACTION_VARIABLE = 'PROVIDER_GITHUB_ACTION';
+
+/** How to give the command a (valid) token for `apiHost`, in one sentence: the hints of a missing or refused one. */
+export function tokenAdvice(apiHost: ApiHost, env: Record<string, string | undefined>): string {
+  const variable = encodeTokenVariable(apiHost.hostname);
+  if (env[ACTION_VARIABLE] === 'true') {
+    return `Give the step's \`token\` input a valid API token for ${apiHost.host} from a secret (\`token: \${{ secrets.TFE_TOKEN }}\`), or set TFE_TOKEN or ${variable} in the step's \`env\`.`;
+  }
+  return `Run \`terraform login ${apiHost.host}\`, or set ${variable} (or TFE_TOKEN) to a valid token in the environment.`;
+}
+
 /** Path of the file `terraform login` writes: `%APPDATA%` on Windows, `~/.terraform.d` elsewhere. */
 export function credentialsFilePath(input: {
   env: Record<string, string | undefined>;
@@ -77,7 +92,7 @@ export function resolveToken(input: ResolveTokenInput): ResolvedToken {
   if (fromFile !== undefined) return { token: fromFile, source: 'credentials.tfrc.json' };
 
   throw new UsageError(`No API token was found for ${apiHost.host}.`, {
-    hint: `Run \`terraform login ${apiHost.host}\`, or set ${variable} (or TFE_TOKEN) in the environment.`,
+    hint: tokenAdvice(apiHost, env),
     details: { host: apiHost.host, variable, credentialsFile: file },
   });
 }

@@ -4,6 +4,8 @@ export { parseHostname, type ApiHost } from './hostname.js';
 export {
   resolveToken,
   encodeTokenVariable,
+  tokenAdvice,
+  ACTION_VARIABLE,
   credentialsFilePath,
   type ResolveTokenInput,
   type ResolvedToken,

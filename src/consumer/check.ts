@@ -261,7 +261,9 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   }
 
   if (problems.length > 0 || signature === undefined || sums.bytes === undefined) {
-    throw new VerificationError(describeProblems(problems, label, hostname), {
+    const { message, lines } = describeProblems(problems, label, hostname);
+    throw new VerificationError(message, {
+      lines,
       hint: [...new Set(problems.map((p) => p.hint))].join(' '),
       details: { provider: address, version: input.version, problems },
     });

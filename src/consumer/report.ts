@@ -4,15 +4,19 @@ import type { DownloadError } from '../registry/downloads.js';
 import { networkHint } from '../net/networkFailure.js';
 import type { ConsumerProblem } from './checksums.js';
 
-/** The VerificationError message: one header line, then each problem with Terraform's words beneath. */
-export function describeProblems(problems: ConsumerProblem[], label: string, hostname: string): string {
+/** The VerificationError message: one header line, and each problem with Terraform's words beneath (`lines`). */
+export function describeProblems(
+  problems: ConsumerProblem[],
+  label: string,
+  hostname: string,
+): { message: string; lines: string[] } {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  const lines = [`terraform init would refuse ${label} as ${hostname} serves it (${count}):`];
+  const lines: string[] = [];
   for (const p of problems) {
     lines.push(`  ${p.subject}: ${p.message}`);
     if (p.terraform !== null) lines.push(`    terraform init says: ${p.terraform}`);
   }
-  return lines.join('\n');
+  return { message: `terraform init would refuse ${label} as ${hostname} serves it (${count}):`, lines };
 }
 
 /**

@@ -21,6 +21,8 @@ export interface FaultRule {
   status?: number;
   /** With `status`: a `Retry-After` header, in seconds. */
   retryAfter?: number;
+  /** With `status`: the error's `detail`, the server's own words (how a client shows them is rehearsed). */
+  detail?: string;
   /** Destroy the connection without an answer. */
   reset?: boolean;
   /** Wait this many milliseconds first (then answer normally unless status/reset is set too). */
@@ -102,6 +104,7 @@ function validateRule(rule: unknown, where: string): FaultRule {
     'path',
     'status',
     'retryAfter',
+    'detail',
     'reset',
     'delayMs',
     'after',
@@ -130,7 +133,7 @@ function validateRule(rule: unknown, where: string): FaultRule {
   num('times', 0, Number.MAX_SAFE_INTEGER);
   num('skip', 0, Number.MAX_SAFE_INTEGER);
   num('probability', 0, 1);
-  for (const key of ['method', 'path']) {
+  for (const key of ['method', 'path', 'detail']) {
     if (r[key] !== undefined && typeof r[key] !== 'string')
       throw new UsageError(`${where}: "${key}" must be a string`);
   }
@@ -281,7 +284,7 @@ function faultProblem(rule: FaultRule): HttpProblem {
       {
         status: String(status),
         title: 'injected fault',
-        detail: 'This answer was injected by a --faults rule.',
+        detail: rule.detail ?? 'This answer was injected by a --faults rule.',
       },
     ],
     headers,

@@ -19,8 +19,9 @@ export function assertPublishable(
       ? `${version.version} ${[...new Set(plan.conflicts.map((c) => `--platform ${c.platform}`))].join(' ')}`
       : version.version;
     throw new ConflictError(
-      `${where} ${version.version} on ${context.hostname} holds different content than the release (nothing was written):\n${lines.join('\n')}`,
+      `${where} ${version.version} on ${context.hostname} holds different content than the release (nothing was written):`,
       {
+        lines,
         hint: `Delete what differs with \`provider delete ${target}\` (same --hostname/--organization) and run the same command again, or publish the release under a new version.`,
         details: { conflicts: plan.conflicts },
       },

@@ -12,14 +12,21 @@ export async function listGpgKeys(client: RegistryClient, namespace: string): Pr
   return client.list(GPG_KEYS_PATH, gpgKeyResource, { 'filter[namespace]': namespace });
 }
 
-/** Registers an armored public key for the namespace; the registry answers with its key id. */
+/**
+ * Registers an armored public key for the namespace; the registry answers with its key id. The text sent is the
+ * armor trimmed of the line end (and any blank) around it, whatever the key came from (a file, PROVIDER_GPG_KEY,
+ * the Action's input): GitHub Actions trims its inputs, and publishers that find their key among the registered
+ * ones by comparing that text (`===`) would otherwise try to add it again and be refused ("Key has already been
+ * taken"). Which key it is stays decided by key id.
+ */
 export async function addGpgKey(
   client: RegistryClient,
   namespace: string,
   asciiArmor: string,
 ): Promise<GpgKeyResource> {
+  const attributes = { namespace, 'ascii-armor': asciiArmor.trim() };
   const doc = await client.read('POST', GPG_KEYS_PATH, documentOf(gpgKeyResource), {
-    json: { data: { type: 'gpg-keys', attributes: { namespace, 'ascii-armor': asciiArmor } } },
+    json: { data: { type: 'gpg-keys', attributes } },
   });
   return doc.data;
 }

@@ -192,6 +192,7 @@ export class RegistryClient {
         url.pathname,
         error.response.statusCode,
         String(error.response.body ?? ''),
+        this.options.output.env,
       );
     }
     if (error instanceof RequestError) {

@@ -2,7 +2,7 @@
  * Turning the registry's refusals into ApiError: the server's own words (JSON:API `errors[]`, or the
  * string-array form some registry endpoints use) plus a hint that says what to do for each status.
  */
-import { encodeTokenVariable, type ApiHost } from '../config/index.js';
+import { tokenAdvice, type ApiHost } from '../config/index.js';
 import { ApiError } from '../errors.js';
 import { networkHint, type NetworkFailure } from '../net/networkFailure.js';
 import type { ErrorObject } from './types.js';
@@ -18,6 +18,7 @@ export function toApiError(
   path: string,
   status: number,
   body: string,
+  env: Record<string, string | undefined> = {},
 ): ApiError {
   const objects = parseErrors(body);
   const detail = objects
@@ -31,7 +32,7 @@ export function toApiError(
   return new ApiError(message, {
     status,
     serverDetail: detail || undefined,
-    hint: hintFor(apiHost, status, detail),
+    hint: hintFor(apiHost, status, detail, env),
     details: { status, method, path, errors: objects },
   });
 }
@@ -59,11 +60,15 @@ export function unreachableError(
   });
 }
 
-function hintFor(apiHost: ApiHost, status: number, detail: string): string {
-  const variable = encodeTokenVariable(apiHost.hostname);
+function hintFor(
+  apiHost: ApiHost,
+  status: number,
+  detail: string,
+  env: Record<string, string | undefined>,
+): string {
   switch (status) {
     case 401:
-      return `The token for ${apiHost.host} is missing, invalid or expired. Run \`terraform login ${apiHost.host}\`, or set ${variable} (or TFE_TOKEN) to a valid token.`;
+      return `The token for ${apiHost.host} is missing, invalid or expired. ${tokenAdvice(apiHost, env)}`;
     case 403:
       return 'The token may not do this here: check the organization and namespace, and that the registry is the private one.';
     case 404:

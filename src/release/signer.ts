@@ -136,7 +136,8 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     expires: expires === null ? null : expires.toISOString(),
     origin: candidate.origin,
     originLabel: candidate.label,
-    // The user's own text, so that tools matching registered keys by their text recognise it.
+    // The user's own block, so that tools matching registered keys by their text recognise it (registered
+    // trimmed, as a GitHub Actions input is: src/registry/gpgKeys.ts).
     armoredKey: block ?? key.toPublic().armor(),
   };
 }

@@ -4,6 +4,7 @@
  * through the sink's redaction like everything else that leaves the program.
  */
 import { appendFile } from 'node:fs/promises';
+import { exitCodeFor, toErrorDocument } from '../errors.js';
 import type { Output } from './output.js';
 
 /** Appends Markdown to the step summary when running under GitHub Actions; a failure only warns. */
@@ -21,4 +22,19 @@ export async function appendStepSummary(
       `could not append the job summary to $GITHUB_STEP_SUMMARY (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
+}
+
+/**
+ * The step summary of a failed command: a heading with the exit code, then the error, its hint and the server's
+ * words as an indented code block, each of their lines indented, so no text of theirs is read as Markdown.
+ */
+export function failureSummary(command: string, error: unknown, code = exitCodeFor(error)): string {
+  const doc = toErrorDocument(error);
+  const text = [`error: ${doc.message}`];
+  const said = (error as { serverDetail?: unknown }).serverDetail;
+  if (typeof said === 'string' && said !== '' && !doc.message.includes(said))
+    text.push(`server said: ${said}`);
+  if (doc.hint) text.push(`hint: ${doc.hint}`);
+  const block = text.flatMap((part) => part.split(/\r\n|\r|\n/)).map((line) => `    ${line}`);
+  return [`### ${command} failed (exit ${code})`, '', ...block, ''].join('\n') + '\n';
 }

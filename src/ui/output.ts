@@ -1,9 +1,43 @@
 /**
  * The one output sink. Results go to stdout, progress and chatter to stderr; `--json` prints exactly one
- * JSON document on stdout. Every line written passes through secret redaction first.
+ * JSON document on stdout. Every line written passes through secret redaction first, and, in a CI job, through
+ * `jobLine`: text from a server (or a file) cannot start a line of its own there, nor be a workflow command.
  */
 import { Chalk, type ChalkInstance } from 'chalk';
 import { toErrorDocument, ProviderError, ApiError } from '../errors.js';
+
+/** The CI systems whose job log reads what a program prints: GitHub Actions runs workflow commands in it. */
+export type CiJob = 'github' | 'gitlab';
+
+/** The CI job the environment says this runs in, if any (`GITHUB_ACTIONS=true`, `GITLAB_CI=true`). */
+export function ciJob(env: Record<string, string | undefined>): CiJob | undefined {
+  if (env.GITHUB_ACTIONS === 'true') return 'github';
+  if (env.GITLAB_CI === 'true') return 'gitlab';
+  return undefined;
+}
+
+/**
+ * One line as printed in a CI job, made inert: a line break inside it (a server's error detail, a name read from
+ * the registry) is written `%0D`/`%0A`, so the text after it never begins a line of its own, which the runner
+ * would read as a workflow command (`::add-mask::`, `::stop-commands::`) or which would fake a line of the job's
+ * log. Under GitHub Actions, a line that would begin with `::` gets `%3A:` and a `##[` anywhere (the runner's old
+ * command form, honoured mid-line) `##%5B`. `%` is written `%25` where it begins one of these escapes, so the
+ * text stays exact: replacing `%0D`, `%0A`, `%3A`, `%5B` and then `%25` gives it back. Outside a job, as given.
+ */
+export function jobLine(text: string, job: CiJob | undefined): string {
+  if (job === undefined) return text;
+  let out = text
+    .replace(/%(?=0[ad]|25|3a|5b)/gi, '%25')
+    .replace(/\r/g, '%0D')
+    .replace(/\n/g, '%0A');
+  if (job === 'github') out = out.replace(/##\[/g, '##%5B').replace(/^(\s*)::/, '$1%3A:');
+  return out;
+}
+
+/** GitHub's escaping of a workflow command's data (an annotation's text): `%`, CR and LF. */
+export function escapeCommandData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
 
 /** A stream we can write text to; `isTTY` is read to choose between spinners and plain lines. */
 export interface TextStream {
@@ -45,6 +79,8 @@ export class Output {
   readonly verbose: boolean;
   readonly color: ChalkInstance;
   readonly env: Record<string, string | undefined>;
+  /** The CI job whose log this writes to, if any: see `jobLine`. */
+  readonly job: CiJob | undefined;
   private readonly stdout: TextStream;
   private readonly stderr: TextStream;
   private readonly secrets = new Set<string>();
@@ -58,6 +94,7 @@ export class Output {
     this.quiet = options.quiet === true;
     this.verbose = options.verbose === true;
     this.color = new Chalk({ level: colorLevel(options) });
+    this.job = ciJob(options.env);
   }
 
   /** True when stderr is an interactive terminal and spinners/progress bars make sense. */
@@ -67,7 +104,7 @@ export class Output {
 
   /** True under GitHub Actions, where errors also become `::error::` annotations. */
   get githubActions(): boolean {
-    return this.env.GITHUB_ACTIONS === 'true';
+    return this.job === 'github';
   }
 
   /** Registers a value (token, HMAC key, signed URL) that must never be printed. */
@@ -82,36 +119,61 @@ export class Output {
     return out;
   }
 
+  /** The one place lines are written: redacted, made inert in a CI job (`jobLine`), one line each. */
+  private emit(stream: TextStream, line: string): void {
+    stream.write(jobLine(this.redact(line), this.job) + '\n');
+  }
+
+  /** A workflow command of ours (`::error::…`): its data escaped as GitHub decodes it, the line left a command. */
+  private command(name: 'error' | 'warning', text: string): void {
+    this.stderr.write(this.redact(`::${name}::${escapeCommandData(text)}`) + '\n');
+  }
+
   /** A human result line on stdout (ignored in `--json` mode, where `resultJson` speaks). */
   result(line: string): void {
     if (this.json) return;
-    this.stdout.write(this.redact(line) + '\n');
+    this.emit(this.stdout, line);
   }
 
-  /** The single JSON document of a `--json` run. */
+  /**
+   * The single JSON document of a `--json` run: one line whatever it holds (JSON escapes line breaks); under
+   * GitHub Actions a `##[` inside one of its strings is written `##\u005b`, the same string to a JSON reader.
+   */
   resultJson(document: unknown): void {
     if (this.jsonWritten)
       throw new Error('Output.resultJson called twice: --json prints exactly one document');
     this.jsonWritten = true;
-    this.stdout.write(this.redact(JSON.stringify(document)) + '\n');
+    this.stdout.write(this.jsonLine(document));
   }
 
   /** Progress and chatter on stderr; silent with `--quiet`. */
   info(line: string): void {
     if (this.quiet) return;
-    this.stderr.write(this.redact(line) + '\n');
+    this.emit(this.stderr, line);
+  }
+
+  /** A JSON line on stderr (a log event), as `info` is and written as `resultJson` writes its document. */
+  infoJson(value: unknown): void {
+    if (this.quiet) return;
+    this.stderr.write(this.jsonLine(value));
+  }
+
+  /** One JSON line, redacted; its strings the same to a JSON reader (see `resultJson`). */
+  private jsonLine(value: unknown): string {
+    const text = this.redact(JSON.stringify(value));
+    return (this.job === 'github' ? text.replace(/##\[/g, '##\\u005b') : text) + '\n';
   }
 
   /** A warning on stderr; shown even with `--quiet`. */
   warn(line: string): void {
-    this.stderr.write(this.redact(`${this.color.yellow('warning:')} ${line}`) + '\n');
-    if (this.githubActions) this.stderr.write(this.redact(`::warning::${escapeAnnotation(line)}`) + '\n');
+    this.emit(this.stderr, `${this.color.yellow('warning:')} ${line}`);
+    if (this.githubActions) this.command('warning', line);
   }
 
   /** An HTTP trace or other detail, only with `--verbose`. */
   debug(line: string): void {
     if (!this.verbose) return;
-    this.stderr.write(this.redact(this.color.dim(line)) + '\n');
+    this.emit(this.stderr, this.color.dim(line));
   }
 
   /** Reports a failure: one JSON document in `--json` mode, otherwise message, detail and hint on stderr. */
@@ -120,23 +182,35 @@ export class Output {
     if (this.json && !this.jsonWritten) {
       this.resultJson({ ok: false, error: doc });
     }
-    const lines = [`${this.color.red('error:')} ${doc.message}`];
+    // A message made of several lines (a list of conflicts) is printed line by line; any other line break in
+    // it came with a value, and a job's log gets it escaped.
+    const [headline = '', ...more] = error instanceof ProviderError ? error.messageLines : [doc.message];
+    const lines = [`${this.color.red('error:')} ${headline}`, ...more];
     if (error instanceof ApiError && error.serverDetail && !doc.message.includes(error.serverDetail)) {
       lines.push(`  server said: ${error.serverDetail}`);
     }
     if (doc.hint) lines.push(`  ${this.color.cyan('hint:')} ${doc.hint}`);
     if (!(error instanceof ProviderError) && error instanceof Error && error.stack) {
-      lines.push(this.color.dim(error.stack));
+      lines.push(...stackLines(error).map((line) => this.color.dim(line)));
     }
-    this.stderr.write(this.redact(lines.join('\n')) + '\n');
-    if (this.githubActions) {
-      const text = doc.hint ? `${doc.message} — ${doc.hint}` : doc.message;
-      this.stderr.write(this.redact(`::error::${escapeAnnotation(text)}`) + '\n');
-    }
+    for (const line of lines) this.emit(this.stderr, line);
+    if (this.githubActions) this.command('error', doc.hint ? `${doc.message} — ${doc.hint}` : doc.message);
   }
 }
 
-/** GitHub's workflow-command escaping for annotation text. */
-function escapeAnnotation(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+/**
+ * A bug's stack as lines: its first line (`TypeError: <message>`) as one, whatever the message holds, then
+ * each frame. A stack that does not begin with the error's own words stays one line.
+ */
+function stackLines(error: Error): string[] {
+  const stack = error.stack ?? '';
+  const head = String(error);
+  if (!stack.startsWith(head)) return [stack];
+  return [
+    head,
+    ...stack
+      .slice(head.length)
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  ];
 }

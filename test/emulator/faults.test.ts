@@ -86,6 +86,17 @@ describe('fault rules', () => {
     expectStatus(await owner.get(list), 200);
   });
 
+  it("status with detail answers with those words as the error's detail", async () => {
+    const detail = 'line one\n::add-mask::line two';
+    const { owner, list } = await withRules([{ path: LIST, status: 422, detail, times: 1 }]);
+    const reply = await owner.get(list);
+    expectErrorDocument(reply, 422);
+    expect(reply.json).toMatchObject({ errors: [{ status: '422', detail }] });
+    expect(parseFaultFile('[{"status": 422, "detail": "x"}]', 'f.json').rules).toEqual([
+      { status: 422, detail: 'x' },
+    ]);
+  });
+
   it('reset: true destroys the connection (fetch rejects); the next request is answered', async () => {
     const { emulator, owner, list } = await withRules([{ path: LIST, reset: true, times: 1 }]);
     await expect(owner.get(list)).rejects.toThrow();
@@ -243,6 +254,12 @@ describe('parseFaultFile', () => {
     ['a probability above 1', '[{"status": 500, "probability": 2}]', 'rule 1', /"probability"/],
     ['a negative times', '[{"status": 500, "times": -1}]', 'rule 1', /"times"/],
     ['a path that is not a string', '[{"status": 500, "path": 5}]', 'rule 1', /"path" must be a string/],
+    [
+      'a detail that is not a string',
+      '[{"status": 500, "detail": 5}]',
+      'rule 1',
+      /"detail" must be a string/,
+    ],
     [
       'an invalid regular expression',
       '[{"status": 500}, {"status": 500}, {"status": 500, "path": "^(("}]',

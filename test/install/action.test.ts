@@ -1,93 +1,30 @@
 /**
- * The GitHub Action as the runner runs it: `node action/main.cjs` (the committed bundle, action.yml's
- * runs.main) with the inputs as `INPUT_<NAME>` variables, `GITHUB_ACTIONS=true`, `GITHUB_OUTPUT` and
- * `GITHUB_STEP_SUMMARY` files, against an emulator. Also: the committed bundle is what `npm run build:action`
- * builds from the sources now (a stale bundle fails here), and action.yml declares what the bundle reads.
- * Runner conventions from docs.github.com: "Metadata syntax for GitHub Actions" (inputs → INPUT_ variables,
- * upper case, spaces as underscores) and "Workflow commands" (::add-mask::, GITHUB_OUTPUT name<<delimiter).
+ * The GitHub Action as the runner runs it (./actionRun.ts: `node action/main.cjs` with INPUT_ variables,
+ * `GITHUB_ACTIONS=true`, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` files), against an emulator. Also: the
+ * committed bundle is what `npm run build:action` builds from the sources now (a stale bundle fails here), and
+ * action.yml declares what the bundle reads. Hostile inputs and server answers: action-hardening.test.ts.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { bundle } from '../../scripts/bundle.mjs';
-import type { Emulator } from '../../src/emulator/server.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
+import { BUNDLE, publishInputs, runAction } from './actionRun.js';
 import {
-  FAST,
   PLATFORMS,
   RELEASE,
   SIGNER_KEY,
   SIGNER_KEY_FILE,
   expectNoTokens,
-  runProcess,
   tamperedRelease,
   writeRequests,
 } from './helpers.js';
 
-const BUNDLE = path.join(REPO_ROOT, 'action', 'main.cjs');
 const emulator = emulatorPerTest();
-
-/** The outputs a step wrote to `$GITHUB_OUTPUT`, parsed as the runner parses the file. */
-function readOutputs(file: string): Record<string, string> {
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const outputs: Record<string, string> = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === '') continue;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc === null) {
-      const eq = line.indexOf('=');
-      outputs[line.slice(0, eq)] = line.slice(eq + 1);
-      continue;
-    }
-    const [, name, delimiter] = heredoc;
-    const end = lines.indexOf(delimiter!, i + 1);
-    expect(end, `the closing delimiter of ${name}`).toBeGreaterThan(i);
-    outputs[name!] = lines.slice(i + 1, end).join('\n');
-    i = end;
-  }
-  return outputs;
-}
-
-/** The inputs of a publish of the fixture release to `e` with its owner token and the signer's key. */
-function publishInputs(e: Emulator, extra: Record<string, string> = {}): Record<string, string> {
-  const inputs: Record<string, string> = {
-    directory: RELEASE,
-    organization: e.organization,
-    hostname: e.url,
-    token: e.ownerToken,
-    'gpg-public-key': SIGNER_KEY,
-  };
-  return { ...inputs, ...extra };
-}
-
-/** Runs the bundle in a fresh workspace with the runner's variables and `inputs` as INPUT_ variables. */
-async function runAction(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {
-  const workspace = tempRoot('action');
-  const files = {
-    output: path.join(workspace, 'github_output'),
-    summary: path.join(workspace, 'step_summary'),
-  };
-  const env: Record<string, string> = {
-    GITHUB_ACTIONS: 'true',
-    CI: 'true',
-    GITHUB_WORKSPACE: workspace,
-    GITHUB_OUTPUT: files.output,
-    GITHUB_STEP_SUMMARY: files.summary,
-    ...FAST,
-    ...extraEnv,
-  };
-  for (const [name, value] of Object.entries(inputs))
-    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
-  const result = await runProcess(process.execPath, [BUNDLE], { cwd: workspace, env });
-  const summary = fs.existsSync(files.summary) ? fs.readFileSync(files.summary, 'utf8') : '';
-  return { ...result, outputs: readOutputs(files.output), summary, workspace };
-}
 
 describe('the committed bundle', () => {
   it('is what npm run build:action builds from the sources now (else: npm run build:action, and commit it)', async () => {
@@ -204,7 +141,7 @@ describe('node action/main.cjs as the runner runs it', () => {
     const run = await runAction(
       publishInputs(e),
       // A member token (may not create providers) set for terraform init, say.
-      { [`TF_TOKEN_${host}`]: e.memberToken },
+      { env: { [`TF_TOKEN_${host}`]: e.memberToken } },
     );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(e.store.data.providers).toHaveLength(1);

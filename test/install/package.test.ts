@@ -5,13 +5,13 @@
  * made from it, so from npm's cache and without the network (`npm install ./x.tgz` by path would resolve the
  * ranges from the registry instead, see scripts/shrinkwrap.mjs). Then `provider` from that install: --version, verify, lock and a publish against the emulator. The GitLab
  * CI/CD component's job script (templates/publish.yml) runs against the emulator with that same install, as
- * GitLab runs it: inputs interpolated, the script lines in one shell, artifacts left in the project folder.
+ * GitLab runs it (./gitlabJob.ts): inputs interpolated, the script lines in one shell, artifacts left in the
+ * project folder; what inputs survive GitLab's interpolation: gitlab-component.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { ensureBuilt } from '../helpers/spawn-cli.js';
@@ -28,6 +28,7 @@ import {
   userPath,
   writeRequests,
 } from './helpers.js';
+import { componentJob, componentSpec, runJob } from './gitlabJob.js';
 
 const emulator = emulatorPerTest();
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -200,72 +201,36 @@ describe('provider from the installed package', () => {
   });
 });
 
-/** The component's spec (first YAML document) and its job (second), inputs interpolated. */
-function component(inputs: Record<string, string>): {
-  spec: { inputs: Record<string, { default?: unknown; type?: string }> };
-  job: { script: string[]; artifacts: { when: string; paths: string[]; reports: { dotenv: string } } };
-  name: string;
-} {
-  const text = fs.readFileSync(path.join(REPO_ROOT, 'templates', 'publish.yml'), 'utf8');
-  const [header] = parseAllDocuments(text);
-  const spec = (header!.toJS() as { spec: { inputs: Record<string, { default?: unknown; type?: string }> } })
-    .spec;
-  // GitLab interpolates $[[ inputs.<name> ]] with the given value or the input's default.
-  const interpolated = text.replace(/\$\[\[\s*inputs\.([a-z-]+)\s*\]\]/g, (_, name: string) => {
-    const input = spec.inputs[name];
-    expect(input, `input ${name} is declared`).toBeDefined();
-    return inputs[name] ?? String(input!.default);
-  });
-  const body = parseAllDocuments(interpolated)[1]!.toJS() as Record<string, unknown>;
-  const [name, job] = Object.entries(body)[0]!;
-  return { spec, job: job as ReturnType<typeof component>['job'], name };
-}
-
-/** Runs the job's script as a GitLab runner does (the lines in one shell, stopping at the first failure). */
-async function runJob(inputs: Record<string, string>, env: Record<string, string>) {
-  const { job } = component(inputs);
-  const project = tempRoot('gitlab-project');
-  const variables = Object.fromEntries(
-    Object.entries((job as unknown as { variables: Record<string, string> }).variables),
-  );
-  const script = ['set -e', ...job.script].join('\n');
-  const result = await runProcess('sh', ['-c', script], {
-    cwd: project,
-    env: {
-      PATH: `${path.dirname(bin)}${path.delimiter}${userPath()}`,
-      CI: 'true',
-      GITLAB_CI: 'true',
-      CI_PROJECT_DIR: project,
-      ...FAST,
-      ...variables,
-      ...env,
-    },
-  });
-  return { ...result, project };
-}
-
 describe('the GitLab CI/CD component (templates/publish.yml)', () => {
   it('declares its inputs with defaults, and artifacts kept on failure with a dotenv report', () => {
-    const { spec, job, name } = component({});
-    expect(name).toBe('publish-provider');
+    const spec = componentSpec();
+    const job = componentJob({});
+    expect(job.name).toBe('publish-provider');
     for (const input of ['organization', 'hostname', 'directory', 'package', 'dry-run', 'tags', 'version']) {
-      expect(spec.inputs[input], input).toHaveProperty('default');
+      expect(spec[input], input).toHaveProperty('default');
     }
-    expect(spec.inputs['dry-run']).toMatchObject({ type: 'boolean', default: false });
-    expect(spec.inputs.package?.default).toBe(`${pkg.name}@latest`);
+    expect(spec['dry-run']).toMatchObject({ type: 'boolean', default: false });
+    expect(spec.tags).toMatchObject({ type: 'array', default: [] });
+    expect(spec.package?.default).toBe(`${pkg.name}@latest`);
     expect(job.artifacts.when).toBe('always');
     expect(job.artifacts.paths).toEqual(['provider-publish.json', 'provider.lock.hcl']);
     expect(job.artifacts.reports.dotenv).toBe('provider.env');
     // Secrets are CI/CD variables, never inputs.
-    expect(Object.keys(spec.inputs).filter((i) => /token|key/.test(i))).toEqual([]);
+    expect(Object.keys(spec).filter((i) => /token|key/.test(i))).toEqual([]);
   });
 
   it('the job publishes with the installed package: result document, dotenv report, lock block', async () => {
     const e = await emulator();
-    const run = await runJob(
-      { organization: e.organization, hostname: e.url, directory: RELEASE, tags: 'team=core, stage=beta' },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
-    );
+    const run = await runJob({
+      inputs: {
+        organization: e.organization,
+        hostname: e.url,
+        directory: RELEASE,
+        tags: ['team=core', 'stage=beta'],
+      },
+      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
+      providerDir: path.dirname(bin),
+    });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toContain(`${pkg.version}\n`);
     expectNoTokens(run.stdout + run.stderr, e, 'the job log');
@@ -289,10 +254,11 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
 
   it('a bad release fails the job with exit 3, keeps the result document, writes nothing remotely', async () => {
     const e = await emulator();
-    const run = await runJob(
-      { organization: e.organization, hostname: e.url, directory: tamperedRelease(tempRoot('bad')) },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
-    );
+    const run = await runJob({
+      inputs: { organization: e.organization, hostname: e.url, directory: tamperedRelease(tempRoot('bad')) },
+      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
+      providerDir: path.dirname(bin),
+    });
     expect(run.exitCode).toBe(3);
     expect(run.stdout).toContain('provider publish failed with exit code 3');
     const doc = JSON.parse(fs.readFileSync(path.join(run.project, 'provider-publish.json'), 'utf8')) as {
@@ -307,10 +273,11 @@ describe('the GitLab CI/CD component (templates/publish.yml)', () => {
 
   it('dry-run: true writes nothing remotely', async () => {
     const e = await emulator();
-    const run = await runJob(
-      { organization: e.organization, hostname: e.url, directory: RELEASE, 'dry-run': 'true' },
-      { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
-    );
+    const run = await runJob({
+      inputs: { organization: e.organization, hostname: e.url, directory: RELEASE, 'dry-run': true },
+      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GPG_KEY: SIGNER_KEY },
+      providerDir: path.dirname(bin),
+    });
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(
       JSON.parse(fs.readFileSync(path.join(run.project, 'provider-publish.json'), 'utf8')),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, UsageError } from '../../src/errors.js';
-import { Output, colorLevel } from '../../src/ui/output.js';
+import { ApiError, ConflictError, UsageError } from '../../src/errors.js';
+import { Output, colorLevel, jobLine } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 
 function sink(
@@ -76,6 +76,77 @@ describe('Output', () => {
     const { output, stderr } = sink({ env: { GITHUB_ACTIONS: 'true' } });
     output.failure(new UsageError('line one\nline two', { hint: 'fix it' }));
     expect(stderr.text).toContain('::error::line one%0Aline two — fix it');
+  });
+});
+
+/** A registry error whose detail holds line breaks and workflow commands (hardening round 3). */
+const HOSTILE =
+  'bad value\n::set-output name=ok::forged\r\n::add-mask::visible\n  ::stop-commands::paused\nsee ##[add-mask]x, 100%0A done';
+
+/** The lines the runner reads as workflow commands: `::name…` after leading spaces, or `##[` anywhere. */
+function commandLines(text: string): string[] {
+  return text.split(/\r\n|\r|\n/).filter((line) => /^\s*::/.test(line) || line.includes('##['));
+}
+
+describe('Output in a CI job: server text never begins a line nor becomes a workflow command', () => {
+  it('GitHub Actions: line breaks, a leading :: and ##[ are escaped; only its own annotation is a command', () => {
+    const { output, stdout, stderr } = sink({ env: { GITHUB_ACTIONS: 'true' } });
+    const refusal = new ApiError('POST /x was refused: 422', { status: 422, serverDetail: HOSTILE });
+    output.failure(refusal);
+    output.warn(`the registry said ${HOSTILE}`);
+    output.info(HOSTILE);
+    output.result('::add-mask::from-a-name');
+    expect(commandLines(stdout.text)).toEqual([]);
+    expect(commandLines(stderr.text).map((line) => line.slice(0, 10))).toEqual(['::error::P', '::warning:']);
+    expect(stderr.text).toContain(
+      'server said: bad value%0A::set-output name=ok::forged%0D%0A::add-mask::visible%0A  ::stop-commands::paused%0Asee ##%5Badd-mask]x, 100%250A done',
+    );
+    expect(stdout.text).toBe('%3A:add-mask::from-a-name\n');
+  });
+
+  it('GitLab CI: line breaks escaped, % only where it begins an escape; the text comes back exactly', () => {
+    const { output, stderr } = sink({ env: { GITLAB_CI: 'true' } });
+    output.info(`50% of ${HOSTILE}`);
+    const [line, ...rest] = stderr.text.split('\n');
+    expect(rest).toEqual(['']);
+    expect(line).toMatch(/^50% of bad value%0A::set-output/);
+    const decoded = line!
+      .replace(/%0D/g, '\r')
+      .replace(/%0A/g, '\n')
+      .replace(/%3A/g, ':')
+      .replace(/%5B/g, '[')
+      .replace(/%25/g, '%');
+    expect(decoded).toBe(`50% of ${HOSTILE}`);
+  });
+
+  it('outside a job, text is printed as given', () => {
+    const { output, stderr } = sink();
+    output.info(HOSTILE);
+    expect(stderr.text).toBe(`${HOSTILE}\n`);
+    expect(jobLine(HOSTILE, undefined)).toBe(HOSTILE);
+  });
+
+  it("an error's own list stays one line per item; a line break inside an item is escaped", () => {
+    const { output, stderr } = sink({ env: { GITLAB_CI: 'true' } });
+    output.failure(
+      new ConflictError('example 1.2.3 holds different content:', {
+        lines: ['  linux_amd64: shasum differs', `  darwin_arm64: ${HOSTILE}`],
+      }),
+    );
+    const lines = stderr.text.trimEnd().split('\n');
+    expect(lines[0]).toBe('error: example 1.2.3 holds different content:');
+    expect(lines[1]).toBe('  linux_amd64: shasum differs');
+    expect(lines[2]).toMatch(/^ {2}darwin_arm64: bad value%0A::set-output/);
+    expect(lines).toHaveLength(3);
+  });
+
+  it('--json: one line, and under GitHub Actions ##[ in a string is written \\u005b (the same string)', () => {
+    const { output, stdout } = sink({ json: true, env: { GITHUB_ACTIONS: 'true' } });
+    output.failure(new ApiError('refused', { status: 422, details: { detail: HOSTILE } }));
+    expect(stdout.text.split('\n')).toHaveLength(2);
+    expect(commandLines(stdout.text)).toEqual([]);
+    const doc = JSON.parse(stdout.text) as { error: { details: { detail: string } } };
+    expect(doc.error.details.detail).toBe(HOSTILE);
   });
 });
 

@@ -66,8 +66,8 @@ export async function runServe(
   else if (options.routes === undefined)
     output.result(`provider runtask serve listening on ${integrator.url}${as}`);
   else {
-    const urls = integrator.routes.map((route) => `  ${route.url}`).join('\n');
-    output.result(`provider runtask serve listening for ${integrator.routes.length} run tasks:\n${urls}`);
+    output.result(`provider runtask serve listening for ${integrator.routes.length} run tasks:`);
+    for (const route of integrator.routes) output.result(`  ${route.url}`);
   }
   const where =
     options.routes === undefined

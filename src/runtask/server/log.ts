@@ -92,7 +92,7 @@ export class EventLog {
     for (const listener of this.listeners) listener(entry);
     if (level === 'debug' && !this.output.verbose) return;
     if (this.options.json) {
-      this.output.info(JSON.stringify({ time: entry.time, level, event, msg, ...clean }));
+      this.output.infoJson({ time: entry.time, level, event, msg, ...clean });
       return;
     }
     const extra = Object.entries(clean)
