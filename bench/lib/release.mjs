@@ -143,7 +143,8 @@ function sha256(file) {
 /**
  * A signed release of `example` `version` in `dir`: one zip per platform whose executable is `size` bytes
  * (shaped as `shape` says), the manifest, SHA256SUMS and its binary detached signature. Returns what the
- * benchmarks need to know about it; `ratio` is the zips' size over their content's.
+ * benchmarks need to know about it: `size` is each executable's, `zipSize` the largest zip's, `ratio` the zips'
+ * size over their content's.
  * @param {string} dir
  * @param {{ version?: string, size: number, platforms?: string[], shape?: Shape }} options
  */
@@ -152,7 +153,7 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
   const prefix = `terraform-provider-${NAME}_${version}`;
   const lines = [];
   const zips = [];
-  let [zipBytes, contentBytes] = [0, 0];
+  let [zipBytes, contentBytes, zipSize] = [0, 0, 0];
   for (const platform of platforms) {
     const filename = `${prefix}_${platform}.zip`;
     const exe = `terraform-provider-${NAME}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
@@ -164,6 +165,7 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
         `${filename} deflated to ${(ratio * 100).toFixed(1)} %, not about half: the generator is off`,
       );
     zipBytes += written.bytes;
+    zipSize = Math.max(zipSize, written.bytes);
     contentBytes += written.contentBytes;
     zips.push(file);
     lines.push(`${written.sha256}  ${filename}`);
@@ -205,5 +207,6 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
     size,
     shape,
     ratio,
+    zipSize,
   };
 }
