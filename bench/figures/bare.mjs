@@ -1,31 +1,38 @@
-// Figure 8 — publishing on loopback against a bare publisher (bench/baseline/bare-publish.mjs): what a popular
-// TypeScript GitHub Action does (create the version and platforms, PUT each file one after another with Node's
-// fetch) and nothing more: no hashing, no signature check, no wait, no consumer check. `provider publish` runs
-// with every check on, at its defaults. Each run gets a fresh emulator (not timed); the two alternate, and which
-// goes first alternates too. Wall time, CPU time (user + system of the process and its threads, GNU time) and
-// peak RSS of each, medians.
+// Figure 8 — publishing goreleaser-shaped releases on loopback against a bare publisher
+// (bench/baseline/bare-publish.mjs): what a popular TypeScript GitHub Action does (create the version and
+// platforms, PUT each file one after another with Node's fetch) and nothing more: no hashing, no signature check,
+// no inflating, no wait, no consumer check. `provider publish` runs with every check on, at its defaults, so it
+// reads every byte, inflates every zip for its h1: and checks the signature before its first write. The bare
+// publisher does none of that whatever the zips hold, so it stays the floor of uploading the same bytes. Each
+// run gets a fresh emulator (not timed); the two alternate, and which goes first alternates too. Wall time, CPU
+// time (user + system of the process and its threads, GNU time) and peak RSS of each, medians.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MiB } from '../lib/env.mjs';
 import { median, warm } from '../lib/proc.mjs';
 import { bareOnce, publishOnce } from '../lib/publish.mjs';
-import { PLATFORMS, makeRelease } from '../lib/release.mjs';
+import { PLATFORMS, describe, makeRelease } from '../lib/release.mjs';
 import { infoRow, ratioRow } from '../lib/rows.mjs';
 
 const MB = 1e6;
 
 /**
- * Measures figure 8 on each release shape; returns its rows (wall ratio, CPU ratio, peak RSS, per shape).
+ * Measures figure 8 on each release size; returns its rows (wall ratio, CPU ratio, peak RSS, per size) that
+ * `wants` asks for.
  * @param {object} options
  * @param {string} options.work
- * @param {[number, number][]} options.shapes [platforms, MiB per zip] of each release measured
- * @param {number} options.reps runs of each side per shape
+ * @param {[number, number][]} options.shapes [platforms, MiB per executable] of each release measured
+ * @param {number} options.reps runs of each side per size
+ * @param {(id: string) => boolean} options.wants
  * @param {import('../lib/env.mjs').Log} options.log
  */
-export async function bareFigure({ work, shapes, reps, log }) {
+export async function bareFigure({ work, shapes, reps, wants, log }) {
   /** @type {import('../lib/rows.mjs').Row[]} */
   const rows = [];
   for (const [platforms, sizeMiB] of shapes) {
+    const key = `${platforms}x${sizeMiB}`;
+    const ids = ['', '.cpu', '.rss'].map((suffix) => `publish.bare.${key}${suffix}`);
+    if (!ids.some(wants)) continue;
     const shape = `${platforms} × ${sizeMiB} MiB`;
     const dir = path.join(work, `bare-${platforms}x${sizeMiB}`);
     log(`bare: generating ${shape}`);
@@ -33,6 +40,7 @@ export async function bareFigure({ work, shapes, reps, log }) {
       version: '4.0.0',
       size: sizeMiB * MiB,
       platforms: PLATFORMS.slice(0, platforms),
+      shape: 'goreleaser',
     });
     warm(release.files);
     /** @type {Record<'ours' | 'bare', { ms: number[], cpuMs: number[], peakMB: number[] }>} */
@@ -63,17 +71,16 @@ export async function bareFigure({ work, shapes, reps, log }) {
       }
     }
     fs.rmSync(dir, { recursive: true, force: true });
-    const key = `${platforms}x${sizeMiB}`;
     const details = { runs, milestonesMs: milestones };
     rows.push(
       ratioRow({
         id: `publish.bare.${key}`,
-        figure: `publish, loopback (${shape}), every check vs a bare publisher (fetch, one by one, no checks)`,
+        figure: `publish, loopback (${describe(release)}), every check vs a bare publisher (fetch, one by one, no checks)`,
         ours: median(runs.ours.ms) / 1000,
         baseline: median(runs.bare.ms) / 1000,
         baselineLabel: 'bare',
         unit: 's',
-        limit: 1.0,
+        limit: 1.3,
         details,
       }),
       ratioRow({
@@ -83,7 +90,7 @@ export async function bareFigure({ work, shapes, reps, log }) {
         baseline: median(runs.bare.cpuMs) / 1000,
         baselineLabel: 'bare',
         unit: 's',
-        limit: 1.5,
+        limit: 2,
       }),
       infoRow({
         id: `publish.bare.${key}.rss`,
@@ -95,5 +102,5 @@ export async function bareFigure({ work, shapes, reps, log }) {
       }),
     );
   }
-  return rows;
+  return rows.filter((row) => wants(row.id));
 }

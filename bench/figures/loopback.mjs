@@ -5,6 +5,7 @@ import { startEmulator } from '../lib/emulator.mjs';
 import { median, run } from '../lib/proc.mjs';
 import { publishOnce } from '../lib/publish.mjs';
 import { prepareUploads } from '../lib/registry.mjs';
+import { describe } from '../lib/release.mjs';
 import { ratioRow } from '../lib/rows.mjs';
 
 /**
@@ -49,7 +50,7 @@ export async function loopbackFigure({ work, release, hashMs, reps, concurrency,
   return [
     ratioRow({
       id: 'publish.loopback',
-      figure: `publish, loopback (${release.platforms} × ${release.size / 2 ** 20} MiB) vs sha256sum + curl -T ×${concurrency}`,
+      figure: `publish, loopback (${describe(release)}) vs sha256sum + curl -T ×${concurrency}`,
       ours: median(ours) / 1000,
       baseline: limit / 1000,
       baselineLabel: 'limit',

@@ -1,5 +1,6 @@
-// Figure 3 — peak resident memory of `provider publish` (loopback, no limits): a large release must not need
-// much more memory than a small one, because files are streamed from disk through fixed buffers.
+// Figure 3 — peak resident memory of `provider publish` (loopback, no limits) of goreleaser-shaped releases: a
+// large release must not need much more memory than a small one, because files are streamed from disk through
+// fixed buffers (and inflated through zlib's).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { publishOnce } from '../lib/publish.mjs';
@@ -19,7 +20,7 @@ export async function memoryFigure({ work, smallMiB, largeMiB, log }) {
   for (const mb of [smallMiB, largeMiB]) {
     const dir = path.join(work, `memory-${mb}`);
     log(`memory: generating 13 × ${mb} MiB`);
-    const release = await makeRelease(dir, { version: '3.0.0', size: mb * MiB });
+    const release = await makeRelease(dir, { version: '3.0.0', size: mb * MiB, shape: 'goreleaser' });
     log(`memory: provider publish of 13 × ${mb} MiB`);
     const run = await publishOnce({ work, release, peakRss: true, label: `publish-memory-${mb}` });
     peaks[mb] = ((run.peakKiB ?? NaN) * 1024) / MB;
@@ -29,14 +30,14 @@ export async function memoryFigure({ work, smallMiB, largeMiB, log }) {
   return [
     limitRow({
       id: 'memory.large',
-      figure: `publish peak RSS, 13 × ${largeMiB} MiB`,
+      figure: `publish peak RSS, 13 × ${largeMiB} MiB executables, deflated`,
       ours: large,
       unit: 'MB',
-      limit: 80,
+      limit: 150,
     }),
     limitRow({
       id: 'memory.growth',
-      figure: `publish peak RSS growth, 13 × ${largeMiB} MiB over 13 × ${smallMiB} MiB`,
+      figure: `publish peak RSS growth, 13 × ${largeMiB} MiB over 13 × ${smallMiB} MiB executables, deflated`,
       ours: large - small,
       baseline: small,
       baselineLabel: `13 × ${smallMiB} MiB`,

@@ -1,13 +1,16 @@
 // Generated releases for the benchmarks: `example` <version> for the 13 platforms of the provider scaffold's
-// build matrix, each a stored zip holding one executable of incompressible (random) bytes (or, with `deflate`,
-// a deflated zip of an executable that compresses to about half, as Go binaries do), listed in a SHA256SUMS
-// signed with the test-only `signer` key: what goreleaser writes, at any size.
-import { createHash, randomFillSync } from 'node:crypto';
+// build matrix, listed in a SHA256SUMS signed with the test-only `signer` key, at any size. Two shapes:
+//   - `goreleaser` (what users publish): each zip as goreleaser writes it with Go's archive/zip, deflated, with
+//     CHANGELOG.md, LICENSE and README.md beside an executable-like file that deflates to about half its size
+//     (`executableLike`), as stripped Go binaries do;
+//   - `stored`: each zip holds one executable of incompressible bytes, stored (kept as an extra row).
+// The content is pseudo-random from a seed (the file's name and size), so every run generates the same bytes.
+import { createCipheriv, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32, deflateRawSync } from 'node:zlib';
 import * as openpgp from 'openpgp';
 import { KEYS, MiB } from './env.mjs';
+import { writeZip } from './zip.mjs';
 
 /** The scaffold's build matrix (peers.md §5): 13 os/arch pairs. */
 export const PLATFORMS = [
@@ -30,87 +33,103 @@ export const PLATFORMS = [
 export const NAME = 'example';
 
 /** @typedef {Awaited<ReturnType<typeof makeRelease>>} Release a generated release, as the benchmarks know it */
+/** @typedef {'goreleaser' | 'stored'} Shape how each platform's zip is made (see the top of this file) */
+
+/** A goreleaser-shaped zip must deflate to this share of its content, or the generator is off. */
+const EXPECTED_RATIO = { min: 0.4, max: 0.6 };
 
 /**
- * The records of a one-member zip around its data: the local header, and the central directory with the end
- * record (an executable of unix mode 0755).
- * @param {{ name: Buffer, method: 0 | 8, crc: number, compressed: number, size: number }} member
+ * Pseudo-random bytes from `seed`, `size` of them in chunks of at most 1 MiB (AES-256-CTR over zeros: fast and
+ * the same for the same seed).
+ * @param {string} seed
+ * @param {number} size
  */
-function zipRecords({ name, method, crc, compressed, size }) {
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(0x0800, 6);
-  local.writeUInt16LE(method, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(compressed, 18);
-  local.writeUInt32LE(size, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE((3 << 8) | 20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(0x0800, 8);
-  central.writeUInt16LE(method, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(compressed, 20);
-  central.writeUInt32LE(size, 24);
-  central.writeUInt16LE(name.length, 28);
-  central.writeUInt32LE((0o100755 << 16) >>> 0, 38);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(local.length + name.length + compressed, 16);
-  return { head: Buffer.concat([local, name]), tail: Buffer.concat([central, name, end]) };
+function* keystream(seed, size) {
+  const cipher = createCipheriv('aes-256-ctr', createHash('sha256').update(seed).digest(), Buffer.alloc(16));
+  const zeros = Buffer.alloc(MiB);
+  for (let left = size; left > 0; left -= MiB) yield cipher.update(zeros.subarray(0, Math.min(MiB, left)));
 }
 
 /**
- * Writes a stored (uncompressed) zip with one executable member of `size` random bytes, streaming (the CRC-32,
- * known at the end, is written into the header afterwards).
- * @param {string} file
- * @param {string} member
+ * The content of an executable-like file: runs of random bytes (8–54 long) each followed by a copy (8–71
+ * bytes) of what came 64 B to 2 KiB before, the lengths and distances drawn from the bytes themselves. Deflate
+ * finds every copy and nothing in the random runs: the content deflates to about half (48.5 % at level 5), and
+ * inflating it costs about what a Go binary's does (literals and matches interleaved, as in machine code).
+ * Copies stay within a chunk (1 MiB), so chunks are made one at a time.
+ * @param {string} seed
  * @param {number} size
  */
-function writeZip(file, member, size) {
-  const name = Buffer.from(member);
-  const fd = fs.openSync(file, 'w');
-  fs.writeSync(fd, zipRecords({ name, method: 0, crc: 0, compressed: size, size }).head);
-  const chunk = Buffer.alloc(4 * MiB);
-  let crc = 0;
-  for (let left = size; left > 0; left -= chunk.length) {
-    const part = chunk.subarray(0, Math.min(chunk.length, left));
-    randomFillSync(part);
-    crc = crc32(part, crc);
-    fs.writeSync(fd, part);
+function* executableLike(seed, size) {
+  for (const chunk of keystream(seed, size)) {
+    const n = chunk.length;
+    let at = 0;
+    while (at < n) {
+      const r = (chunk[at] ?? 0) | ((chunk[at + 1] ?? 0) << 8) | ((chunk[at + 2] ?? 0) << 16);
+      at += 8 + (r & 31) + ((r >> 5) & 15);
+      if (at >= n) break;
+      const length = Math.min(n - at, 8 + ((r >> 9) & 63));
+      const distance = Math.min(at, 64 + (r >> 15) * 4);
+      if (distance >= 3) chunk.copyWithin(at, at - distance, at - distance + length);
+      at += length;
+    }
+    yield chunk;
   }
-  const { head, tail } = zipRecords({ name, method: 0, crc, compressed: size, size });
-  fs.writeSync(fd, head, 0, head.length, 0);
-  fs.writeSync(fd, tail, 0, tail.length, head.length + size);
-  fs.closeSync(fd);
 }
 
 /**
- * Writes a deflated zip with one executable member of `size` bytes that compresses to about half (each 4 KiB:
- * 2 KiB random, 2 KiB of a repeated pattern), as goreleaser's zips of Go binaries do.
- * @param {string} file
- * @param {string} member
+ * Text of `size` bytes: lines of words drawn from a small vocabulary (a LICENSE, a README, a CHANGELOG).
+ * @param {string} seed
  * @param {number} size
  */
-function writeDeflatedZip(file, member, size) {
-  const content = Buffer.alloc(size);
-  randomFillSync(content);
-  for (let at = 2048; at < size; at += 4096) content.fill('provider', at, Math.min(at + 2048, size));
-  const body = deflateRawSync(content, { level: 1 });
-  const records = zipRecords({
-    name: Buffer.from(member),
-    method: 8,
-    crc: crc32(content),
-    compressed: body.length,
-    size,
-  });
-  fs.writeFileSync(file, Buffer.concat([records.head, body, records.tail]));
+function* text(seed, size) {
+  const words = ['the', 'provider', 'resource', 'data', 'source', 'terraform', 'version', 'license', 'any'];
+  words.push('of', 'to', 'and', 'a', 'in', 'is', 'or', 'be', 'this', 'with', 'for', 'under', 'attribute');
+  let out = '';
+  for (const chunk of keystream(seed, size)) {
+    for (let i = 0; i < chunk.length && out.length < size; i++) {
+      const byte = chunk[i] ?? 0;
+      out += `${words[byte % words.length]}${byte % 11 === 0 ? '\n' : ' '}`;
+    }
+  }
+  yield Buffer.from(out.slice(0, size));
+}
+
+/**
+ * The members of one platform's zip, in the order goreleaser adds them (its default extra files, then the
+ * binary).
+ * @param {Shape} shape
+ * @param {string} exe the executable's name
+ * @param {number} size the executable's size
+ * @returns {import('./zip.mjs').Member[]}
+ */
+function members(shape, exe, size) {
+  const seed = `${exe}/${size}`;
+  if (shape === 'stored') return [{ name: exe, mode: 0o755, method: 0, chunks: () => keystream(seed, size) }];
+  /** @type {[string, number][]} */
+  const docs = [
+    ['CHANGELOG.md', 6 * 1024],
+    ['LICENSE', 16 * 1024],
+    ['README.md', 2 * 1024],
+  ];
+  return [
+    ...docs.map(([name, bytes]) => ({
+      ...{ name, mode: 0o644, method: /** @type {const} */ (8) },
+      chunks: () => text(`${name}/${seed}`, bytes),
+    })),
+    { name: exe, mode: 0o755, method: 8, chunks: () => executableLike(seed, size) },
+  ];
+}
+
+/**
+ * A release's shape in a few words, for a row's label: `13 × 32 MiB executables, deflated to 48 %` or
+ * `13 × 32 MiB, stored`.
+ * @param {{ platforms: number, size: number, shape: Shape, ratio: number }} release
+ */
+export function describe({ platforms, size, shape, ratio }) {
+  const sizes = `${platforms} × ${size / MiB} MiB`;
+  return shape === 'stored'
+    ? `${sizes}, stored`
+    : `${sizes} executables, deflated to ${Math.round(ratio * 100)} %`;
 }
 
 /**
@@ -118,34 +137,38 @@ function writeDeflatedZip(file, member, size) {
  * @param {string} file
  */
 function sha256(file) {
-  const hash = createHash('sha256');
-  const buffer = Buffer.alloc(4 * MiB);
-  const fd = fs.openSync(file, 'r');
-  for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer))
-    hash.update(buffer.subarray(0, n));
-  fs.closeSync(fd);
-  return hash.digest('hex');
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
 /**
- * A signed release of `example` `version` in `dir`: one zip of `size` bytes per platform, the manifest,
- * SHA256SUMS and its binary detached signature. Returns what the benchmarks need to know about it.
+ * A signed release of `example` `version` in `dir`: one zip per platform whose executable is `size` bytes
+ * (shaped as `shape` says), the manifest, SHA256SUMS and its binary detached signature. Returns what the
+ * benchmarks need to know about it: `size` is each executable's, `zipSize` the largest zip's, `ratio` the zips'
+ * size over their content's.
  * @param {string} dir
- * @param {{ version?: string, size: number, platforms?: string[], deflate?: boolean }} options
+ * @param {{ version?: string, size: number, platforms?: string[], shape?: Shape }} options
  */
-export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS, deflate = false }) {
+export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS, shape = 'stored' }) {
   fs.mkdirSync(dir, { recursive: true });
   const prefix = `terraform-provider-${NAME}_${version}`;
   const lines = [];
   const zips = [];
+  let [zipBytes, contentBytes, zipSize] = [0, 0, 0];
   for (const platform of platforms) {
     const filename = `${prefix}_${platform}.zip`;
     const exe = `terraform-provider-${NAME}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
     const file = path.join(dir, filename);
-    if (deflate) writeDeflatedZip(file, exe, size);
-    else writeZip(file, exe, size);
+    const written = await writeZip(file, members(shape, exe, size));
+    const ratio = written.dataBytes / written.contentBytes;
+    if (shape === 'goreleaser' && (ratio < EXPECTED_RATIO.min || ratio > EXPECTED_RATIO.max))
+      throw new Error(
+        `${filename} deflated to ${(ratio * 100).toFixed(1)} %, not about half: the generator is off`,
+      );
+    zipBytes += written.bytes;
+    zipSize = Math.max(zipSize, written.bytes);
+    contentBytes += written.contentBytes;
     zips.push(file);
-    lines.push(`${sha256(file)}  ${filename}`);
+    lines.push(`${written.sha256}  ${filename}`);
   }
   const manifest = `${prefix}_manifest.json`;
   fs.writeFileSync(path.join(dir, manifest), '{"version":1,"metadata":{"protocol_versions":["6.0"]}}\n');
@@ -170,5 +193,20 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
   fs.writeFileSync(`${shasums}.sig`, signature);
   const files = [...zips, path.join(dir, manifest), shasums, `${shasums}.sig`];
   const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
-  return { dir, name: NAME, version, prefix, zips, shasums, files, bytes, platforms: platforms.length, size };
+  const ratio = zipBytes / contentBytes;
+  return {
+    dir,
+    name: NAME,
+    version,
+    prefix,
+    zips,
+    shasums,
+    files,
+    bytes,
+    platforms: platforms.length,
+    size,
+    shape,
+    ratio,
+    zipSize,
+  };
 }
