@@ -45,17 +45,8 @@ export interface SignedInput {
 
 /** Checks the signed list of one version; throws a VerificationError naming what does not hold. */
 export async function checkSignedList(input: SignedInput): Promise<SignedList> {
-  const { label, documents, downloader, host } = input;
+  const { label, documents, host } = input;
   const first = documents[0]!;
-  const differs = documents.find(
-    (d) => d.shasums_url !== first.shasums_url || d.shasums_signature_url !== first.shasums_signature_url,
-  );
-  if (differs !== undefined) {
-    throw stop(
-      `${label}: ${host} names another SHA256SUMS for ${differs.os}_${differs.arch} than for ${first.os}_${first.arch}`,
-      'One version has one signed list; the origin serves an inconsistent version.',
-    );
-  }
   const keys = uniqueKeys(documents);
   if (keys.length === 0) {
     throw stop(
@@ -64,12 +55,7 @@ export async function checkSignedList(input: SignedInput): Promise<SignedList> {
     );
   }
   const names = releaseFileNames(input.type, input.version);
-  const shasumsBytes = new Uint8Array(
-    await downloader.bytes(first.shasums_url, `the SHA256SUMS of ${label}`),
-  );
-  const signatureBytes = new Uint8Array(
-    await downloader.bytes(first.shasums_signature_url, `the SHA256SUMS signature of ${label}`, 64 * 1024),
-  );
+  const { shasumsBytes, signatureBytes } = await sameSignedList(input);
   const entries = parseShasums(shasumsBytes, names.shasums);
   const signature = await readSignatureFile(signatureBytes, names.signature, {
     dearmor: false,
@@ -97,6 +83,41 @@ export async function checkSignedList(input: SignedInput): Promise<SignedList> {
     signer,
     key: key ?? { key_id: signer.keyId, ascii_armor: signer.armoredKey },
   };
+}
+
+/**
+ * The SHA256SUMS and signature every platform's document names, which must be the same bytes (a registry that
+ * signs its links names them by other URLs in each document: each distinct pair is read and compared).
+ */
+async function sameSignedList(
+  input: SignedInput,
+): Promise<{ shasumsBytes: Uint8Array; signatureBytes: Uint8Array }> {
+  const { label, downloader, host } = input;
+  const pairs = new Map<string, OriginDownload>();
+  for (const d of input.documents) pairs.set(`${d.shasums_url} ${d.shasums_signature_url}`, d);
+  let first: { shasumsBytes: Uint8Array; signatureBytes: Uint8Array; platform: string } | undefined;
+  for (const d of pairs.values()) {
+    const shasumsBytes = new Uint8Array(await downloader.bytes(d.shasums_url, `the SHA256SUMS of ${label}`));
+    const signatureBytes = new Uint8Array(
+      await downloader.bytes(d.shasums_signature_url, `the SHA256SUMS signature of ${label}`, 64 * 1024),
+    );
+    const platform = `${d.os}_${d.arch}`;
+    if (first === undefined) first = { shasumsBytes, signatureBytes, platform };
+    else if (
+      !sameBytes(first.shasumsBytes, shasumsBytes) ||
+      !sameBytes(first.signatureBytes, signatureBytes)
+    ) {
+      throw stop(
+        `${label}: ${host} serves another SHA256SUMS or signature for ${platform} than for ${first.platform}`,
+        'One version has one signed list; the origin serves an inconsistent version, and nothing of it was written.',
+      );
+    }
+  }
+  return first!;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.compare(a, b) === 0;
 }
 
 /** The platform's file is the provider's zip for that platform, listed with the origin's shasum. */
