@@ -8,18 +8,26 @@ export function registerMirror(program: ProgramCommand): void {
   program
     .command('mirror')
     .description(
-      'copy providers from a public registry, verified (signature, sums, zips), into folders publish takes',
+      'copy providers from a public registry, verified (signature, sums, zips), into your organization or a folder',
     )
     .argument('<providers...>', 'providers on the origin, as <namespace>/<type> (e.g. hashicorp/random)')
     .option('--from <host-or-url>', 'the origin registry (default registry.terraform.io)')
     .option('--versions <constraints>', 'Terraform constraints, e.g. "~> 3.6" (default: the latest version)')
     .option('--platforms <os_arch,…>', 'only these platforms, e.g. linux_amd64,darwin_arm64 (default: all)')
-    .option('--to-dir <dir>', 'write one verified folder per version here (no registry, no token)')
+    .option(
+      '--to-dir <dir>',
+      'write one verified folder per version here (no registry, no token); without it, publish each version into --organization',
+    )
     .option('--dry-run', 'name what would be mirrored; write nothing')
     .prefersSmallFootprint()
     .runsWithSession(
       () => import('../commands/mirror.js').then((m) => m.runMirror),
-      ({ flags, args }: CommandRun<MirrorOptions>): MirrorOptions => ({ ...flags, providers: args }),
+      async ({ context, flags, args }: CommandRun<MirrorOptions>): Promise<MirrorOptions> => {
+        const { tuningFromEnv } = await import('../publish/tuning.js');
+        return { ...flags, providers: args, tuning: tuningFromEnv(context.env) };
+      },
+      // Publishing into the private registry retries and times out as publish does.
+      ({ tuning }) => ({ retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } }),
     )
     .examples(
       local({

@@ -1,18 +1,25 @@
 /**
- * The report of a mirror run: one JSON document (`--json`), or a line per version and what to run next. The
- * origin's key facts (`trust_signature`, `source`) are kept as the origin gave them.
+ * The report of a mirror run: one JSON document (`--json`), or a line per version and what to do next (publish
+ * the folders, or change the configurations to the new source address). The origin's key facts
+ * (`trust_signature`, `source`) are kept as the origin gave them.
  */
 import type { Output } from '../ui/output.js';
+import type { SourceChange } from './changes.js';
 import type { ProviderReport, VersionReport } from './run.js';
 
 /** The `--json` document. */
 export interface MirrorDocument {
   origin: string;
-  toDir: string;
+  /** `--to-dir`, absolute; null when mirroring into a private registry. */
+  toDir: string | null;
+  /** The private registry, `<host>/<organization>`; null with `--to-dir`. */
+  destination: string | null;
   dryRun: boolean;
   providers: ProviderReport[];
   /** Counts by status, over every provider. */
   summary: Record<VersionReport['status'], number>;
+  /** What configurations and state must change to use the private copies (none with `--to-dir`). */
+  changes: SourceChange[];
 }
 
 /** Builds the document from the run's reports. */
@@ -32,14 +39,14 @@ const WORDS: Record<VersionReport['status'], string> = {
 /** Prints the report for people. */
 export function renderMirror(output: Output, document: MirrorDocument): void {
   for (const provider of document.providers) {
-    output.result(`${provider.source} → ${document.toDir}`);
+    output.result(`${provider.source} → ${document.toDir ?? document.destination ?? ''}`);
     if (provider.versions.length === 0) output.result('  no version matches');
     for (const v of provider.versions) output.result(versionLine(v));
   }
   const { mirrored, present, planned, failed } = document.summary;
   output.result(`${mirrored} mirrored, ${present} already there, ${planned} planned, ${failed} failed`);
   const folders = document.providers.flatMap((p) =>
-    p.versions.filter((v) => v.status !== 'failed' && v.status !== 'planned'),
+    p.versions.filter((v) => v.folder !== null && (v.status === 'mirrored' || v.status === 'present')),
   );
   if (folders.length > 0 && !document.dryRun) {
     output.result(
@@ -47,6 +54,17 @@ export function renderMirror(output: Output, document: MirrorDocument): void {
     );
     output.result(`  provider publish ${folders[0]!.folder} --organization <org>`);
   }
+  for (const change of document.changes) renderChange(output, change);
+}
+
+function renderChange(output: Output, change: SourceChange): void {
+  output.result('');
+  output.result(`Configurations must now use ${change.to} instead of ${change.from}:`);
+  if (change.alias !== null)
+    output.result(`  (on Terraform Enterprise also ${change.alias}, Terraform 1.4+)`);
+  output.result(change.requiredProviders.replace(/^/gm, '  '));
+  output.result('Existing state moves to it with:');
+  output.result(`  ${change.replaceProvider}`);
 }
 
 function versionLine(v: VersionReport): string {
@@ -59,6 +77,8 @@ function versionLine(v: VersionReport): string {
       .join(', ');
     parts.push(`  key ${v.origin.keyId}${trust === '' ? '' : ` (${trust})`}`);
   }
+  if (v.destination !== null && v.status === 'mirrored' && !v.destination.wrote)
+    parts.push('  (nothing written)');
   if (v.error !== null) parts.push(`\n    ${v.error.message}`);
   return parts.join('');
 }
