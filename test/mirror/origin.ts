@@ -33,6 +33,12 @@ export interface OriginFaults {
   wrongShasum?: string;
   /** `<version> <os_arch>`: listed in versions, 404 on its download. */
   unserved?: string;
+  /** `<version> <os_arch>`: the document's filename climbs out of the folder (`../…`). */
+  climbingFilename?: string;
+  /** `<version> <os_arch>`: the document names another version's SHA256SUMS and signature. */
+  otherSums?: string;
+  /** The signature URLs carry HashiCorp's short key id (`…_SHA256SUMS.72D7468F.sig`), though the fixture signed. */
+  hashicorpSigName?: boolean;
   /** This many requests answered 429 (Retry-After: 1) before any is served. */
   rateLimited?: number;
   /** Service discovery gives an absolute URL rather than a path. */
@@ -138,18 +144,21 @@ function route(origin: TestOrigin, pathname: string): unknown {
   const platform = `${os}_${arch}`;
   if (release === undefined || !release.platforms.includes(platform)) return undefined;
   if (faults.unserved === `${version} ${platform}`) return undefined;
-  const filename = `terraform-provider-example_${version}_${platform}.zip`;
+  const own = `terraform-provider-example_${version}_${platform}.zip`;
+  const filename = faults.climbingFilename === `${version} ${platform}` ? `../../${own}` : own;
+  const sums = faults.otherSums === `${version} ${platform}` ? origin.releases[0]!.version : version;
+  const sig = faults.hashicorpSigName === true ? '72D7468F.sig' : 'sig';
   const shasum =
-    faults.wrongShasum === `${version} ${platform}` ? '0'.repeat(64) : sha(release.zips.get(filename)!);
+    faults.wrongShasum === `${version} ${platform}` ? '0'.repeat(64) : sha(release.zips.get(own)!);
   return {
     protocols: release.protocols,
     os,
     arch,
     filename,
     // Relative to this document's URL: …/<version>/download/<os>/<arch> → …/<version>/files/<name>.
-    download_url: `../../files/${filename}`,
-    shasums_url: `../../files/terraform-provider-example_${version}_SHA256SUMS`,
-    shasums_signature_url: `../../files/terraform-provider-example_${version}_SHA256SUMS.sig`,
+    download_url: `../../files/${own}`,
+    shasums_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS`,
+    shasums_signature_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS.${sig}`,
     shasum,
     signing_keys: {
       gpg_public_keys:
@@ -171,7 +180,8 @@ function route(origin: TestOrigin, pathname: string): unknown {
 function fileBytes(origin: TestOrigin, name: string): Buffer | undefined {
   for (const release of origin.releases) {
     if (name === `terraform-provider-example_${release.version}_SHA256SUMS`) return release.sums;
-    if (name === `terraform-provider-example_${release.version}_SHA256SUMS.sig`) return release.sig;
+    if (name.startsWith(`terraform-provider-example_${release.version}_SHA256SUMS.`) && name.endsWith('.sig'))
+      return release.sig;
     const zip = release.zips.get(name);
     if (zip === undefined) continue;
     const platform = name.replace(`terraform-provider-example_${release.version}_`, '').replace('.zip', '');

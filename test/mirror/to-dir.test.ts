@@ -187,6 +187,38 @@ describe('provider mirror --to-dir', () => {
     expect(fs.readdirSync(path.join(cwd, 'out'))).toEqual(['acme']);
   });
 
+  it.each([
+    [
+      'a filename that climbs out of the folder',
+      { climbingFilename: '1.2.5 linux_amd64' },
+      /names the file "\.\.\/\.\.\/terraform-provider-example_1\.2\.5_linux_amd64\.zip"/,
+    ],
+    [
+      'another SHA256SUMS for one platform',
+      { otherSums: '1.2.5 linux_amd64' },
+      /serves another SHA256SUMS or signature for linux_amd64 than for darwin_arm64/,
+    ],
+    [
+      'a signature named for HashiCorp’s key, made by another',
+      { hashicorpSigName: true },
+      /named for key 72D7468F \(34365D9472D7468F\), but key [0-9A-F]{16} made it/,
+    ],
+    [
+      'no platform served of those listed',
+      { unserved: '1.2.5 linux_amd64' },
+      /serves none of the platforms asked for \(linux_amd64\)/,
+    ],
+  ])('%s stops the version with exit 3 before any zip is fetched', async (_what, faults, message) => {
+    const origin = await startOrigin(await releases(), faults);
+    const cwd = tempRoot();
+    const platforms = 'unserved' in faults ? 'linux_amd64' : 'linux_amd64,darwin_arm64';
+    const result = await mirror(origin.url, cwd, '--versions', '1.2.5', '--platforms', platforms);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toMatch(message);
+    expect(snapshot(cwd).filter((f) => !f.startsWith('go.mod'))).toEqual([]);
+    expect(origin.requests.filter((r) => r.endsWith('.zip'))).toEqual([]);
+  });
+
   it('an origin that serves no signing key stops the version with exit 3, nothing written', async () => {
     const origin = await startOrigin(await releases(), { noKeys: true });
     const cwd = tempRoot();
