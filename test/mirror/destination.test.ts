@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import {
@@ -22,11 +22,12 @@ import { tempRoot } from '../helpers/tmp.js';
 import { FAST, writeRequests } from '../commands/publish/helpers.js';
 
 const emulator = emulatorPerTest();
+type World = Awaited<ReturnType<typeof world>>;
 const ALL = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
 const host = (e: Emulator): string => new URL(e.url).host;
 
 /** An origin holding the fixture release, a destination, and a home whose credentials file knows both. */
-async function world(): Promise<{ from: Emulator; to: Emulator; home: string }> {
+async function world(): Promise<{ from: Emulator; to: Emulator; home: string; tmp: string }> {
   const from = await emulator();
   await publishFixture(from, { platforms: ALL, uploads: ['sums', 'sig', ...ALL] });
   const to = await emulator({ organization: 'mirror-org' });
@@ -34,10 +35,13 @@ async function world(): Promise<{ from: Emulator; to: Emulator; home: string }> 
   fs.mkdirSync(path.join(home, '.terraform.d'));
   const credentials = { [host(from)]: { token: from.ownerToken }, [host(to)]: { token: to.ownerToken } };
   fs.writeFileSync(path.join(home, '.terraform.d', 'credentials.tfrc.json'), JSON.stringify({ credentials }));
-  return { from, to, home };
+  // The command's temporary folder, where it stages each version before publishing it.
+  const tmp = path.join(home, 'tmp');
+  fs.mkdirSync(tmp);
+  return { from, to, home, tmp };
 }
 
-async function mirror(w: { from: Emulator; to: Emulator; home: string }, ...args: string[]) {
+async function mirror(w: World, ...args: string[]) {
   return runCli(
     [
       'mirror',
@@ -50,7 +54,7 @@ async function mirror(w: { from: Emulator; to: Emulator; home: string }, ...args
       w.to.organization,
       ...args,
     ],
-    { cwd: w.home, homeDir: w.home, env: FAST },
+    { cwd: w.home, homeDir: w.home, tmpDir: w.tmp, env: FAST },
   );
 }
 
@@ -116,7 +120,7 @@ describe('provider mirror into a private registry', () => {
       expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([publicKey('signer')]);
     }
     // The scratch copy is gone.
-    expect(fs.readdirSync(w.home).filter((f) => f.startsWith('provider-mirror-'))).toEqual([]);
+    expect(fs.readdirSync(w.tmp)).toEqual([]);
   });
 
   it('a second run writes nothing and downloads no zip; the dry run writes nothing either', async () => {
@@ -136,6 +140,52 @@ describe('provider mirror into a private registry', () => {
     );
   });
 
+  it('a run stopped half way (Ctrl-C during the uploads) exits 130, and the same command again completes it', async () => {
+    const w = await world();
+    // The destination's uploads after the first hang, so the interruption lands with one done and one in flight.
+    w.to.faults.add({ method: 'PUT', path: '/_archivist/**', delayMs: 3000, skip: 1 });
+    const controller = new AbortController();
+    const args = ['mirror', `${w.from.organization}/example`, '--from', w.from.url, '--hostname', w.to.url];
+    const run = () =>
+      runCli([...args, '--organization', 'mirror-org', '--platforms', 'linux_amd64,darwin_arm64'], {
+        cwd: w.home,
+        homeDir: w.home,
+        tmpDir: w.tmp,
+        env: FAST,
+        signal: controller.signal,
+      });
+    const running = run();
+    const uploaded = () =>
+      w.to.requestLog.records.filter((r) => r.method === 'PUT' && r.status === 200).length;
+    await vi.waitFor(
+      () => {
+        expect(w.to.faults.fired[0]).toBeGreaterThan(0);
+        expect(uploaded()).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
+    controller.abort('SIGINT');
+    const stopped = await running;
+    expect(stopped.exitCode, stopped.stderr).toBe(130);
+    expect(fs.readdirSync(w.tmp)).toEqual([]);
+
+    w.to.faults.clear();
+    const again = await runCli(
+      [...args, '--organization', 'mirror-org', '--platforms', 'linux_amd64,darwin_arm64', '--json'],
+      {
+        cwd: w.home,
+        homeDir: w.home,
+        tmpDir: w.tmp,
+        env: FAST,
+      },
+    );
+    expect(again.exitCode, again.stderr).toBe(0);
+    const platforms = w.to.store.data.platforms.map((p) => `${p.os}_${p.arch}`).sort();
+    expect(platforms).toEqual(['darwin_arm64', 'linux_amd64']);
+    const version = w.to.store.data.versions[0]!;
+    expect([w.to.store.data.versions.length, version.version]).toEqual([1, '1.2.3']);
+  }, 30_000);
+
   it('refuses two origins’ providers of one type in one organization, before any request', async () => {
     const w = await world();
     const seen = [w.from.requestLog.records.length, w.to.requestLog.records.length];
@@ -151,7 +201,7 @@ describe('provider mirror into a private registry', () => {
         '--organization',
         'mirror-org',
       ],
-      { cwd: w.home, homeDir: w.home, env: FAST },
+      { cwd: w.home, homeDir: w.home, tmpDir: w.tmp, env: FAST },
     );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('hashicorp/random and acme/random would both become mirror-org/random');
