@@ -58,74 +58,12 @@ export const DEFAULT_ORIGIN = DEFAULT_HOST;
 
 /** Builds the reader of one origin; nothing is read until a method is called. */
 export function createOrigin(options: OriginOptions): Origin {
-  const { base, output, signal } = options;
+  const { base } = options;
   const host = base.host;
-  output.addSecret(options.token);
-  const client: Got = got.extend({
-    headers: { accept: 'application/json', 'user-agent': 'provider-cli' },
-    timeout: { connect: 10_000, response: 60_000 },
-    responseType: 'text',
-    retry: { limit: 0 },
-    signal,
-    hooks: {
-      beforeRequest: [
-        (request) => {
-          const url = new URL(String(request.url));
-          if (options.token !== undefined && url.host === host)
-            request.headers.authorization = `Bearer ${options.token}`;
-          else delete request.headers.authorization;
-          output.debug(`→ GET ${url.toString()}`);
-        },
-      ],
-    },
-  });
-
-  /** GETs a JSON document and parses it with `schema`; a 404 is `undefined`. */
-  async function read<S extends z.ZodType>(
-    url: URL,
-    schema: S,
-    what: string,
-  ): Promise<z.output<S> | undefined> {
-    let body: string;
-    try {
-      body = await retrying(
-        async () => {
-          const response = await client.get(url);
-          if (response.body.length > MAX_DOCUMENT_BYTES) throw new Error(`${what} is too large`);
-          return response.body;
-        },
-        {
-          policy: options.retry,
-          signal,
-          interrupted: `Interrupted while reading ${what} from ${host}`,
-          onRetry: ({ attempt, reason, delayMs }) =>
-            output.info(
-              `${host} answered ${reason} to ${what}: waiting ${Math.ceil(delayMs / 1000)} s (retry ${attempt})`,
-            ),
-        },
-      );
-    } catch (error) {
-      if (error instanceof HTTPError && error.response.statusCode === 404) return undefined;
-      throw readError(error, what, host);
-    }
-    let document: unknown;
-    try {
-      document = JSON.parse(body);
-    } catch {
-      throw answerError(`${what} from ${host} is not JSON`, 200, url);
-    }
-    const parsed = schema.safeParse(document);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join('.') || '(document)';
-      throw answerError(
-        `${what} from ${host} has another shape than the protocol's: ${where}: ${issue?.message ?? ''}`,
-        200,
-        url,
-      );
-    }
-    return parsed.data;
-  }
+  options.output.addSecret(options.token);
+  const client = originClient(options);
+  const read = <S extends z.ZodType>(url: URL, schema: S, what: string) =>
+    readDocument(client, options, url, schema, what);
 
   let discovered: Promise<URL> | undefined;
   /** `providers.v1`, resolved against the discovery document's URL. */
@@ -179,6 +117,81 @@ export function createOrigin(options: OriginOptions): Origin {
       };
     },
   };
+}
+
+/** got for the origin: JSON, no retries of its own, the token to the origin's host only, traced with --verbose. */
+function originClient(options: OriginOptions): Got {
+  const { output, signal, token } = options;
+  const host = options.base.host;
+  return got.extend({
+    headers: { accept: 'application/json', 'user-agent': 'provider-cli' },
+    timeout: { connect: 10_000, response: 60_000 },
+    responseType: 'text',
+    retry: { limit: 0 },
+    signal,
+    hooks: {
+      beforeRequest: [
+        (request) => {
+          const url = new URL(String(request.url));
+          if (token !== undefined && url.host === host) request.headers.authorization = `Bearer ${token}`;
+          else delete request.headers.authorization;
+          output.debug(`→ GET ${url.toString()}`);
+        },
+      ],
+    },
+  });
+}
+
+/** GETs a JSON document (retried by the one policy) and parses it with `schema`; a 404 is `undefined`. */
+async function readDocument<S extends z.ZodType>(
+  client: Got,
+  options: OriginOptions,
+  url: URL,
+  schema: S,
+  what: string,
+): Promise<z.output<S> | undefined> {
+  const { output, signal } = options;
+  const host = options.base.host;
+  let body: string;
+  try {
+    body = await retrying(
+      async () => {
+        const response = await client.get(url);
+        if (response.body.length > MAX_DOCUMENT_BYTES)
+          throw answerError(`${what} from ${host} is larger than a registry document`, 200, url);
+        return response.body;
+      },
+      {
+        policy: options.retry,
+        signal,
+        interrupted: `Interrupted while reading ${what} from ${host}`,
+        onRetry: ({ attempt, reason, delayMs }) =>
+          output.info(
+            `${host} answered ${reason} to ${what}: waiting ${Math.ceil(delayMs / 1000)} s (retry ${attempt})`,
+          ),
+      },
+    );
+  } catch (error) {
+    if (error instanceof HTTPError && error.response.statusCode === 404) return undefined;
+    throw readError(error, what, host);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(body);
+  } catch {
+    throw answerError(`${what} from ${host} is not JSON`, 200, url);
+  }
+  const parsed = schema.safeParse(document);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || '(document)';
+    throw answerError(
+      `${what} from ${host} has another shape than the protocol's: ${where}: ${issue?.message ?? ''}`,
+      200,
+      url,
+    );
+  }
+  return parsed.data;
 }
 
 function answerError(message: string, status: number, url: URL): UnexpectedAnswerError {

@@ -43,6 +43,8 @@ export interface OriginFaults {
   rateLimited?: number;
   /** Service discovery gives an absolute URL rather than a path. */
   absoluteDiscovery?: boolean;
+  /** Service discovery offers no provider registry protocol (a host that is not a registry). */
+  noProviders?: boolean;
 }
 
 export const SIGNER_ARMOR = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.pub.asc'), 'utf8');
@@ -124,6 +126,7 @@ const BASE = '/registry/v1/providers/';
 function route(origin: TestOrigin, pathname: string): unknown {
   const { faults } = origin;
   if (pathname === '/.well-known/terraform.json') {
+    if (faults.noProviders === true) return { 'modules.v1': '/modules/' };
     return { 'providers.v1': faults.absoluteDiscovery === true ? `${origin.url}${BASE}` : BASE };
   }
   const file = /\/files\/([^/]+)$/.exec(pathname)?.[1];

@@ -238,6 +238,17 @@ describe('provider mirror --to-dir', () => {
     expect(origin.requests.filter((r) => r.includes('/files/'))).toEqual([]);
   });
 
+  it('a host that does not offer the provider registry protocol is an API problem (exit 4), nothing written', async () => {
+    const origin = await startOrigin(await releases(), { noProviders: true });
+    const cwd = tempRoot();
+    const result = await mirror(origin.url, cwd);
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toMatch(
+      /127\.0\.0\.1:\d+ does not offer the provider registry protocol \(no providers\.v1\)/,
+    );
+    expect(fs.existsSync(path.join(cwd, 'out'))).toBe(false);
+  });
+
   it('a rate-limited origin is waited out (429 with Retry-After), with absolute discovery', async () => {
     const origin = await startOrigin([await buildRelease('1.2.0', ['linux_amd64'])], {
       rateLimited: 2,
