@@ -122,9 +122,11 @@ function refuseCollisions(providers: OriginProvider[], organization: string): vo
 /** The run's error: of the first failed version's kind (exit 3 for verification, 5 for a conflict…), with the report. */
 function failure(first: ProviderError, document: MirrorDocument): ProviderError {
   const failed = document.providers.flatMap((p) =>
-    p.versions.filter((v) => v.status === 'failed').map((v) => `${p.source} ${v.version}`),
+    p.error !== null
+      ? [p.source]
+      : p.versions.filter((v) => v.status === 'failed').map((v) => `${p.source} ${v.version}`),
   );
-  const message = `${failed.length === 1 ? 'A version' : `${failed.length} versions`} failed and nothing of ${failed.length === 1 ? 'it' : 'them'} was written: ${failed.join(', ')}`;
+  const message = `${failed.length === 1 ? 'One' : failed.length} failed and nothing of ${failed.length === 1 ? 'it' : 'them'} was written: ${failed.join(', ')}`;
   const options: ProviderErrorOptions = {
     hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`} (the other versions were mirrored; the same command again mirrors what is missing)`,
     details: { report: document },

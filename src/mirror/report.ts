@@ -40,7 +40,8 @@ const WORDS: Record<VersionReport['status'], string> = {
 export function renderMirror(output: Output, document: MirrorDocument): void {
   for (const provider of document.providers) {
     output.result(`${provider.source} → ${document.toDir ?? document.destination ?? ''}`);
-    if (provider.versions.length === 0) output.result('  no version matches');
+    if (provider.error !== null) output.result(`  FAILED: ${provider.error.message}`);
+    else if (provider.versions.length === 0) output.result('  no version matches');
     for (const v of provider.versions) output.result(versionLine(v));
   }
   const { mirrored, present, planned, failed } = document.summary;

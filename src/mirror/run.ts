@@ -71,6 +71,8 @@ export interface VersionReport {
 export interface ProviderReport {
   source: string;
   versions: VersionReport[];
+  /** Why its versions could not be listed (the origin does not have it, or refused); null when they were. */
+  error: ErrorDocument | null;
 }
 
 /** What a run did: the report, and the errors of the versions that failed, in order. */
@@ -84,16 +86,26 @@ export async function runMirror(input: MirrorRunInput): Promise<MirrorOutcome> {
   const reports: ProviderReport[] = [];
   const errors: ProviderError[] = [];
   for (const provider of input.providers) {
-    const listed = await input.origin.versions(provider);
-    const chosen = input.select(listed.map((v) => v.version));
     const source = `${input.origin.host}/${provider.namespace}/${provider.type}`;
+    let listed: OriginVersion[];
+    try {
+      listed = await input.origin.versions(provider);
+    } catch (error) {
+      // One provider the origin does not have (or refuses) does not stop the others.
+      if (!(error instanceof ProviderError) || error.code === 'interrupted') throw error;
+      input.output.warn(error.message);
+      errors.push(error);
+      reports.push({ source, versions: [], error: toErrorDocument(error) });
+      continue;
+    }
+    const chosen = input.select(listed.map((v) => v.version));
     if (chosen.length === 0) input.output.warn(`${source}: no version matches`);
     const versions: VersionReport[] = [];
     for (const version of chosen) {
       const entry = listed.find((v) => v.version === version)!;
       versions.push(await mirrorVersion(input, provider, entry, errors));
     }
-    reports.push({ source, versions });
+    reports.push({ source, versions, error: null });
   }
   return { providers: reports, errors };
 }

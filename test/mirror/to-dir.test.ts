@@ -249,6 +249,33 @@ describe('provider mirror --to-dir', () => {
     expect(fs.existsSync(path.join(cwd, 'out'))).toBe(false);
   });
 
+  it('a provider the origin does not have fails alone (exit 4); the others are mirrored', async () => {
+    const origin = await startOrigin(await releases());
+    const cwd = tempRoot();
+    const result = await runCli(
+      [
+        'mirror',
+        'acme/missing',
+        'acme/example',
+        '--from',
+        origin.url,
+        '--to-dir',
+        'out',
+        '--platforms',
+        'linux_amd64',
+      ],
+      { cwd, homeDir: cwd, env: { NO_COLOR: '1' } },
+    );
+    expect(result.exitCode).toBe(4);
+    expect(result.stdout).toMatch(
+      /acme\/missing → \S+\n {2}FAILED: acme\/missing is not on 127\.0\.0\.1:\d+/,
+    );
+    expect(result.stderr).toMatch(
+      /One failed and nothing of it was written: 127\.0\.0\.1:\d+\/acme\/missing/,
+    );
+    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example'))).toEqual(['2.0.0']);
+  });
+
   it('a rate-limited origin is waited out (429 with Retry-After), with absolute discovery', async () => {
     const origin = await startOrigin([await buildRelease('1.2.0', ['linux_amd64'])], {
       rateLimited: 2,
