@@ -22,6 +22,7 @@ import { registerCheck } from './check.js';
 import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
 import { registerLock } from './lock.js';
+import { registerMirror } from './mirror.js';
 import { registerCompletion } from './completion.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
@@ -40,7 +41,11 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
       const output = createOutput(io, flags);
       state.output = output;
       output.addSecret(flags.token);
-      const positional = args.slice(0, -2).filter((a): a is string => typeof a === 'string');
+      // A variadic argument (`mirror <providers...>`) comes as one array: its words are positional too.
+      const positional = args
+        .slice(0, -2)
+        .flat()
+        .filter((a): a is string => typeof a === 'string');
       const code = await handler(runContext(io, output), flags, positional);
       state.exitCode = typeof code === 'number' ? code : ExitCode.ok;
     };
@@ -73,6 +78,7 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   program.commandsGroup(COMMAND_GROUPS.publish);
   registerPublish(program);
   registerVerify(program);
+  registerMirror(program);
   program.commandsGroup(COMMAND_GROUPS.read);
   registerVersions(program);
   registerPlatforms(program);

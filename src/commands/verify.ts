@@ -5,7 +5,13 @@
 import * as path from 'node:path';
 import type { Settings } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import { fileKeySource, registryKeySource, textKeySource, type KeySource } from '../release/keySource.js';
+import {
+  fileKeySource,
+  folderKeySource,
+  registryKeySource,
+  textKeySource,
+  type KeySource,
+} from '../release/keySource.js';
 import { requireReleaseFolder } from '../release/layout.js';
 import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
@@ -109,11 +115,14 @@ async function optionsFromFlags(
   return { releaseOptions, settings };
 }
 
-/** `--key` > PROVIDER_GPG_KEY > `key` in the configuration file > the registry (unless `--offline`). */
+/**
+ * `--key` > PROVIDER_GPG_KEY > a key file in the release folder > `key` in the configuration file > the registry
+ * (unless `--offline`).
+ */
 async function chooseKeySource(
   context: RunContext,
   session: Session,
-  flags: VerifyFlags,
+  flags: VerifyOptions,
   settings: Settings,
 ): Promise<KeySource> {
   if (flags.key !== undefined) {
@@ -125,6 +134,9 @@ async function chooseKeySource(
   }
   const text = context.env[KEY_VARIABLE];
   if (text !== undefined && text.trim() !== '') return textKeySource(text, KEY_VARIABLE);
+  // A mirrored folder's own signer key comes before the project's: it is the key of that release.
+  const inFolder = await folderKeySource(path.resolve(context.cwd, flags.dir));
+  if (inFolder !== undefined) return inFolder;
   if (settings.keyFile !== undefined) return fileKeySource(settings.keyFile, settings.keyFile, 'config');
   if (flags.offline === true) {
     throw new UsageError('--offline needs a public key to check the signature with, and none was given', {

@@ -2,7 +2,8 @@
  * Fault rules for rehearsing bad days: match a request by method and path, then answer with a status, reset
  * the connection, or delay — a number of times, after skipping some, or with a (seeded) probability.
  * `after: true` lets the request take effect first and then loses or replaces its answer. `wrongHash` alters
- * what is served instead: the consumer download response's `packages` gives a wrong lock hash. `injectFault` is
+ * what is served instead: the consumer download response's `packages` gives a wrong lock hash; `withoutKeys` makes
+ * it serve no signing key (`"gpg_public_keys": null`, as some public registries do). `injectFault` is
  * the emulator's step that applies them.
  */
 import { createHash } from 'node:crypto';
@@ -42,6 +43,11 @@ export interface FaultRule {
   wrongHash?: 'h1' | 'zh';
   /** With `wrongHash`: the `<os>_<arch>` entry to alter (default: the platform the response is for). */
   platform?: string;
+  /**
+   * Serve the consumer download response (`download/:os/:arch`) with `"gpg_public_keys": null`, as
+   * registry.opentofu.org does for some providers; on other requests it does nothing.
+   */
+  withoutKeys?: boolean;
 }
 
 /** What a fired `wrongHash` rule asks the handler to serve instead (see `RequestContext.wrongHash`). */
@@ -113,6 +119,7 @@ function validateRule(rule: unknown, where: string): FaultRule {
     'probability',
     'wrongHash',
     'platform',
+    'withoutKeys',
   ];
   for (const key of Object.keys(r)) {
     if (!known.includes(key)) {
@@ -153,9 +160,13 @@ function validateRule(rule: unknown, where: string): FaultRule {
       throw new UsageError(`${where}: "platform" must be <os>_<arch>, e.g. linux_amd64`);
     }
   }
-  if (r.status === undefined && r.reset !== true && r.delayMs === undefined && r.wrongHash === undefined) {
+  if (r.withoutKeys !== undefined && r.withoutKeys !== true) {
+    throw new UsageError(`${where}: "withoutKeys" must be true`);
+  }
+  const acts = r.status !== undefined || r.reset === true || r.delayMs !== undefined;
+  if (!acts && r.wrongHash === undefined && r.withoutKeys === undefined) {
     throw new UsageError(`${where}: the rule does nothing`, {
-      hint: 'Give "status", "reset": true, "delayMs" or "wrongHash".',
+      hint: 'Give "status", "reset": true, "delayMs", "wrongHash" or "withoutKeys": true.',
     });
   }
   return r;
@@ -243,6 +254,7 @@ export function injectFault(engine: FaultEngine): Step {
     const { rule } = decision;
     exchange.facts.fault = `rule ${decision.index + 1}: ${describeRule(rule)}`;
     if (rule.wrongHash) ctx.wrongHash = { scheme: rule.wrongHash, platform: rule.platform };
+    if (rule.withoutKeys) ctx.withoutKeys = true;
     if (rule.delayMs) await sleep(rule.delayMs);
     if (rule.after) {
       if (rule.reset || rule.status !== undefined) loseAnswer(exchange, rule);
@@ -269,7 +281,9 @@ function describeRule(rule: FaultRule): string {
       ? `status ${rule.status}`
       : rule.wrongHash
         ? `wrong ${rule.wrongHash}: hash${rule.platform ? ` for ${rule.platform}` : ''}`
-        : 'delay';
+        : rule.withoutKeys
+          ? 'no signing keys'
+          : 'delay';
   return `${what}${rule.delayMs ? ` after ${rule.delayMs}ms` : ''}${rule.after ? ' (after handling)' : ''}`;
 }
 

@@ -65,6 +65,8 @@ export interface RequestContext {
   bytesIn?: number;
   /** Set by a fired `wrongHash` fault rule: the consumer download response serves a wrong lock hash. */
   wrongHash?: WrongHash;
+  /** Set by a fired `withoutKeys` fault rule: the consumer download response serves no signing key. */
+  withoutKeys?: boolean;
 }
 
 /** A route's handler: answers on `ctx.res`, or throws `HttpProblem`. */

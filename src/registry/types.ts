@@ -197,13 +197,16 @@ export interface ConsumerDownloadDocument {
   shasums_signature_url: string;
   shasum: string;
   signing_keys: {
-    gpg_public_keys: {
-      key_id: string;
-      ascii_armor: string;
-      trust_signature: string;
-      source: string;
-      source_url: string | null;
-    }[];
+    gpg_public_keys:
+      | {
+          key_id: string;
+          ascii_armor: string;
+          trust_signature: string;
+          source: string;
+          source_url: string | null;
+        }[]
+      /** No key at all: some public registries answer so for some providers (a `withoutKeys` fault). */
+      | null;
   };
   /**
    * OpenTofu's extension (registry hashes RFC, `opentofu/opentofu: rfc/20251027-provider-registry-hashes.md`):

@@ -49,3 +49,18 @@ export function releaseFileNames(
     manifest: `${base}_manifest.json`,
   };
 }
+
+/**
+ * The files `provider mirror --to-dir` adds to a release it copied from a registry: a record in the manifest's
+ * format (the origin's protocols, where it came from) and the signer's public key as the origin served it, so
+ * that `verify` and `publish` take the folder as it is. Neither is listed in the origin's SHA256SUMS.
+ */
+export function mirroredFileNames(name: string, version: string): { record: string; key: string } {
+  const base = `${FILE_PREFIX}${name}_${version}`;
+  return { record: `${base}_mirror.json`, key: `${base}_signing-key.asc` };
+}
+
+/** True for the name of a signing key file `mirroredFileNames` gives. */
+export function isMirroredKeyFile(filename: string): boolean {
+  return filename.startsWith(FILE_PREFIX) && filename.endsWith('_signing-key.asc');
+}

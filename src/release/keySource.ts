@@ -3,7 +3,10 @@
  * variable, or the keys registered on the registry for the namespace. The core asks a KeySource only when it
  * reaches the signature, so a release that fails earlier costs no network request.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { isMirroredKeyFile } from './filenames.js';
 import type { GpgKeyResource } from '../registry/types.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import type { KeyOrigin } from './types.js';
@@ -49,6 +52,36 @@ export function fileKeySource(path: string, shown: string, origin: 'flag' | 'con
         );
       }
       return [{ armored, origin, label }];
+    },
+  };
+}
+
+/**
+ * The signing keys a release folder carries beside its files (`provider mirror --to-dir` writes the key its
+ * origin served as `terraform-provider-<name>_<version>_signing-key.asc`); undefined when it holds none.
+ */
+export async function folderKeySource(dir: string): Promise<KeySource | undefined> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter(isMirroredKeyFile).sort();
+  if (names.length === 0) return undefined;
+  const label = `key file ${names.join(', ')} (in the release folder)`;
+  return {
+    origin: 'folder',
+    label,
+    missingKeyHint: `Give the public key that made the signature with --key <file>; ${names.join(', ')} did not make it.`,
+    async load() {
+      const keys: CandidateKey[] = [];
+      for (const name of names) {
+        const file = join(dir, name);
+        const one = await fileKeySource(file, name, 'config').load();
+        keys.push(
+          ...one.map((k) => ({
+            ...k,
+            origin: 'folder' as const,
+            label: `key file ${name} (in the release folder)`,
+          })),
+        );
+      }
+      return keys;
     },
   };
 }

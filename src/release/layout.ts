@@ -6,7 +6,13 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { UsageError, VerificationError } from '../errors.js';
 import { comparePlatforms, isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform.js';
-import { FILE_PREFIX, parseReleaseFileName, releaseFileNames, type ParsedFileName } from './filenames.js';
+import {
+  FILE_PREFIX,
+  mirroredFileNames,
+  parseReleaseFileName,
+  releaseFileNames,
+  type ParsedFileName,
+} from './filenames.js';
 import { normalizeVersion } from './version.js';
 
 /** The files of one release, found by name (contents not read yet). */
@@ -20,6 +26,11 @@ export interface ReleaseLayout {
   shasums: string;
   signature: string;
   manifest?: string;
+  /**
+   * A release `provider mirror` copied (its record stands in for the manifest): its SHA256SUMS is the origin's,
+   * listing platforms and a manifest the folder may not hold.
+   */
+  mirrored?: boolean;
   /** Every regular file in the directory (to check that listed files exist). */
   files: Set<string>;
   warnings: string[];
@@ -107,6 +118,9 @@ export async function readLayout(dir: string, select: LayoutSelection): Promise<
   platforms.sort(comparePlatforms);
   const layout: ReleaseLayout = { dir, name, version, platforms, files, warnings, ...expected };
   if (!files.has(expected.manifest)) delete layout.manifest;
+  const record = mirroredFileNames(name, rawVersion).record;
+  if (layout.manifest === undefined && files.has(record))
+    Object.assign(layout, { manifest: record, mirrored: true });
   return layout;
 }
 

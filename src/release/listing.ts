@@ -43,6 +43,8 @@ export function checkListing(layout: ReleaseLayout, entries: ShasumEntry[]): Lis
     const zip = info?.name === layout.name && (info.kind === 'platform' || info.kind === 'odd-zip');
     const manifest = entry.filename === releaseFileNames(layout.name, rawVersion(layout)).manifest;
     if (absent && (zip || manifest)) {
+      // A mirrored release carries the platforms chosen from the origin's signed list, which names them all.
+      if (layout.mirrored === true) continue;
       throw new VerificationError(
         `${layout.shasums} line ${entry.line} lists ${shorten(entry.filename)}, which is not in ${layout.dir}`,
         {
@@ -57,7 +59,7 @@ export function checkListing(layout: ReleaseLayout, entries: ShasumEntry[]): Lis
     extra.push({ entry, absent });
   }
   const warnings: string[] = [];
-  if (layout.manifest !== undefined && !listed.has(layout.manifest)) {
+  if (layout.manifest !== undefined && layout.mirrored !== true && !listed.has(layout.manifest)) {
     warnings.push(
       `${layout.manifest} is not listed in ${layout.shasums}; goreleaser lists it (checksum.extra_files) and the public registry requires it`,
     );

@@ -283,7 +283,7 @@ async function readCandidate(candidate: CandidateKey, warn: (message: string) =>
     keys = read.flat();
   } catch (error) {
     const problem = `${candidate.label} is not an ASCII-armored OpenPGP public key (${(error as Error).message})`;
-    if (candidate.origin === 'registry') {
+    if (candidate.origin === 'registry' || candidate.origin === 'origin') {
       warn(`skipping ${problem}`);
       return [];
     }

@@ -35,7 +35,8 @@ export interface ReleaseFile {
 export type ProtocolsSource = 'flag' | 'config' | 'manifest';
 
 /** Where the public key that checked the signature came from. */
-export type KeyOrigin = 'flag' | 'env' | 'config' | 'registry';
+/** `folder`: a key file beside the release (a mirrored folder); `origin`: the keys a mirror's origin serves. */
+export type KeyOrigin = 'flag' | 'env' | 'config' | 'folder' | 'origin' | 'registry';
 
 /** The key that made the signature, after every check passed. */
 export interface SignerInfo {

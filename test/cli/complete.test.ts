@@ -23,6 +23,7 @@ describe('commands', () => {
     expect(candidates.map((c) => c.value)).toEqual([
       'publish',
       'verify',
+      'mirror',
       'versions',
       'platforms',
       'check',

@@ -129,6 +129,7 @@ describe('the bash script, run by bash', () => {
       [
         'publish',
         'verify',
+        'mirror',
         'versions',
         'platforms',
         'check',

@@ -249,6 +249,12 @@ describe('parseFaultFile', () => {
       /unknown field "statsu"/,
     ],
     ['a rule that does nothing', '[{"path": "/x"}]', 'rule 1', /does nothing/],
+    [
+      'withoutKeys other than true',
+      '[{"path": "/x", "withoutKeys": false}]',
+      'rule 1',
+      /"withoutKeys" must be true/,
+    ],
     ['a status out of range', '[{"status": 99}]', 'rule 1', /"status" must be a number between 100 and 599/],
     ['a status as a string', '[{"status": "500"}]', 'rule 1', /"status"/],
     ['a probability above 1', '[{"status": 500, "probability": 2}]', 'rule 1', /"probability"/],

@@ -37,6 +37,8 @@ export interface RunCliOptions {
   tty?: boolean;
   /** What the command reads on standard input (`--outcomes -`); without it, reading stdin is refused. */
   stdin?: string;
+  /** The system's temporary folder as the command sees it (default: the real one). */
+  tmpDir?: string;
 }
 
 /** Runs `provider <argv>` in-process. The environment is empty unless given: tests never see the real one. */
@@ -52,6 +54,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     stderr,
     stdinIsTTY: options.tty === true,
     ...(options.stdin === undefined ? {} : { readStdin: () => Promise.resolve(options.stdin ?? '') }),
+    ...(options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir }),
     signal: options.signal ?? new AbortController().signal,
   });
   return { exitCode, stdout: stdout.text, stderr: stderr.text };

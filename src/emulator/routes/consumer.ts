@@ -78,13 +78,15 @@ export function registerConsumerRoutes(router: Router, app: App): void {
       shasums_signature_url: link(version.shasumsSig.key),
       shasum: platform.shasum,
       signing_keys: {
-        gpg_public_keys: keys.map((k) => ({
-          key_id: k.keyId,
-          ascii_armor: k.asciiArmor,
-          trust_signature: '',
-          source: '',
-          source_url: null,
-        })),
+        gpg_public_keys: ctx.withoutKeys
+          ? null
+          : keys.map((k) => ({
+              key_id: k.keyId,
+              ascii_armor: k.asciiArmor,
+              trust_signature: '',
+              source: '',
+              source_url: null,
+            })),
       },
     };
     if (app.settings.packageHashes) {

@@ -1,0 +1,152 @@
+/**
+ * `provider mirror` below the command line: the flags checked before any request, the destination (a folder with
+ * `--to-dir`, else the private registry of the run's session, with its organization and token), the origin
+ * (`--from`, read with the host's own credentials when there are any, as Terraform does), then the run
+ * (src/mirror/run.ts) and its report. A version that fails ends the run with its exit code (3 for what does not
+ * verify), after the others were mirrored.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseHostname, resolveToken, type ApiHost } from '../config/index.js';
+import {
+  ApiError,
+  UsageError,
+  VerificationError,
+  type ProviderError,
+  type ProviderErrorOptions,
+} from '../errors.js';
+import { sourceChanges } from '../mirror/changes.js';
+import { DEFAULT_ORIGIN, type OriginProvider } from '../mirror/origin.js';
+import { mirrorDocument, renderMirror, type MirrorDocument } from '../mirror/report.js';
+import type { MirrorDestination } from '../mirror/run.js';
+import { parsePlatforms, parseProviders, versionSelector } from '../mirror/select.js';
+import type { PublishTuning } from '../publish/tuning.js';
+import type { RunContext } from './context.js';
+import type { SessionCore } from './session.js';
+
+/** The flags of `provider mirror`. */
+export interface MirrorFlags {
+  from?: string;
+  versions?: string;
+  platforms?: string;
+  dryRun?: boolean;
+  toDir?: string;
+}
+
+/** What `provider mirror` is asked to do: the flags, the providers named, publish's tuning (from the environment). */
+export interface MirrorOptions extends MirrorFlags {
+  providers: string[];
+  tuning: PublishTuning;
+}
+
+/** Runs `provider mirror <namespace>/<type>…`; returns 0, or throws the first failed version's kind of error. */
+export const runMirror: SessionCore<MirrorOptions> = async (context, session, options) => {
+  const { output } = context;
+  const providers = parseProviders(options.providers);
+  const select = versionSelector(options.versions);
+  const platforms = parsePlatforms(options.platforms);
+  const apiHost = parseHostname(options.from ?? DEFAULT_ORIGIN, '--from');
+  const toDir = options.toDir === undefined ? undefined : nonEmpty(options.toDir, '--to-dir');
+  let destination: MirrorDestination | undefined;
+  if (toDir === undefined) {
+    refuseCollisions(providers, await session.settings().then((s) => s.organization ?? '<organization>'));
+    const { privateDestination } = await import('./mirrorDestination.js');
+    destination = await privateDestination(context, session, options.tuning);
+  }
+  const [{ createOrigin }, { createDownloader }, { runMirror: run }] = await Promise.all([
+    import('../mirror/origin.js'),
+    import('../registry/downloads.js'),
+    import('../mirror/run.js'),
+  ]);
+  const origin = createOrigin({
+    base: new URL(`${apiHost.baseUrl}/`),
+    output,
+    signal: context.signal,
+    token: originToken(context, apiHost),
+  });
+  // Without --to-dir, each version is staged in a scratch folder, published from it, and removed.
+  const root = toDir === undefined ? await mkdtemp(path.join(context.tmpDir, 'provider-mirror-')) : toDir;
+  try {
+    const outcome = await run({
+      ...{ origin, providers, select, platforms, destination, output, signal: context.signal },
+      originUrl: apiHost.baseUrl,
+      toDir: path.resolve(context.cwd, root),
+      dryRun: options.dryRun === true,
+      cwd: context.cwd,
+      downloader: createDownloader({ output, signal: context.signal }),
+      now: context.now,
+    });
+    const document = mirrorDocument({
+      origin: apiHost.host,
+      toDir: toDir === undefined ? null : path.resolve(context.cwd, toDir),
+      destination: destination === undefined ? null : `${destination.host}/${destination.organization}`,
+      dryRun: options.dryRun === true,
+      providers: outcome.providers,
+      changes: options.dryRun === true ? [] : sourceChanges(outcome.providers, options.versions),
+    });
+    if (outcome.errors.length > 0) {
+      if (!output.json) renderMirror(output, document);
+      throw failure(outcome.errors[0]!, document);
+    }
+    if (output.json) output.resultJson(document);
+    else renderMirror(output, document);
+    return 0;
+  } finally {
+    if (toDir === undefined) await rm(root, { recursive: true, force: true });
+  }
+};
+
+function nonEmpty(value: string, flag: string): string {
+  if (value.trim() === '')
+    throw new UsageError(`${flag} was given an empty value`, { hint: `Name a folder: ${flag} ./mirror` });
+  return value;
+}
+
+/** Two origins' providers of one type would be one provider in the organization: refused, with the reason. */
+function refuseCollisions(providers: OriginProvider[], organization: string): void {
+  const byType = new Map<string, OriginProvider>();
+  for (const p of providers) {
+    const other = byType.get(p.type);
+    if (other !== undefined) {
+      throw new UsageError(
+        `${other.namespace}/${p.type} and ${p.namespace}/${p.type} would both become ${organization}/${p.type}: a private registry holds one provider per type in an organization`,
+        {
+          hint: 'Mirror one of them here, and the other into another organization (or to a folder with --to-dir).',
+        },
+      );
+    }
+    byType.set(p.type, p);
+  }
+}
+
+/** The run's error: of the first failed version's kind (exit 3 for verification, 5 for a conflict…), with the report. */
+function failure(first: ProviderError, document: MirrorDocument): ProviderError {
+  const failed = document.providers.flatMap((p) =>
+    p.error !== null
+      ? [p.source]
+      : p.versions.filter((v) => v.status === 'failed').map((v) => `${p.source} ${v.version}`),
+  );
+  const message = `${failed.length === 1 ? 'One' : failed.length} failed and nothing of ${failed.length === 1 ? 'it' : 'them'} was written: ${failed.join(', ')}`;
+  const options: ProviderErrorOptions = {
+    hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`} (the other versions were mirrored; the same command again mirrors what is missing)`,
+    details: { report: document },
+  };
+  if (first instanceof ApiError) return new ApiError(message, { ...options, status: first.status });
+  if (first instanceof VerificationError) return new VerificationError(message, options);
+  const Kind = first.constructor as new (message: string, options: ProviderErrorOptions) => ProviderError;
+  return new Kind(message, options);
+}
+
+/**
+ * The origin host's own credentials (`TF_TOKEN_<host>`, credentials.tfrc.json), sent to its registry as
+ * Terraform sends them; TFE_TOKEN is the destination's and is not sent. None: anonymous reads.
+ */
+function originToken(context: RunContext, apiHost: ApiHost): string | undefined {
+  const env = { ...context.env, TFE_TOKEN: undefined };
+  try {
+    return resolveToken({ apiHost, env, homeDir: context.homeDir }).token;
+  } catch (error) {
+    if (error instanceof UsageError) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * `provider mirror --to-dir`: for each provider, the origin's versions are listed, the ones asked for chosen,
+ * and each version either found in its folder already (verified again, every platform asked for there: nothing
+ * is written), or staged (./stage.ts), or, with `--dry-run`, only named. A version that does not hold stops
+ * alone: the others go on, and the run ends with exit 3 naming it.
+ */
+import { rm, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { ProviderError, VerificationError, toErrorDocument, type ErrorDocument } from '../errors.js';
+import type { Downloader } from '../registry/downloads.js';
+import { comparePlatforms, platformName, type PlatformKey } from '../terraform.js';
+import type { Output } from '../ui/output.js';
+import type { Origin, OriginProvider } from './origin.js';
+import { readRecord, type MirrorOrigin } from './record.js';
+import type { OriginVersion } from './schemas.js';
+import type { VersionSelector } from './select.js';
+import { stageVersion, verifyFolder } from './stage.js';
+
+/** What a run is asked to do. */
+export interface MirrorRunInput {
+  origin: Origin;
+  originUrl: string;
+  providers: OriginProvider[];
+  select: VersionSelector;
+  /** undefined: every platform the origin lists. */
+  platforms: PlatformKey[] | undefined;
+  /** `--to-dir`, or without it the scratch folder versions are staged in before they are published. */
+  toDir: string;
+  /** Without `--to-dir`: the private registry each version is published to (then removed from `toDir`). */
+  destination?: MirrorDestination | undefined;
+  dryRun: boolean;
+  cwd: string;
+  downloader: Downloader;
+  output: Output;
+  now: () => Date;
+  signal?: AbortSignal | undefined;
+}
+
+/** The private registry a mirror publishes to (src/commands/mirrorDestination.ts). */
+export interface MirrorDestination {
+  host: string;
+  organization: string;
+  /** True when it holds the version with SHA256SUMS, its signature and each platform uploaded as expected. */
+  holds(
+    type: string,
+    version: string,
+    expected: { platform: string; filename: string; shasum: string }[],
+  ): Promise<boolean>;
+  /** Publishes a staged folder with publish's core; whether anything was written. */
+  publish(folder: string): Promise<{ wrote: boolean }>;
+}
+
+/** One version's outcome. */
+export interface VersionReport {
+  version: string;
+  /** `mirrored`: written now; `present`: already there and verified; `planned`: --dry-run; `failed`: stopped. */
+  status: 'mirrored' | 'present' | 'planned' | 'failed';
+  /** Its folder under `--to-dir`; null when it went to a private registry. */
+  folder: string | null;
+  platforms: string[];
+  /** Platforms asked for that the origin does not list for this version, or lists but does not serve. */
+  unavailable: string[];
+  protocols: string[];
+  origin: MirrorOrigin | null;
+  /** Without `--to-dir`: the address it has in the private registry, and whether this run wrote to it. */
+  destination: { source: string; wrote: boolean } | null;
+  error: ErrorDocument | null;
+}
+
+/** One provider's outcome. */
+export interface ProviderReport {
+  source: string;
+  versions: VersionReport[];
+  /** Why its versions could not be listed (the origin does not have it, or refused); null when they were. */
+  error: ErrorDocument | null;
+}
+
+/** What a run did: the report, and the errors of the versions that failed, in order. */
+export interface MirrorOutcome {
+  providers: ProviderReport[];
+  errors: ProviderError[];
+}
+
+/** Mirrors every provider asked for; returns the report (failed versions included). */
+export async function runMirror(input: MirrorRunInput): Promise<MirrorOutcome> {
+  const reports: ProviderReport[] = [];
+  const errors: ProviderError[] = [];
+  for (const provider of input.providers) {
+    const source = `${input.origin.host}/${provider.namespace}/${provider.type}`;
+    let listed: OriginVersion[];
+    try {
+      listed = await input.origin.versions(provider);
+    } catch (error) {
+      // One provider the origin does not have (or refuses) does not stop the others.
+      if (!(error instanceof ProviderError) || error.code === 'interrupted') throw error;
+      input.output.warn(error.message);
+      errors.push(error);
+      reports.push({ source, versions: [], error: toErrorDocument(error) });
+      continue;
+    }
+    const chosen = input.select(listed.map((v) => v.version));
+    if (chosen.length === 0) input.output.warn(`${source}: no version matches`);
+    const versions: VersionReport[] = [];
+    for (const version of chosen) {
+      const entry = listed.find((v) => v.version === version)!;
+      versions.push(await mirrorVersion(input, provider, entry, errors));
+    }
+    reports.push({ source, versions, error: null });
+  }
+  return { providers: reports, errors };
+}
+
+/** The folder of one version under `--to-dir`. */
+export function versionFolder(toDir: string, provider: OriginProvider, version: string): string {
+  return path.join(toDir, provider.namespace, provider.type, version);
+}
+
+async function mirrorVersion(
+  input: MirrorRunInput,
+  provider: OriginProvider,
+  entry: OriginVersion,
+  errors: ProviderError[],
+): Promise<VersionReport> {
+  const { output } = input;
+  const version = entry.version;
+  const folder = versionFolder(input.toDir, provider, version);
+  const listed = (entry.platforms ?? []).map((p) => ({ os: p.os, arch: p.arch })).sort(comparePlatforms);
+  const listedNames = new Set(listed.map(platformName));
+  const wanted = input.platforms ?? listed;
+  const platforms = wanted.filter((p) => listedNames.has(platformName(p)));
+  const unavailable = wanted.filter((p) => !listedNames.has(platformName(p))).map(platformName);
+  const base: VersionReport = {
+    version,
+    status: 'planned',
+    folder: input.destination ? null : folder,
+    platforms: platforms.map(platformName),
+    unavailable,
+    protocols: entry.protocols ?? [],
+    origin: null,
+    destination: null,
+    error: null,
+  };
+  const label = `${provider.namespace}/${provider.type} ${version}`;
+  if (unavailable.length > 0)
+    output.warn(`${label}: ${input.origin.host} does not list ${unavailable.join(', ')}`);
+  try {
+    const present = input.destination
+      ? await presentRemote(input, input.destination, provider, version, platforms)
+      : await presentFolder(input, provider, version, folder, base.platforms);
+    if (present !== undefined) return { ...base, ...present, status: 'present' };
+    if (input.dryRun) return base;
+    if (platforms.length === 0) {
+      return failed(
+        base,
+        new VerificationError(`${label}: none of the platforms asked for is published`, {
+          hint: 'Choose platforms the version is published for (--platforms).',
+        }),
+      );
+    }
+    output.info(`Mirroring ${label} (${base.platforms.join(', ')})`);
+    const staged = await stageVersion({
+      ...input,
+      provider,
+      version,
+      protocols: entry.protocols ?? [],
+      platforms,
+      folder,
+      root: input.toDir,
+    });
+    const published = input.destination && (await publishStaged(input.destination, provider, folder));
+    return {
+      ...base,
+      status: 'mirrored',
+      platforms: staged.release.platforms.map(platformName),
+      unavailable: [...unavailable, ...staged.missing],
+      protocols: staged.release.protocols,
+      origin: staged.origin,
+      ...(published ? { destination: published } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof ProviderError) || error.code === 'interrupted') throw error;
+    output.warn(error.message.startsWith(label) ? error.message : `${label}: ${error.message}`);
+    errors.push(error);
+    return failed(base, error);
+  }
+}
+
+/** The private registry's address of a provider mirrored into it. */
+export function destinationSource(destination: MirrorDestination, provider: OriginProvider): string {
+  return `${destination.host}/${destination.organization}/${provider.type}`;
+}
+
+/** Publishes a staged folder, then removes it (it was only a scratch copy). */
+async function publishStaged(
+  destination: MirrorDestination,
+  provider: OriginProvider,
+  folder: string,
+): Promise<{ source: string; wrote: boolean }> {
+  try {
+    const { wrote } = await destination.publish(folder);
+    return { source: destinationSource(destination, provider), wrote };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Without `--to-dir`: whether the private registry holds the version whole already, compared with what the
+ * origin states for each platform (its download documents: small reads, no zip).
+ */
+async function presentRemote(
+  input: MirrorRunInput,
+  destination: MirrorDestination,
+  provider: OriginProvider,
+  version: string,
+  platforms: PlatformKey[],
+): Promise<Pick<VersionReport, 'destination'> | undefined> {
+  const documents = await Promise.all(platforms.map((p) => input.origin.download(provider, version, p)));
+  const expected = documents.flatMap((d) =>
+    d === undefined
+      ? []
+      : [{ platform: `${d.os}_${d.arch}`, filename: d.filename, shasum: d.shasum.toLowerCase() }],
+  );
+  if (expected.length === 0 || !(await destination.holds(provider.type, version, expected))) return undefined;
+  return { destination: { source: destinationSource(destination, provider), wrote: false } };
+}
+
+function failed(base: VersionReport, error: unknown): VersionReport {
+  return { ...base, status: 'failed', error: toErrorDocument(error) };
+}
+
+/**
+ * The version's folder when it is there, verifies, and holds every platform asked for: its platforms,
+ * protocols and origin as recorded; undefined when it must be (re)written.
+ */
+async function presentFolder(
+  input: MirrorRunInput,
+  provider: OriginProvider,
+  version: string,
+  folder: string,
+  platforms: string[],
+): Promise<Pick<VersionReport, 'platforms' | 'protocols' | 'origin'> | undefined> {
+  const exists = await stat(folder).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!exists) return undefined;
+  try {
+    const release = await verifyFolder(folder, { ...input, provider, version });
+    const held = new Set(release.platforms.map(platformName));
+    if (!platforms.every((p) => held.has(p))) return undefined;
+    return {
+      platforms: [...held],
+      protocols: release.protocols,
+      origin: await readRecord(folder, provider.type, version),
+    };
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    input.output.warn(`${folder} does not verify (${error.message}): it is mirrored again`);
+    return undefined;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * One version into one folder, verified before it is there: the platforms' documents are read, the signed list
+ * checked (./signed.ts), the zips downloaded into a temporary folder inside `--to-dir` and each compared with
+ * the origin's `shasum`, the signer's key and the record written beside them, and the whole folder verified as
+ * `provider verify` does (zip contents included). Only then is it renamed into place; any failure removes the
+ * temporary folder, so nothing of a version that does not hold is left.
+ */
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { VerificationError } from '../errors.js';
+import { mapPool } from '../consumer/report.js';
+import type { Downloader } from '../registry/downloads.js';
+import { mirroredFileNames, releaseFileNames } from '../release/filenames.js';
+import { folderKeySource } from '../release/keySource.js';
+import type { VerifiedRelease } from '../release/types.js';
+import { verifyRelease } from '../release/verify.js';
+import { platformName, type PlatformKey } from '../terraform.js';
+import type { Output } from '../ui/output.js';
+import type { Origin, OriginProvider } from './origin.js';
+import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
+import type { OriginDownload } from './schemas.js';
+import { checkSignedList } from './signed.js';
+
+/** What staging one version needs. */
+export interface StageInput {
+  origin: Origin;
+  /** The origin's base URL, recorded. */
+  originUrl: string;
+  provider: OriginProvider;
+  version: string;
+  /** The protocols the versions list states. */
+  protocols: string[];
+  platforms: PlatformKey[];
+  /** The version's final folder. */
+  folder: string;
+  /** `--to-dir`: the temporary folder is made inside it, so that the rename stays on one file system. */
+  root: string;
+  cwd: string;
+  downloader: Downloader;
+  output: Output;
+  now: () => Date;
+  signal?: AbortSignal | undefined;
+}
+
+/** A version staged into its folder. */
+export interface StagedVersion {
+  release: VerifiedRelease;
+  origin: MirrorOrigin;
+  /** Platforms the origin lists but serves no download for (hashicorp/terraform#33388). */
+  missing: string[];
+  /** Protocols the origin stated that the private registry cannot hold. */
+  droppedProtocols: string[];
+}
+
+const CONCURRENT_DOWNLOADS = 4;
+
+/** Downloads, checks and writes one version; throws (exit 3 for what does not hold) and leaves nothing behind. */
+export async function stageVersion(input: StageInput): Promise<StagedVersion> {
+  const { origin, provider, version, output } = input;
+  const label = `${provider.namespace}/${provider.type} ${version}`;
+  const read = await Promise.all(
+    input.platforms.map(async (p) => ({ p, doc: await origin.download(provider, version, p) })),
+  );
+  const documents = read.flatMap(({ doc }) => (doc === undefined ? [] : [doc]));
+  const missing = read.filter(({ doc }) => doc === undefined).map(({ p }) => platformName(p));
+  for (const name of missing)
+    output.warn(`${label}: ${origin.host} lists ${name} but serves no download for it (skipped)`);
+  if (documents.length === 0) {
+    throw new VerificationError(
+      `${label}: ${origin.host} serves none of the platforms asked for (${input.platforms.map(platformName).join(', ')})`,
+      {
+        hint: 'Choose platforms the version is published for (--platforms), or another version.',
+      },
+    );
+  }
+  const stated = documents[0]!.protocols ?? input.protocols;
+  const { protocols, dropped } = normaliseProtocols(stated, label);
+  const signed = await checkSignedList({
+    label,
+    type: provider.type,
+    version,
+    host: origin.host,
+    documents,
+    downloader: input.downloader,
+    now: input.now(),
+    warn: (message) => output.warn(message),
+  });
+  const mirrorOrigin: MirrorOrigin = {
+    source: `${origin.host}/${provider.namespace}/${provider.type}`,
+    url: input.originUrl,
+    keyId: signed.signer.keyId,
+    trustSignature: signed.key.trust_signature ?? '',
+    keySource: signed.key.source ?? '',
+    keySourceUrl: signed.key.source_url ?? null,
+    protocols: stated,
+  };
+  await mkdir(input.root, { recursive: true });
+  const temp = await mkdtemp(path.join(input.root, '.mirror-'));
+  try {
+    const names = releaseFileNames(provider.type, version);
+    const extra = mirroredFileNames(provider.type, version);
+    await writeFile(path.join(temp, names.shasums), signed.shasumsBytes);
+    await writeFile(path.join(temp, names.signature), signed.signatureBytes);
+    await writeFile(path.join(temp, extra.key), signed.key.ascii_armor);
+    const platforms = documents.map((d) => `${d.os}_${d.arch}`);
+    await writeFile(path.join(temp, extra.record), recordText(protocols, mirrorOrigin, platforms));
+    await mapPool(documents, CONCURRENT_DOWNLOADS, (d) => downloadZip(d, temp, label, input));
+    const release = await verifyFolder(temp, input);
+    await rm(input.folder, { recursive: true, force: true });
+    await mkdir(path.dirname(input.folder), { recursive: true });
+    await rename(temp, input.folder);
+    return {
+      release: { ...release, dir: input.folder },
+      origin: mirrorOrigin,
+      missing,
+      droppedProtocols: dropped,
+    };
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** One zip into the temporary folder, its bytes compared with the origin's `shasum` as they stream in. */
+async function downloadZip(
+  document: OriginDownload,
+  temp: string,
+  label: string,
+  input: StageInput,
+): Promise<void> {
+  const file = path.join(temp, document.filename);
+  const what = `${document.filename} of ${label}`;
+  input.output.info(`Downloading ${what}`);
+  const digest = await input.downloader.toFile(document.download_url, what, file);
+  if (digest.sha256 !== document.shasum.toLowerCase()) {
+    throw new VerificationError(
+      `${label}: ${document.filename} from ${input.origin.host} hashes to ${digest.sha256}, the origin and its signed SHA256SUMS say ${document.shasum}`,
+      {
+        hint: 'The origin served other bytes than it signed; nothing of the version was written. Try again later, or report it to the origin.',
+        details: { file: document.filename, expected: document.shasum, actual: digest.sha256 },
+      },
+    );
+  }
+}
+
+/** The folder verified as `provider verify` would, with the key it carries. */
+export async function verifyFolder(
+  dir: string,
+  input: Pick<StageInput, 'provider' | 'version' | 'cwd' | 'output' | 'now' | 'signal'>,
+): Promise<VerifiedRelease> {
+  const keySource = await folderKeySource(dir);
+  if (keySource === undefined) {
+    throw new VerificationError(`${dir} holds no signing key file`, { hint: 'Mirror the version again.' });
+  }
+  return verifyRelease({
+    dir,
+    cwd: input.cwd,
+    output: input.output,
+    now: input.now,
+    keySource,
+    name: input.provider.type,
+    version: input.version,
+    command: 'mirror',
+    hashing: { signal: input.signal },
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * `provider emulate` plays the origin of a mirror: it serves the provider registry protocol for what it holds
+ * (service discovery, versions, downloads with the registered key), read with the host's own token
+ * (`TF_TOKEN_<host>`, as Terraform sends it), and its fault rules rehearse a bad origin: 429s with Retry-After,
+ * a platform listed but not served, and no signing key (`withoutKeys`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { runCli } from '../helpers/cli.js';
+import { emulatorPerTest, loadRelease, publishFixture, publicKey } from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
+
+const emulator = emulatorPerTest();
+const ALL = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+
+/** An emulator holding the fixture release, every platform uploaded. */
+async function origin(): Promise<Emulator> {
+  const e = await emulator();
+  await publishFixture(e, { platforms: ALL, uploads: ['sums', 'sig', ...ALL] });
+  return e;
+}
+
+async function mirror(e: Emulator, cwd: string, ...args: string[]) {
+  return runCli(['mirror', `${e.organization}/example`, '--from', e.url, '--to-dir', 'out', ...args], {
+    cwd,
+    homeDir: cwd,
+    env: { NO_COLOR: '1', TF_TOKEN_127_0_0_1: e.ownerToken },
+  });
+}
+
+const PROTOCOL = '/api/registry/v1/providers/**';
+
+describe('the emulator as the origin of a mirror', () => {
+  it('serves what it holds: the platforms asked for, byte for byte, with its registered key', async () => {
+    const e = await origin();
+    const cwd = tempRoot();
+    const result = await mirror(e, cwd, '--platforms', 'linux_amd64,darwin_arm64', '--json');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const release = loadRelease();
+    const dir = path.join(cwd, 'out', e.organization, 'example', '1.2.3');
+    const base = 'terraform-provider-example_1.2.3';
+    expect(fs.readFileSync(path.join(dir, `${base}_SHA256SUMS`)).equals(release.sums)).toBe(true);
+    expect(fs.readFileSync(path.join(dir, `${base}_SHA256SUMS.sig`)).equals(release.sig)).toBe(true);
+    for (const [os, arch] of [
+      ['linux', 'amd64'],
+      ['darwin', 'arm64'],
+    ] as const) {
+      const zip = release.zip(os, arch);
+      expect(fs.readFileSync(path.join(dir, zip.filename)).equals(zip.bytes)).toBe(true);
+    }
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.zip'))).toHaveLength(2);
+    expect(fs.readFileSync(path.join(dir, `${base}_signing-key.asc`), 'utf8')).toBe(publicKey('signer'));
+  });
+
+  it('waits out its 429s (Retry-After) and reports a platform it lists but does not serve', async () => {
+    const e = await origin();
+    e.faults.add({ method: 'GET', path: PROTOCOL, status: 429, retryAfter: 1, times: 2 });
+    e.faults.add({ method: 'GET', path: '/api/registry/v1/providers/**/download/linux/arm64', status: 404 });
+    const cwd = tempRoot();
+    const result = await mirror(e, cwd, '--platforms', 'linux_amd64,linux_arm64', '--json');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(e.faults.fired).toEqual([2, 1]);
+    const doc = JSON.parse(result.stdout) as {
+      providers: { versions: { status: string; platforms: string[]; unavailable: string[] }[] }[];
+    };
+    expect(doc.providers[0]!.versions).toMatchObject([
+      { status: 'mirrored', platforms: ['linux_amd64'], unavailable: ['linux_arm64'] },
+    ]);
+    expect(result.stderr).toContain('lists linux_arm64 but serves no download for it');
+  }, 30_000);
+
+  it('serving no signing key (withoutKeys) stops the version with exit 3, nothing written', async () => {
+    const e = await origin();
+    e.faults.add({ method: 'GET', path: PROTOCOL, withoutKeys: true });
+    const cwd = tempRoot();
+    const result = await mirror(e, cwd, '--platforms', 'linux_amd64');
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('serves no signing key');
+    expect(fs.existsSync(path.join(cwd, 'out'))).toBe(false);
+  });
+});

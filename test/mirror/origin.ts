@@ -1,0 +1,196 @@
+/**
+ * A provider registry on loopback for the mirror tests: service discovery, `versions`, `download/:os/:arch` and
+ * the files, for releases of `acme/example` built here (zips with the provider's executable, a SHA256SUMS that
+ * also lists a manifest the protocol never serves, as HashiCorp's do, signed by the fixture signer). Its faults
+ * make it hostile: no keys, a zip other than the signed one, a shasum other than the signed line, 429s, a
+ * platform listed but not served. It logs every request.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { afterEach } from 'vitest';
+import { FIXTURES, makeZip, signDetached } from '../release/helpers.js';
+
+/** One release the origin serves. */
+export interface OriginRelease {
+  version: string;
+  protocols: string[];
+  platforms: string[];
+  /** Zips by file name. */
+  zips: Map<string, Buffer>;
+  sums: Buffer;
+  sig: Buffer;
+}
+
+/** What makes the origin hostile. */
+export interface OriginFaults {
+  noKeys?: boolean;
+  /** `<version> <os_arch>`: the zip served is not the one signed. */
+  tamperedZip?: string;
+  /** `<version> <os_arch>`: the stated shasum is not the signed line's. */
+  wrongShasum?: string;
+  /** `<version> <os_arch>`: listed in versions, 404 on its download. */
+  unserved?: string;
+  /** `<version> <os_arch>`: the document's filename climbs out of the folder (`../…`). */
+  climbingFilename?: string;
+  /** `<version> <os_arch>`: the document names another version's SHA256SUMS and signature. */
+  otherSums?: string;
+  /** The signature URLs carry HashiCorp's short key id (`…_SHA256SUMS.72D7468F.sig`), though the fixture signed. */
+  hashicorpSigName?: boolean;
+  /** This many requests answered 429 (Retry-After: 1) before any is served. */
+  rateLimited?: number;
+  /** Service discovery gives an absolute URL rather than a path. */
+  absoluteDiscovery?: boolean;
+  /** Service discovery offers no provider registry protocol (a host that is not a registry). */
+  noProviders?: boolean;
+}
+
+export const SIGNER_ARMOR = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.pub.asc'), 'utf8');
+const SIGNER_SECRET = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.sec.asc'), 'utf8');
+export const SIGNER_KEY_ID = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.keyid'), 'utf8').trim();
+
+/** A signed release of `example` for the platforms given. */
+export async function buildRelease(
+  version: string,
+  platforms: string[],
+  protocols = ['6.0'],
+): Promise<OriginRelease> {
+  const zips = new Map<string, Buffer>();
+  for (const platform of platforms) {
+    const exe = `terraform-provider-example_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
+    const zip = makeZip([{ name: exe, data: `binary ${version} ${platform}`, deflate: true }]);
+    zips.set(`terraform-provider-example_${version}_${platform}.zip`, zip);
+  }
+  const manifest = `terraform-provider-example_${version}_manifest.json`;
+  const lines = [...zips].map(([name, bytes]) => `${sha(bytes)}  ${name}`);
+  lines.push(`${sha(Buffer.from('{"version":1}'))}  ${manifest}`);
+  const sums = Buffer.from(lines.sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1)).join('\n') + '\n');
+  const sig = Buffer.from(await signDetached(sums, SIGNER_SECRET));
+  return { version, protocols, platforms, zips, sums, sig };
+}
+
+export function sha(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A running origin. */
+export interface TestOrigin {
+  url: string;
+  requests: string[];
+  /** Requests answered 429. */
+  limited: number;
+  releases: OriginRelease[];
+  faults: OriginFaults;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+/** Starts an origin on loopback serving `releases` of `acme/example`, closed after the test. */
+export async function startOrigin(releases: OriginRelease[], faults: OriginFaults = {}): Promise<TestOrigin> {
+  const origin: TestOrigin = { url: '', requests: [], limited: 0, releases, faults };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', origin.url);
+    origin.requests.push(url.pathname);
+    const json = (status: number, doc: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(doc));
+    };
+    if (origin.limited < (faults.rateLimited ?? 0)) {
+      origin.limited++;
+      res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+      res.end('{"errors":["rate limited"]}');
+      return;
+    }
+    const answer = route(origin, url.pathname);
+    if (answer === undefined) return json(404, { errors: ['not found'] });
+    if (Buffer.isBuffer(answer)) {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(answer);
+      return;
+    }
+    json(200, answer);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return origin;
+}
+
+const BASE = '/registry/v1/providers/';
+
+function route(origin: TestOrigin, pathname: string): unknown {
+  const { faults } = origin;
+  if (pathname === '/.well-known/terraform.json') {
+    if (faults.noProviders === true) return { 'modules.v1': '/modules/' };
+    return { 'providers.v1': faults.absoluteDiscovery === true ? `${origin.url}${BASE}` : BASE };
+  }
+  const file = /\/files\/([^/]+)$/.exec(pathname)?.[1];
+  if (file !== undefined) return fileBytes(origin, file);
+  if (pathname === `${BASE}acme/example/versions`) {
+    return {
+      versions: origin.releases.map((r) => ({
+        version: r.version,
+        protocols: r.protocols,
+        platforms: r.platforms.map((p) => ({ os: p.split('_')[0], arch: p.split('_')[1] })),
+      })),
+    };
+  }
+  const m = new RegExp(`^${BASE}acme/example/([^/]+)/download/([^/]+)/([^/]+)$`).exec(pathname);
+  if (m === null) return undefined;
+  const [, version, os, arch] = m;
+  const release = origin.releases.find((r) => r.version === version);
+  const platform = `${os}_${arch}`;
+  if (release === undefined || !release.platforms.includes(platform)) return undefined;
+  if (faults.unserved === `${version} ${platform}`) return undefined;
+  const own = `terraform-provider-example_${version}_${platform}.zip`;
+  const filename = faults.climbingFilename === `${version} ${platform}` ? `../../${own}` : own;
+  const sums = faults.otherSums === `${version} ${platform}` ? origin.releases[0]!.version : version;
+  const sig = faults.hashicorpSigName === true ? '72D7468F.sig' : 'sig';
+  const shasum =
+    faults.wrongShasum === `${version} ${platform}` ? '0'.repeat(64) : sha(release.zips.get(own)!);
+  return {
+    protocols: release.protocols,
+    os,
+    arch,
+    filename,
+    // Relative to this document's URL: …/<version>/download/<os>/<arch> → …/<version>/files/<name>.
+    download_url: `../../files/${own}`,
+    shasums_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS`,
+    shasums_signature_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS.${sig}`,
+    shasum,
+    signing_keys: {
+      gpg_public_keys:
+        faults.noKeys === true
+          ? null
+          : [
+              {
+                key_id: SIGNER_KEY_ID,
+                ascii_armor: SIGNER_ARMOR,
+                trust_signature: '',
+                source: 'Acme',
+                source_url: 'https://acme.example/security',
+              },
+            ],
+    },
+  };
+}
+
+function fileBytes(origin: TestOrigin, name: string): Buffer | undefined {
+  for (const release of origin.releases) {
+    if (name === `terraform-provider-example_${release.version}_SHA256SUMS`) return release.sums;
+    if (name.startsWith(`terraform-provider-example_${release.version}_SHA256SUMS.`) && name.endsWith('.sig'))
+      return release.sig;
+    const zip = release.zips.get(name);
+    if (zip === undefined) continue;
+    const platform = name.replace(`terraform-provider-example_${release.version}_`, '').replace('.zip', '');
+    if (origin.faults.tamperedZip === `${release.version} ${platform}`)
+      return Buffer.concat([zip, Buffer.from('x')]);
+    return zip;
+  }
+  return undefined;
+}

@@ -1,0 +1,75 @@
+/**
+ * The air gap in two steps: `provider mirror --to-dir` on one machine, `provider publish <folder>` with no
+ * `--key` on the other. Publish takes the folder as it is (the record for the protocols, the signer key beside
+ * the files, the origin's SHA256SUMS listing platforms that were not copied), and the registry then serves the
+ * origin's bytes: its SHA256SUMS, signature, zips and key armor.
+ */
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { call, download, emulatorPerTest } from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
+import { FAST } from '../commands/publish/helpers.js';
+import { buildRelease, SIGNER_ARMOR, startOrigin } from './origin.js';
+
+const emulator = emulatorPerTest();
+
+describe('provider mirror --to-dir, then provider publish <folder>', () => {
+  it('publishes the same bytes without --key', async () => {
+    const release = await buildRelease('1.2.3', ['darwin_arm64', 'linux_amd64', 'windows_amd64'], ['5.0']);
+    const origin = await startOrigin([release]);
+    const cwd = tempRoot();
+    const mirrored = await runCli(
+      [
+        'mirror',
+        'acme/example',
+        '--from',
+        origin.url,
+        '--platforms',
+        'linux_amd64,windows_amd64',
+        '--to-dir',
+        'out',
+      ],
+      { cwd, homeDir: cwd, env: { NO_COLOR: '1' } },
+    );
+    expect(mirrored.exitCode, mirrored.stderr).toBe(0);
+
+    const e = await emulator();
+    const folder = path.join(cwd, 'out', 'acme', 'example', '1.2.3');
+    const published = await runCli(
+      ['publish', folder, '--hostname', e.url, '--organization', e.organization],
+      {
+        cwd: tempRoot(),
+        homeDir: cwd,
+        env: { TFE_TOKEN: e.ownerToken, ...FAST },
+      },
+    );
+    expect(published.exitCode, published.stderr).toBe(0);
+
+    const base = `/api/registry/v1/providers/${e.organization}/example`;
+    const token = e.ownerToken;
+    const versions = await call(e.url, 'GET', `${base}/versions`, { token });
+    const listed = (
+      versions.json as {
+        versions: { version: string; protocols: string[]; platforms: { os: string; arch: string }[] }[];
+      }
+    ).versions;
+    expect(
+      listed.map((v) => [v.version, v.protocols, v.platforms.map((p) => `${p.os}_${p.arch}`).sort()]),
+    ).toEqual([['1.2.3', ['5.0'], ['linux_amd64', 'windows_amd64']]]);
+    for (const platform of ['linux_amd64', 'windows_amd64']) {
+      const [os, arch] = platform.split('_');
+      const doc = (await call(e.url, 'GET', `${base}/1.2.3/download/${os}/${arch}`, { token })).json as {
+        download_url: string;
+        shasums_url: string;
+        shasums_signature_url: string;
+        signing_keys: { gpg_public_keys: { ascii_armor: string }[] };
+      };
+      const zip = release.zips.get(`terraform-provider-example_1.2.3_${platform}.zip`)!;
+      expect((await download(doc.download_url)).bytes.equals(zip)).toBe(true);
+      expect((await download(doc.shasums_url)).bytes.equals(release.sums)).toBe(true);
+      expect((await download(doc.shasums_signature_url)).bytes.equals(release.sig)).toBe(true);
+      expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([SIGNER_ARMOR]);
+    }
+  });
+});
