@@ -112,6 +112,7 @@ export default tseslint.config(
       'bench/results/',
       'action/main.cjs',
       'build/',
+      '.cache/',
     ],
   },
   js.configs.recommended,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The shim: the program is dist/bundle/provider.js, built by `npm run build` (scripts/bundle.mjs package): one
 // CommonJS file holding commander and the command declarations, which loads each command's core and the libraries
-// it needs from dist/bundle/chunks/ when that command runs, compiled from V8's code cache after the first run
-// (bin/compile-cache.cjs; README, "Performance").
+// it needs from dist/bundle/chunks/ when that command runs. Node's own compile cache (module.enableCompileCache,
+// Node 22.1+; the same call TypeScript, ESLint and npm make) keeps V8's compiled code of those files between runs.
 //
 // Help and the version are data, answered here without loading even that file, because start-up is all they
 // cost: `provider --version` (or `-V`) on its own prints the version line, and the help of any command —
@@ -40,7 +40,18 @@ function renderedHelp() {
   }
 }
 
-if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+/** The oldest Node.js the package runs on (package.json's engines), as [major, minor]. */
+const FLOOR = [22, 14];
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+
+if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
+  // Said before anything loads: an older Node would fail later on with a stack of the bundle's internals.
+  process.stderr.write(
+    `provider: needs Node.js ${FLOOR.join('.')} or later, and this is Node.js ${process.versions.node}; ` +
+      'install a current one (Node.js 24 LTS), or use the single executable, which carries its own\n',
+  );
+  process.exitCode = 1;
+} else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
@@ -48,9 +59,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (help !== undefined) {
     process.stdout.write(help);
   } else {
-    // V8's code cache for the program's files, turned on before the first of them loads (bin/compile-cache.cjs).
+    // Before the first of the program's files loads. Node keeps the cache in NODE_COMPILE_CACHE, or else in
+    // os.tmpdir()/node-compile-cache, and turns it off under NODE_DISABLE_COMPILE_CACHE.
+    require('node:module').enableCompileCache?.();
     const program = join(ROOT, 'dist', 'bundle', 'provider.js');
-    require('./compile-cache.cjs').enableCompileCache({ root: join(ROOT, 'dist', 'bundle'), entry: program });
     /** @type {{ main: () => Promise<void> } | undefined} */
     let loaded;
     try {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The single executable, for runners without Node.js: Node's single executable applications (SEA,
-// https://nodejs.org/api/single-executable-applications.html). Builds for the machine it runs on, with the node
-// binary running it:
+// https://nodejs.org/api/single-executable-applications.html). Builds for the machine it runs on, with Node 24
+// (RELEASE_NODE, the line the release, the Action and the docs name): the node running this script when it is
+// of that line, else the official binary from the npm registry (scripts/with-node.mjs, .cache/node/24/).
 //
 //   npm run build:binary            # build/provider-<platform>-<arch>[.exe]
 //   npm run build:binary -- --out <file>
@@ -18,32 +19,41 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundle } from './bundle.mjs';
+import { nodeBinDir } from './with-node.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 /** The sentinel postject looks for, from Node's documentation. */
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
+/** The Node.js line the released single executables are built with. */
+export const RELEASE_NODE = '24';
+
+/** The node binary of the release's line: this one when it is of that line, else one from the npm registry. */
+export function releaseNode() {
+  if (process.versions.node.split('.')[0] === RELEASE_NODE) return process.execPath;
+  return path.join(nodeBinDir(RELEASE_NODE), process.platform === 'win32' ? 'node.exe' : 'node');
+}
+
 /**
- * Whether this node binary can become a single executable; the reason when it cannot.
+ * Whether `node` can become a single executable; the reason when it cannot.
+ * @param {string} node a node binary
  * @returns {string | undefined}
  */
-export function cannotBuild() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major === undefined || minor === undefined || major < 20)
-    return `Node ${process.versions.node} has no SEA`;
-  if (!fs.readFileSync(process.execPath).includes(FUSE)) {
-    return `${process.execPath} was built without the SEA fuse (${FUSE}); use an official Node.js binary`;
+export function cannotBuild(node) {
+  if (!fs.readFileSync(node).includes(FUSE)) {
+    return `${node} was built without the SEA fuse (${FUSE}); use an official Node.js binary`;
   }
   return undefined;
 }
 
 /**
- * Builds the executable; resolves to its path.
+ * Builds the executable with `node` (default: Node 24, `releaseNode()`); resolves to its path.
  * @param {string} [out]
+ * @param {string} [node]
  */
-export async function buildBinary(out) {
-  const reason = cannotBuild();
+export async function buildBinary(out, node = releaseNode()) {
+  const reason = cannotBuild(node);
   if (reason !== undefined)
     throw Object.assign(new Error(`cannot build a single executable here: ${reason}`), { exitCode: 3 });
   const exe = process.platform === 'win32' ? '.exe' : '';
@@ -59,9 +69,9 @@ export async function buildBinary(out) {
       config,
       JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }),
     );
-    execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' });
+    execFileSync(node, ['--experimental-sea-config', config], { stdio: 'pipe' });
     fs.rmSync(target, { force: true });
-    fs.copyFileSync(process.execPath, target);
+    fs.copyFileSync(node, target);
     fs.chmodSync(target, 0o755);
     if (process.platform === 'darwin') execFileSync('codesign', ['--remove-signature', target]);
     const postject = require.resolve('postject/dist/cli.js');

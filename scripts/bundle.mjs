@@ -6,25 +6,29 @@
 //   node scripts/bundle.mjs cli [--out file]      # the whole CLI in one file: build/provider.cjs (the single
 //                                                 # executable's script, scripts/build-binary.mjs)
 //
-// `package` is split at every dynamic `import()`: bin/provider.cjs requires the entry (commander and the command
-// declarations), and each command's core, and the heavy libraries only some commands need (got, zod, openpgp,
-// ora, the prompts…), are chunks loaded when that command runs. Start-up is then a few files instead of the
-// hundreds of modules node_modules would take to resolve and compile one by one (README, "Performance").
-// esbuild splits ES modules only; each file is then turned into CommonJS (`toCommonJs`), for two reasons measured
-// on Node 20: a CommonJS file skips the ES module loader's per-file work (resolution, package scope lookups, the
-// module graph's promises), and it can be compiled from V8's code cache (bin/compile-cache.cjs), which Node 20
-// offers for scripts only. To the first request of `provider versions list`: 105 ms as ES modules, 79 ms as
-// CommonJS from the cache (node -e 0: 49 ms, a busy 2-core machine).
-// `action` and `cli` are one CommonJS file each (Node's single executable applications run a CommonJS script on
-// Node 20; a CommonJS bundle inlines its dynamic imports), for the places that have no node_modules.
-// All three target Node 20, are not minified (a reviewer can read the committed action bundle's diff; a stack
-// trace names real functions), and carry everything they need: the package version (no package.json read at
-// start-up), the SARIF schema and the two WebAssembly files of the HCL parser (src/lockfile/wasm.ts is replaced
-// by a module holding their bytes). The output depends only on the sources, the lock file's packages and this
-// script, so a fresh build equals the committed action bundle byte for byte (test/install/action.test.ts fails
-// when they differ: run `npm run build:action` and commit).
+// One esbuild build makes all three (`buildOnce`): the three entries, split at every dynamic `import()` into
+// chunks they share. `package` is that build as it is, with every file turned into CommonJS (`toCommonJs`):
+// bin/provider.cjs requires the entry (commander and the command declarations), and each command's core, and the
+// heavy libraries only some commands need (got, zod, openpgp, ora, the prompts…), are chunks loaded when that
+// command runs. `action` and `cli` join their entry and every chunk it reaches into one CommonJS file, for the
+// places that have no node_modules and no folder of files (the Action's checkout, a single executable): the same
+// modules as the package's, not a second build of them.
+// Why split, and why CommonJS, measured on Node 24 with Node's compile cache (module.enableCompileCache, in the
+// shim; medians of 41 runs, docs/node.md): to the first request of `provider versions list`, one 5.7 MiB file
+// took 26–53 % longer than the split build, and the split build left as ES modules 41–49 % longer than as CommonJS
+// (Node's ES module loader does per-file work, resolution and the module graph's promises, that CommonJS skips).
+// Nothing here changes a dependency's code: plugins only choose which of a package's own builds is used and put
+// the project's own data (version, schema, WebAssembly) in place of the modules that read it from disk.
+// All three target Node 22.14 (package.json's engines), are not minified (a reviewer can read the committed
+// action bundle's diff; a stack trace names real functions), and carry everything they need: the package version
+// (no package.json read at start-up), the SARIF schema and the two WebAssembly files of the HCL parser
+// (src/lockfile/wasm.ts is replaced by a module holding their bytes). The package also gets licenses.json, the
+// licences of every package the build holds. The output depends only on the sources, the lock file's packages and
+// this script, so a fresh build equals the committed action bundle byte for byte (test/install/action.test.ts
+// fails when they differ: run `npm run build:action` and commit).
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,15 +36,43 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
+/** The entries of the one build, by the name of their file in it. */
+const ENTRIES = {
+  provider: 'src/cli/main.ts',
+  action: 'src/cli/actionEntry.ts',
+  cli: 'src/cli/bundleEntry.ts',
+};
+
 /**
- * The targets: entry (relative to the root), default output (a file, or the folder of a split build) and
- * whether the output is ES modules split at dynamic imports.
- * @type {Record<'package' | 'action' | 'cli', { entry: string, out: string, split: boolean }>}
+ * What each target makes of the one build: the entry it runs and its default output (the package's folder, or
+ * one file).
+ * @type {Record<'package' | 'action' | 'cli', { entry: keyof typeof ENTRIES, out: string }>}
  */
 const TARGETS = {
-  package: { entry: 'src/cli/main.ts', out: 'dist/bundle', split: true },
-  action: { entry: 'src/cli/actionEntry.ts', out: 'action/main.cjs', split: false },
-  cli: { entry: 'src/cli/bundleEntry.ts', out: 'build/provider.cjs', split: false },
+  package: { entry: 'provider', out: 'dist/bundle' },
+  action: { entry: 'action', out: 'action/main.cjs' },
+  cli: { entry: 'cli', out: 'build/provider.cjs' },
+};
+
+/**
+ * What both esbuild passes share.
+ * @type {esbuild.BuildOptions}
+ */
+const COMMON = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22.14',
+  minify: false,
+  sourcemap: false,
+  legalComments: 'eof',
+  charset: 'utf8',
+  logLevel: 'warning',
+  // import.meta is empty in CommonJS: a module that still uses it (to find a file beside itself) would break
+  // at run time, so the build fails instead; such modules are replaced or resolved to their CommonJS builds.
+  logOverride: { 'empty-import-meta': 'error' },
+  // cosmiconfig requires the TypeScript compiler only for .ts configuration files, which provider does not
+  // search for (src/config/load.ts): leaving it out saves 10 MB.
+  external: ['typescript'],
 };
 
 /**
@@ -53,58 +85,105 @@ function readJson(file) {
 }
 
 /**
- * Bundles one target; resolves to the output path (the entry's file for the split build).
+ * The one build: every entry, ES modules split at each dynamic `import()`, into `dir/bundle/`.
+ * @param {string} dir
+ * @param {string} version
+ * @returns {Promise<esbuild.Metafile>}
+ */
+async function buildOnce(dir, version) {
+  const result = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: ROOT,
+    entryPoints: ENTRIES,
+    outdir: path.join(dir, 'bundle'),
+    format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    metafile: true,
+    plugins: [namedDynamicImports(), embedded(version)],
+  });
+  if (result.metafile === undefined) throw new Error('esbuild gave no metafile');
+  return result.metafile;
+}
+
+/**
+ * Bundles one target from the one build; resolves to the output path (the entry's file for the package).
  * @param {keyof typeof TARGETS} target
- * @param {string} [out] output file, or folder for the split build (default: the target's)
+ * @param {string} [out] output file, or the package's folder (default: the target's)
  */
 export async function bundle(target, out) {
   const spec = TARGETS[target];
   const output = path.resolve(ROOT, out ?? spec.out);
   const pkg = /** @type {{ name: string, version: string }} */ (readJson(path.join(ROOT, 'package.json')));
-  const banner = `// ${pkg.name} ${pkg.version}, bundled by scripts/bundle.mjs from src/ (${spec.entry}); do not edit.`;
-  if (spec.split) fs.rmSync(output, { recursive: true, force: true });
-  await esbuild.build({
-    absWorkingDir: ROOT,
-    ...(spec.split
-      ? {
-          entryPoints: { provider: spec.entry },
-          outdir: output,
-          format: 'esm',
-          splitting: true,
-          chunkNames: 'chunks/[name]-[hash]',
-        }
-      : { entryPoints: [spec.entry], outfile: output, format: 'cjs' }),
-    bundle: true,
-    platform: 'node',
-    target: 'node20.19',
-    minify: false,
-    sourcemap: false,
-    legalComments: 'eof',
-    charset: 'utf8',
-    logLevel: 'warning',
-    // import.meta is empty in CommonJS: a module that still uses it (to find a file beside itself) would break
-    // at run time, so the build fails instead; such modules are replaced or resolved to their CommonJS builds.
-    logOverride: { 'empty-import-meta': 'error' },
-    // cosmiconfig requires the TypeScript compiler only for .ts configuration files, which provider does not
-    // search for (src/config/load.ts): leaving it out saves 10 MB.
-    external: ['typescript'],
-    // The split build's files become CommonJS after (`toCommonJs`), which gives the CommonJS packages bundled into
-    // them the `require`, `__filename` and `__dirname` they use, and takes the banner off: it puts it back.
-    ...(spec.split ? {} : { banner: { js: banner } }),
-    plugins: [
-      ...(spec.split ? [namedDynamicImports()] : []),
-      embedded(pkg.version),
-      deferred(),
-      zodEnglishOnly(),
-      lazyListFormat(),
-      lazyAesTables(),
-    ],
-  });
-  if (spec.split) {
-    refuseImportMeta(output);
-    await toCommonJs(output, banner);
+  const banner = `// ${pkg.name} ${pkg.version}, bundled by scripts/bundle.mjs from src/ (${ENTRIES[spec.entry]}); do not edit.`;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'provider-bundle-'));
+  try {
+    const metafile = await buildOnce(work, pkg.version);
+    const built = path.join(work, 'bundle');
+    if (target === 'package') {
+      fs.rmSync(output, { recursive: true, force: true });
+      // The other entries are the single files' starts; their code is in the chunks both share.
+      for (const entry of Object.keys(ENTRIES)) {
+        if (entry !== spec.entry) fs.rmSync(path.join(built, `${entry}.js`));
+      }
+      fs.cpSync(built, output, { recursive: true });
+      refuseImportMeta(output);
+      await toCommonJs(output, banner);
+      writeLicenses(metafile, path.join(output, 'licenses.json'));
+      return path.join(output, `${spec.entry}.js`);
+    }
+    // One CommonJS file of the entry and every chunk it reaches (esbuild inlines each import() of a chunk):
+    // the same modules as the package's, joined. Built with `work` as the working folder, so that the module
+    // names in the file (bundle/chunks/…) do not depend on where the build ran.
+    await esbuild.build({
+      ...COMMON,
+      absWorkingDir: work,
+      entryPoints: [path.join(built, `${spec.entry}.js`)],
+      outfile: output,
+      format: 'cjs',
+      banner: { js: banner },
+      // web-tree-sitter's eval, which esbuild left alone in node_modules, is no longer under node_modules here.
+      logOverride: { ...COMMON.logOverride, 'direct-eval': 'silent' },
+    });
+    return output;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
   }
-  return spec.split ? path.join(output, 'provider.js') : output;
+}
+
+/**
+ * The licences of the packages the build holds, into `file` (shipped with the package): for each package, in
+ * order, its name, version, folder in node_modules, licence and the text of its licence file. The package has
+ * no dependencies of its own (docs/node.md), so this is where their notices travel; test/install/package.test.ts
+ * also reads it to check every one of them runs on the Node.js the package declares.
+ * @param {esbuild.Metafile} metafile
+ * @param {string} file
+ */
+function writeLicenses(metafile, file) {
+  /** @type {Set<string>} */
+  const folders = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(?:[^:]+:)?(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) folders.add(/** @type {string} */ (match[1]));
+  }
+  // The HCL grammar's WebAssembly is embedded too (embedded()), from its package's copy in assets/.
+  folders.add('node_modules/@tree-sitter-grammars/tree-sitter-hcl');
+  const packages = [...folders].sort().map((folder) => {
+    const manifest = /** @type {{ name: string, version: string, license?: string }} */ (
+      readJson(path.join(ROOT, folder, 'package.json'))
+    );
+    const licenseFile = fs
+      .readdirSync(path.join(ROOT, folder))
+      .find((name) => /^(licen[cs]e|copying)(\.(md|txt|markdown))?$/i.test(name));
+    return {
+      name: manifest.name,
+      version: manifest.version,
+      folder,
+      license: manifest.license ?? null,
+      text: licenseFile === undefined ? null : fs.readFileSync(path.join(ROOT, folder, licenseFile), 'utf8'),
+    };
+  });
+  fs.writeFileSync(file, `${JSON.stringify({ packages }, null, 1)}\n`);
 }
 
 /**
@@ -136,7 +215,7 @@ const CHUNK_LOADER = 'const __providerChunk = (id) => Promise.resolve().then(() 
  * Turns every file of the split build in `dir` into a CommonJS module, with esbuild's own ES module → CommonJS
  * transform: `import`/`export` become `require` and `module.exports` (exports as getters, so bindings stay live),
  * and every `import()` of a chunk of the build a `require` in a promise, so that a chunk is compiled by Node's
- * CommonJS loader, whose compilation bin/compile-cache.cjs serves from V8's code cache. Any other `import()` stays
+ * CommonJS loader, which is quicker to start than the ES module one. Any other `import()` stays
  * one (cosmiconfig's of an ES module configuration file, `provider.config.mjs`: a `require` of it would hand
  * back the module object, or fail on a top-level await). Strict mode, which an ES module has throughout, is kept
  * ("use strict"). `dir/package.json` marks the folder's .js files as CommonJS (the package's own is
@@ -157,7 +236,7 @@ async function toCommonJs(dir, banner) {
     const { code } = await esbuild.transform(source, {
       format: 'cjs',
       platform: 'node',
-      target: 'node20.19',
+      target: 'node22.14',
       loader: 'js',
       legalComments: 'eof',
       charset: 'utf8',
@@ -218,189 +297,6 @@ function embedded(version) {
             `export async function hclWasm() {\n  return { runtime: ${bytes(runtime)}, grammar: ${bytes(grammar)} };\n}\n`,
         };
       });
-    },
-  };
-}
-
-/**
- * Modules a library imports at its top but uses only on a path provider never takes, replaced for that library
- * by an object that loads the real module on first use (each property a getter). Loading them costs every
- * start-up for nothing:
- *
- * - got imports http2-wrapper for its `http2` option (which provider does not set) and reads only its
- *   `globalAgent` and `auto`; http2-wrapper's js-stream-socket.js creates a TLS socket as it loads, which builds
- *   a TLS context with Node's CA store: 10–20 ms before the first request, even an http:// one.
- * - commander requires node:child_process for executable subcommands (`program.command(name, description)`
- *   with no action), which provider does not declare; only `spawn` is read.
- * @returns {esbuild.Plugin}
- */
-function deferred() {
-  /** @type {{ module: string, importer: RegExp, names: string[] }[]} */
-  const rules = [
-    { module: 'http2-wrapper', importer: /[\\/]node_modules[\\/]got[\\/]/, names: ['globalAgent', 'auto'] },
-    {
-      module: 'node:child_process',
-      importer: /[\\/]node_modules[\\/]commander[\\/]/,
-      names: ['spawn'],
-    },
-  ];
-  return {
-    name: 'deferred',
-    setup(build) {
-      /** @type {Map<string, string>} where each deferred module is resolved from: its importer's folder */
-      const from = new Map();
-      for (const rule of rules) {
-        const filter = new RegExp(`^${rule.module.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`);
-        build.onResolve({ filter }, (args) => {
-          if (args.namespace !== 'file' || !rule.importer.test(args.importer)) return undefined;
-          from.set(rule.module, args.resolveDir);
-          return { path: rule.module, namespace: 'deferred' };
-        });
-      }
-      build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => {
-        const rule = rules.find((r) => r.module === args.path);
-        if (rule === undefined) return undefined;
-        const getters = rule.names.map((name) => `  get ${name}() {\n    return load().${name};\n  },`);
-        return {
-          loader: 'js',
-          resolveDir: from.get(rule.module) ?? ROOT,
-          contents: [
-            `// ${rule.module}, loaded on first use (scripts/bundle.mjs, deferred())`,
-            'let loaded;',
-            `const load = () => (loaded ??= require(${JSON.stringify(rule.module)}));`,
-            `module.exports = {\n${getters.join('\n')}\n};`,
-            '',
-          ].join('\n'),
-        };
-      });
-    },
-  };
-}
-
-/**
- * zod's `locales`, its error messages in some forty languages (290 KB, close to half of zod), reduced to English.
- * zod reaches them only through the `z.locales` namespace, which provider never reads; English, the default, is
- * imported by zod's schemas module on its own and stays. Without this, every command that reads the registry
- * would parse them at start-up.
- * @returns {esbuild.Plugin}
- */
-function zodEnglishOnly() {
-  return {
-    name: 'zod-english-only',
-    setup(build) {
-      // The path relative to the repository (and with /): it names the module in the output, which must be the
-      // same whatever folder the build runs in (the committed Action bundle is compared byte for byte).
-      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-          ? {
-              path: path
-                .relative(ROOT, path.join(args.resolveDir, '..', 'locales', 'index.js'))
-                .split(path.sep)
-                .join('/'),
-              namespace: 'zod-locales',
-            }
-          : undefined,
-      );
-      build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-        loader: 'js',
-        resolveDir: path.dirname(path.join(ROOT, args.path)),
-        contents:
-          "// zod's locales, English only (scripts/bundle.mjs, zodEnglishOnly())\nexport { default as en } from './en.js';\n",
-      }));
-    },
-  };
-}
-
-/**
- * @sindresorhus/is (got's argument checks) makes two `Intl.ListFormat`s when it loads, for the wording of its
- * "expected values which are `a` or `b`" messages: the first `Intl.ListFormat` of a process pages in ICU's data
- * for it, some 7 MB of resident memory (file-backed pages, counted in RSS) in every command that loads got,
- * for messages provider never shows (its got calls pass valid options). Here each is made on first use instead,
- * by an object with the same methods; the messages, when one is built, are the same. The build fails when the
- * module no longer has them (the transform is then to be removed, or adapted to the new code).
- * @returns {esbuild.Plugin}
- */
-export function lazyListFormat() {
-  const DECLARATION = /^(const|let|var) (\w+) = new Intl\.ListFormat\(([^;]*)\);$/gm;
-  return {
-    name: 'lazy-list-format',
-    setup(build) {
-      build.onLoad(
-        { filter: /[\\/]node_modules[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ },
-        (args) => {
-          const source = fs.readFileSync(args.path, 'utf8');
-          let count = 0;
-          const lazy = source.replace(DECLARATION, (_, kind, name, options) => {
-            count++;
-            return `${kind} ${name} = lazyListFormat(() => new Intl.ListFormat(${options}));`;
-          });
-          if (count === 0) {
-            throw new Error(
-              `${path.relative(ROOT, args.path)} makes no Intl.ListFormat when it loads any more: remove or adapt lazyListFormat() in scripts/bundle.mjs`,
-            );
-          }
-          return {
-            loader: 'js',
-            contents: [
-              `// Each Intl.ListFormat below is made on first use (scripts/bundle.mjs, lazyListFormat())`,
-              'function lazyListFormat(make) {',
-              '  let made;',
-              '  const formatter = () => (made ??= make());',
-              '  return {',
-              '    format: (list) => formatter().format(list),',
-              '    formatToParts: (list) => formatter().formatToParts(list),',
-              '    resolvedOptions: () => formatter().resolvedOptions(),',
-              '  };',
-              '}',
-              lazy,
-            ].join('\n'),
-          };
-        },
-      );
-    },
-  };
-}
-
-/**
- * openpgp bundles noble-ciphers' AES, whose module builds its lookup tables when it loads: two calls of a table
- * maker, each filling two 65,536-entry Uint32Arrays and a 65,536-entry Uint16Array (some 1.3 MB, 5 to 10 ms
- * of CPU at every load of openpgp). provider only checks signatures, which never use them (Node's own crypto does the
- * rest). Here the table maker returns an object whose tables are built on first use instead; what they hold, when
- * used, is the same. The build fails when openpgp no longer has that maker (the transform is then to be removed,
- * or adapted to the new code).
- * @returns {esbuild.Plugin}
- */
-export function lazyAesTables() {
-  const MAKER = /function (\w+)\((\w+),(\w+)\)\{if\(256!==\2\.length\)throw Error\("Wrong sbox length"\)/;
-  const TABLES = ['sbox', 'sbox2', 'T0', 'T1', 'T2', 'T3', 'T01', 'T23'];
-  return {
-    name: 'lazy-aes-tables',
-    setup(build) {
-      build.onLoad(
-        { filter: /[\\/]node_modules[\\/]openpgp[\\/]dist[\\/]node[\\/]openpgp\.min\.cjs$/ },
-        (args) => {
-          const source = fs.readFileSync(args.path, 'utf8');
-          const found = MAKER.exec(source);
-          // The object it returns, with the minified names of its locals: the tables the getters below stand for.
-          const returned = 'return{sbox:e,sbox2:c,T0:r,T1:n,T2:i,T3:s,T01:a,T23:o}';
-          if (!found || !source.slice(found.index, found.index + 1000).includes(returned)) {
-            throw new Error(
-              `${path.relative(ROOT, args.path)} no longer builds noble-ciphers' AES tables as lazyAesTables() expects: remove or adapt it in scripts/bundle.mjs`,
-            );
-          }
-          const name = found[1];
-          const getters = TABLES.map((table) => `get ${table}(){return made().${table}}`).join(',');
-          const lazy =
-            `/* lookup tables built on first use (scripts/bundle.mjs, lazyAesTables()) */` +
-            `function ${name}(e,t){let tables;const made=()=>tables??=${name}$now(e,t);return{${getters}}}` +
-            `function ${name}$now(`;
-          return {
-            loader: 'js',
-            contents:
-              source.slice(0, found.index) + lazy + source.slice(found.index + `function ${name}(`.length),
-          };
-        },
-      );
     },
   };
 }

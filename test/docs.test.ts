@@ -31,6 +31,7 @@ describe('README.md is a manual a user reads top to bottom', () => {
       '`provider publish`',
       '`provider verify`',
       '`provider lock`',
+      '`provider mirror`',
       '`provider versions`, `platforms` and `check`',
       '`provider delete` and `provider gpg-keys`',
       '`provider runtask`',

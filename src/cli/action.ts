@@ -33,8 +33,6 @@ export interface ActionIo {
   stdout: { write(text: string): unknown };
   stderr: CliIo['stderr'];
   signal: AbortSignal;
-  /** The real process's (`actionMain`): see `CliIo.preferSmallFootprint`. */
-  preferSmallFootprint?: CliIo['preferSmallFootprint'];
 }
 
 /** The inputs that become flags as they are (`name: --flag`). */
@@ -165,7 +163,6 @@ export async function runAction(io: ActionIo): Promise<number> {
     stderr: io.stderr,
     stdinIsTTY: false,
     signal: io.signal,
-    preferSmallFootprint: io.preferSmallFootprint,
   };
   const code = await run(cli);
   let doc: { ok?: boolean } | PublishDocument;
@@ -206,6 +203,5 @@ export async function actionMain(): Promise<void> {
     stdout: process.stdout,
     stderr: process.stderr,
     signal: controller.signal,
-    preferSmallFootprint: async () => (await import('../footprint.js')).preferSmallFootprint(),
   });
 }

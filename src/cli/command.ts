@@ -102,18 +102,6 @@ export class ProgramCommand extends Command {
     );
   }
 
-  /** Set by `prefersSmallFootprint`. */
-  smallFootprint = false;
-
-  /**
-   * For a command that streams large files: V8 is set for a small footprint from the moment the command runs,
-   * before its core and libraries load (the run's `CliIo.preferSmallFootprint`, src/footprint.ts).
-   */
-  prefersSmallFootprint(): this {
-    this.smallFootprint = true;
-    return this;
-  }
-
   /** Gives the command its examples (`local(…)`, `onEmulator(…)`, in the order given), printed at the end of its help. */
   examples(...groups: Example[][]): this {
     withExamples(this, groups.flat());

@@ -22,11 +22,6 @@ export interface CliIo
   stdout: TextStream;
   /** Only a terminal's person can answer `confirm`: without one, the run's context has none. */
   stdinIsTTY: boolean;
-  /**
-   * Sets V8 for a small footprint for the rest of the process (src/footprint.ts), for a command that streams
-   * large files. The real process's (`main`); a run inside another program (the tests) leaves its V8 alone.
-   */
-  preferSmallFootprint?: (() => Promise<void>) | undefined;
 }
 
 /** Builds the output sink for one run from the global flags. */

@@ -35,7 +35,6 @@ export function buildProgram(io: CliIo, state: { exitCode: number; output?: Outp
   function wire<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void> {
     return async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
-      if (command instanceof ProgramCommand && command.smallFootprint) await io.preferSmallFootprint?.();
       const flags = command.optsWithGlobals<T & GlobalFlags>();
       const { createOutput, runContext } = await import('./context.js');
       const output = createOutput(io, flags);
@@ -193,7 +192,6 @@ export async function main(): Promise<void> {
     stdinIsTTY: isatty(0),
     readStdin: readProcessStdin,
     signal: controller.signal,
-    preferSmallFootprint: async () => (await import('../footprint.js')).preferSmallFootprint(),
     confirm: inquirerConfirm({
       get input() {
         return process.stdin;

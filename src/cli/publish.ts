@@ -37,7 +37,6 @@ export function registerPublish(program: ProgramCommand): void {
       'tag the version (HCP Terraform; repeatable): its tags become exactly these, none given leaves them as they are',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .prefersSmallFootprint()
     .runsWithSession(
       () => import('../commands/publish.js').then((m) => m.runPublish),
       async ({ context, flags, args }: CommandRun<PublishFlags>) => {

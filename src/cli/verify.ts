@@ -26,7 +26,6 @@ export function registerVerify(program: ProgramCommand): void {
       'plugin protocol versions, e.g. 6.0 or 5.0,6.0 (default: from the manifest)',
     )
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
-    .prefersSmallFootprint()
     .runsWithSession(
       () => import('../commands/verify.js').then((m) => m.runVerify),
       ({ context, flags, args }: CommandRun<VerifyFlags>) => {

@@ -26,6 +26,22 @@ export const PROJECT_ROOT_MARKERS = ['.git', 'go.mod', 'package.json'] as const;
 // Extensions cosmiconfig can load without optional dependencies (`.ts` would need the TypeScript compiler).
 const LOADABLE_EXTENSIONS = ['', '.json', '.yaml', '.yml', '.js', '.mjs', '.cjs'];
 
+/**
+ * The loaders of JavaScript files inside the single executable: none. Whether Node's single executable could
+ * load one depends on the Node version it was built with (Node 20's could not; Node 24's reaches the file through
+ * cosmiconfig's `require` fallback), so it refuses them on every version: one behaviour, the one documented.
+ */
+const JS_REFUSED = Object.fromEntries(
+  ['.js', '.mjs', '.cjs'].map((extension) => [
+    extension,
+    (filepath: string): never => {
+      throw Object.assign(new Error('a JavaScript configuration file in the single executable'), {
+        filepath,
+      });
+    },
+  ]),
+);
+
 /** The configuration file's validated contents, where it was found, and warnings about it. */
 export interface LoadedConfig {
   config: FileConfig;
@@ -43,7 +59,12 @@ export async function loadConfigFile(input: { cwd: string; explicitPath?: string
   let explorer: Promise<PublicExplorer> | undefined;
   const explore = () =>
     (explorer ??= import('cosmiconfig').then(({ cosmiconfig }) =>
-      cosmiconfig('provider', { searchPlaces: [...SEARCH_PLACES], searchStrategy: 'none', cache: false }),
+      cosmiconfig('provider', {
+        searchPlaces: [...SEARCH_PLACES],
+        searchStrategy: 'none',
+        cache: false,
+        ...(singleExecutable() ? { loaders: JS_REFUSED } : {}),
+      }),
     ));
   const result =
     input.explicitPath === undefined

@@ -26,7 +26,6 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { InterruptedError, VerificationError } from '../errors.js';
-import { workerOnline } from '../footprint.js';
 
 /** A file's digest. */
 export interface FileDigest {
@@ -477,21 +476,14 @@ function workerMain(): void {
   });
 }
 
-/** A hashing worker; once it runs, the young generation's growth is stopped again if it was (src/footprint.ts). */
+/** A hashing worker, running the source below. */
 function newWorker(): Worker {
-  return new Worker(WORKER_SOURCE, { eval: true }).once('online', workerOnline);
+  return new Worker(WORKER_SOURCE, { eval: true });
 }
 
-/**
- * Ends a worker. One ended before it was online (the main thread hashed every file first) has made its heap all
- * the same, which may have set the young generation's growth back (src/footprint.ts): that is undone once it
- * has stopped, as `workerOnline` does for a worker that came online.
- */
+/** Ends a worker; its end needs no waiting. */
 function stopWorker(worker: Worker): void {
-  // Now, for a heap made already (the caller's next allocations must not grow it), and once it stopped, for one
-  // that was still being made.
-  workerOnline();
-  void worker.terminate().then(workerOnline, workerOnline);
+  void worker.terminate();
 }
 
 // `entrySlices` and `hashedLater` by the names they have where `digestFile` calls them (a bundler may rename them).
@@ -544,7 +536,7 @@ function runPool(
     };
     for (let i = 0; i < size; i++) {
       const worker = ready.shift() ?? newWorker();
-      // Its early 'error'/'exit' listeners go; 'online' stays (src/footprint.ts).
+      // Its early 'error'/'exit' listeners go.
       worker.removeAllListeners('error').removeAllListeners('exit').ref();
       workers.push(worker);
       worker.on('message', ({ reply }: PoolReply) => done(reply));

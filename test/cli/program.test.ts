@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -128,9 +128,10 @@ describe('the program', () => {
     const root = tempDir('shim');
     mkdirSync(join(root, 'bin'));
     mkdirSync(join(root, 'dist', 'bundle'), { recursive: true });
-    for (const file of ['provider.cjs', 'compile-cache.cjs']) {
-      copyFileSync(fileURLToPath(new URL(`../../bin/${file}`, import.meta.url)), join(root, 'bin', file));
-    }
+    copyFileSync(
+      fileURLToPath(new URL('../../bin/provider.cjs', import.meta.url)),
+      join(root, 'bin', 'provider.cjs'),
+    );
     writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module', version: '9.9.9' }));
     writeFileSync(
       join(root, 'dist', 'help.json'),
@@ -144,7 +145,10 @@ describe('the program', () => {
       join(root, 'dist', 'bundle', 'provider.js'),
       'exports.main = async () => { process.stdout.write(`program ${process.argv.slice(2).join(" ")}\\n`); };\n',
     );
-    const env = { ...process.env, XDG_CACHE_HOME: join(root, 'cache') };
+    // Node's compile cache goes to os.tmpdir()/node-compile-cache when the shim turns it on (and no
+    // NODE_COMPILE_CACHE says where, which would also turn it on by itself).
+    mkdirSync(join(root, 'tmp'));
+    const env = { ...process.env, TMPDIR: join(root, 'tmp'), NODE_COMPILE_CACHE: undefined };
     const run = (...args: string[]): string =>
       execFileSync(process.execPath, [join(root, 'bin', 'provider.cjs'), ...args], { encoding: 'utf8', env });
     expect(run('--help')).toBe('the program help\n');
@@ -169,6 +173,9 @@ describe('the program', () => {
     ]) {
       expect(run(...args), args.join(' ')).toBe(`program ${args.join(' ')}\n`);
     }
+    // The program's files were compiled with Node's compile cache on (module.enableCompileCache in the shim).
+    const cached = readdirSync(join(root, 'tmp', 'node-compile-cache'), { recursive: true });
+    expect(cached.length).toBeGreaterThan(1);
     // Without dist/help.json (a build without it), the program prints its own help.
     rmSync(join(root, 'dist', 'help.json'));
     expect(run('verify', '--help')).toBe('program verify --help\n');

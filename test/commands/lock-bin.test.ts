@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testCacheHome } from '../helpers/spawn-cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { ADDRESS, FIXTURE_LOCK_FILE, MAC_INIT_LOCK_FILE } from '../lockfile/helpers.js';
@@ -16,7 +15,7 @@ const BIN = path.join(ROOT, 'bin', 'provider.cjs');
 function provider(args: string[], cwd: string, env: Record<string, string> = {}): CliResult {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: cwd, XDG_CACHE_HOME: testCacheHome(), NO_COLOR: '1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, NO_COLOR: '1', ...env },
     encoding: 'utf8',
   });
   return { exitCode: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };

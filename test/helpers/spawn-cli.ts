@@ -8,7 +8,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { REPO_ROOT } from './paths.js';
 import type { CliResult } from './result.js';
-import { tempDir } from './tmp.js';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 /** More terminal output than any of these runs prints (1 MiB). */
@@ -21,21 +20,11 @@ export function ensureBuilt(): void {
   }
 }
 
-/**
- * XDG_CACHE_HOME for a spawned program: where it keeps its compile cache (bin/compile-cache.cjs). The one folder
- * of the test runs that vitest.config.ts sets, so that no folder a test looks into (a HOME that is the command's
- * folder, the repository) gets a .cache/ of it, and each test file does not compile the program afresh.
- */
-export function testCacheHome(): string {
-  return process.env.XDG_CACHE_HOME ?? tempDir('cache-home', { until: 'file' });
-}
-
 /** A fresh shell's environment: no token, organization or key unless given; millisecond retries. */
 function freshEnv(home: string, extra: Record<string, string>): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     HOME: home,
-    XDG_CACHE_HOME: testCacheHome(),
     PROVIDER_RETRY_DELAY: '2ms',
     PROVIDER_POLL_INTERVAL: '5ms',
     ...extra,

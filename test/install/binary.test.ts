@@ -5,11 +5,11 @@
  * A machine whose node binary cannot become a single executable skips the build and prints why (the script's
  * own check, also used by `npm run build:binary`).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBinary, cannotBuild } from '../../scripts/build-binary.mjs';
+import { RELEASE_NODE, buildBinary, cannotBuild, releaseNode } from '../../scripts/build-binary.mjs';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { freePort } from '../runtask/send/helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
@@ -26,7 +26,8 @@ import {
 } from './helpers.js';
 
 const emulator = emulatorPerTest();
-const reason = cannotBuild();
+// Built with the node running the tests: Node 24's is the release's; .ci/run also runs this file on 22 and 26.
+const reason = cannotBuild(process.execPath);
 if (reason !== undefined) process.stderr.write(`single executable not built on this machine: ${reason}\n`);
 /** No node on PATH: only the system's folders (the binary must carry its own runtime). */
 const NO_NODE = { PATH: '/usr/bin:/bin' };
@@ -37,8 +38,13 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
   beforeAll(async () => {
     // Outside the repository: no node_modules or package.json to fall back on.
     // Into a folder that does not exist yet, as build/ in a fresh clone.
-    binary = await buildBinary(path.join(tempRoot('sea'), 'build', 'provider'));
+    binary = await buildBinary(path.join(tempRoot('sea'), 'build', 'provider'), process.execPath);
   }, 120_000);
+
+  it(`npm run build:binary builds with Node ${RELEASE_NODE}, the release's line, whatever node runs it`, () => {
+    const version = execFileSync(releaseNode(), ['--version'], { encoding: 'utf8' });
+    expect(version).toMatch(new RegExp(`^v${RELEASE_NODE}\\.`));
+  });
 
   it('is a copy of node with the program injected: --version without Node.js on PATH', async () => {
     expect(fs.statSync(binary).mode & 0o111).not.toBe(0);
@@ -177,15 +183,31 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
     expect(result.stderr).toContain('#/definitions/result/properties/level/enum');
   });
 
-  it('a JavaScript configuration file is refused with a way out (a single executable cannot import one)', async () => {
-    const cwd = tempRoot('config');
-    fs.writeFileSync(path.join(cwd, 'provider.config.mjs'), 'export default { organization: "x" };\n');
-    const result = await runProcess(binary, ['versions', 'list', '--hostname', 'http://127.0.0.1:9'], {
-      cwd,
-      env: NO_NODE,
-    });
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('provider.config.mjs: the single executable reads JSON and YAML only');
-    expect(result.stderr).toContain('.providerrc.json');
+  it('refuses every JavaScript configuration file with a way out, on the Node it was built with', async () => {
+    // One behaviour whatever Node built it: Node 24's single executable could reach a CommonJS file through
+    // cosmiconfig's require fallback, Node 20's could import none (src/config/load.ts, JS_REFUSED).
+    const forms: { file: string; text: string; args: string[] }[] = [
+      { file: 'provider.config.js', text: 'module.exports = { organization: "x" };\n', args: [] },
+      { file: 'provider.config.mjs', text: 'export default { organization: "x" };\n', args: [] },
+      {
+        file: 'settings.cjs',
+        text: 'module.exports = { organization: "x" };\n',
+        args: ['--config', 'settings.cjs'],
+      },
+    ];
+    for (const form of forms) {
+      const cwd = tempRoot('config');
+      fs.writeFileSync(path.join(cwd, form.file), form.text);
+      const result = await runProcess(
+        binary,
+        ['versions', 'list', '--hostname', 'http://127.0.0.1:9', ...form.args],
+        { cwd, env: NO_NODE },
+      );
+      expect(result.exitCode, form.file).toBe(2);
+      expect(result.stderr, form.file).toContain(
+        `${form.file}: the single executable reads JSON and YAML only`,
+      );
+      expect(result.stderr, form.file).toContain('.providerrc.json');
+    }
   });
 });

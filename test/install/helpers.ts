@@ -28,10 +28,16 @@ export const VERSION = (
  * (their npm, not the one @semantic-release/npm installs into node_modules/.bin).
  */
 export function userPath(): string {
-  return (process.env.PATH ?? '')
-    .split(path.delimiter)
-    .filter((dir) => !dir.split(path.sep).includes('node_modules'))
-    .join(path.delimiter);
+  return (
+    (process.env.PATH ?? '')
+      .split(path.delimiter)
+      // Only the .bin folders: a Node.js installed from the npm registry (scripts/with-node.mjs) lives in a
+      // node_modules folder too, and stays first on PATH.
+      .filter(
+        (dir) => !(path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules'),
+      )
+      .join(path.delimiter)
+  );
 }
 
 /** Runs `command args` in `cwd` with exactly `env` (PATH and HOME added when missing); never throws. */

@@ -1,14 +1,13 @@
 /**
- * The npm package as users get it: `npm pack` of a staged copy of the package's files (what `files` names, plus
- * the npm-shrinkwrap.json that prepack writes), installed into an empty folder with production dependencies
- * only: the tree the shrinkwrap pins (what npm installs from the registry), through `npm ci --offline` of a lock
- * made from it, so from npm's cache and without the network (`npm install ./x.tgz` by path would resolve the
- * ranges from the registry instead, see scripts/shrinkwrap.mjs). Then `provider` from that install: --version, verify, lock and a publish against the emulator. The GitLab
- * CI/CD component's job script (templates/publish.yml) runs against the emulator with that same install, as
- * GitLab runs it (./gitlabJob.ts): inputs interpolated, the script lines in one shell, artifacts left in the
- * project folder; what inputs survive GitLab's interpolation: gitlab-component.test.ts.
+ * The npm package as users get it: `npm pack` of a staged copy of the package's files (what `files` names), with
+ * the repository's own prepack step that strips package.json (scripts/pack-manifest.mjs), installed globally
+ * into an empty prefix, offline: the package has no dependencies (the program is bundled, docs/node.md), so
+ * nothing else is fetched. Then `provider` from that install: --version, verify, lock and a publish against the
+ * emulator. The GitLab CI/CD component's job script (templates/publish.yml) runs against the emulator with that
+ * same install, as GitLab runs it (./gitlabJob.ts): inputs interpolated, the script lines in one shell, artifacts
+ * left in the project folder; what inputs survive GitLab's interpolation: gitlab-component.test.ts.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -31,19 +30,27 @@ import {
 import { componentJob, componentSpec, runJob } from './gitlabJob.js';
 
 const emulator = emulatorPerTest();
-const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+type Manifest = {
   name: string;
   version: string;
   bin: Record<string, string>;
   files: string[];
-  dependencies: Record<string, string>;
+  engines: { node: string };
+  dependencies?: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
 };
+const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as Manifest;
 
 let tarball = '';
 let entries: string[] = [];
-let installDir = '';
+/** The tarball's package.json. */
+let packed: Partial<Manifest> & Record<string, unknown> = {};
+/** What `npm pack --dry-run --json` says the package holds. */
+let dryRun: { files: { path: string }[]; bundled: string[] } = { files: [], bundled: [] };
+/** What `npm install -g` of the tarball printed. */
+let installOutput = '';
+let prefix = '';
 let bin = '';
 
 /** The environment npm runs with here: the user's PATH (their npm), nothing inherited from `npm test`. */
@@ -51,54 +58,50 @@ function npmEnv(): Record<string, string> {
   return { PATH: userPath(), HOME: process.env.HOME ?? '' };
 }
 
-/** Packs a staged copy of the repository's package files (the repository itself is never written). */
+/**
+ * Packs a staged copy of the repository's package files (the repository itself is never written) with npm's own
+ * prepack and postpack: the repository's, less the build (done already: dist/ is copied).
+ */
 function pack(): string {
   const stage = tempRoot('pack-stage');
-  for (const item of ['bin', 'dist', 'assets', 'README.md', 'LICENSE', 'package.json', 'package-lock.json']) {
+  for (const item of ['bin', 'dist', 'README.md', 'LICENSE', 'package.json']) {
     fs.cpSync(path.join(REPO_ROOT, item), path.join(stage, item), { recursive: true });
   }
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'shrinkwrap.mjs'), 'write', stage]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(stage, 'package.json'), 'utf8')) as Manifest;
+  const script = path.join(REPO_ROOT, 'scripts', 'pack-manifest.mjs');
+  manifest.scripts = {
+    prepack: pkg.scripts.prepack!.replace(
+      'npm run build && node scripts/pack-manifest.mjs',
+      `node ${script}`,
+    ),
+    postpack: pkg.scripts.postpack!.replace('node scripts/pack-manifest.mjs', `node ${script}`),
+  };
+  const before = `${JSON.stringify(manifest, null, 2)}\n`;
+  fs.writeFileSync(path.join(stage, 'package.json'), before);
   const out = tempRoot('pack-out');
-  // --ignore-scripts: prepack (build, shrinkwrap) was done above on the stage, not on the repository.
-  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', out], {
+  const listed = execFileSync('npm', ['pack', '--dry-run', '--json'], {
     cwd: stage,
-    stdio: 'pipe',
+    encoding: 'utf8',
     env: npmEnv(),
   });
+  dryRun = (JSON.parse(listed) as (typeof dryRun)[])[0]!;
+  execFileSync('npm', ['pack', '--pack-destination', out], { cwd: stage, stdio: 'pipe', env: npmEnv() });
+  // postpack put the repository's package.json back.
+  expect(fs.readFileSync(path.join(stage, 'package.json'), 'utf8')).toBe(before);
+  expect(fs.existsSync(path.join(stage, '.package.json.unpacked'))).toBe(false);
   return path.join(out, `${pkg.name}-${pkg.version}.tgz`);
 }
 
-/** Installs the tarball into an empty folder: runtime dependencies only, offline, exactly the shrinkwrap's. */
+/** `npm install -g` of the tarball into an empty prefix, offline, as strict about engines as npm can be. */
 function install(file: string): string {
-  const dir = tempRoot('installed');
-  fs.copyFileSync(file, path.join(dir, path.basename(file)));
-  execFileSync('tar', ['xzf', path.basename(file), 'package/npm-shrinkwrap.json'], { cwd: dir });
-  const shrinkwrap = JSON.parse(fs.readFileSync(path.join(dir, 'package/npm-shrinkwrap.json'), 'utf8')) as {
-    packages: Record<string, unknown>;
-  };
-  fs.rmSync(path.join(dir, 'package'), { recursive: true });
-  const spec = `file:${path.basename(file)}`;
-  const root = { name: 'empty-folder', private: true, dependencies: { [pkg.name]: spec } };
-  const packages: Record<string, unknown> = {
-    '': root,
-    [`node_modules/${pkg.name}`]: {
-      version: pkg.version,
-      resolved: spec,
-      dependencies: pkg.dependencies,
-      bin: pkg.bin,
-    },
-  };
-  // The package's dependencies land beside it, where the shrinkwrap has them under the package.
-  for (const [where, entry] of Object.entries(shrinkwrap.packages)) if (where !== '') packages[where] = entry;
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(root));
-  fs.writeFileSync(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify({ ...root, lockfileVersion: 3, packages }),
+  const dir = tempRoot('global');
+  const result = spawnSync(
+    'npm',
+    ['install', '--global', '--prefix', dir, '--offline', '--engine-strict', '--no-audit', '--no-fund', file],
+    { cwd: dir, encoding: 'utf8', env: npmEnv() },
   );
-  execFileSync('npm', ['ci', '--offline', '--omit=dev', '--no-audit', '--no-fund'], {
-    cwd: dir,
-    stdio: 'pipe',
-  });
+  installOutput = `${result.stdout}${result.stderr}`;
+  expect(result.status, installOutput).toBe(0);
   return dir;
 }
 
@@ -106,25 +109,35 @@ beforeAll(() => {
   ensureBuilt();
   tarball = pack();
   entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
-  installDir = install(tarball);
-  bin = path.join(installDir, 'node_modules', '.bin', 'provider');
+  packed = JSON.parse(
+    execFileSync('tar', ['xzfO', tarball, 'package/package.json'], { encoding: 'utf8' }),
+  ) as typeof packed;
+  prefix = install(tarball);
+  bin = path.join(prefix, 'bin', 'provider');
 }, 180_000);
 
 describe('the packed package', () => {
-  it('is named provider-registry-cli with the bin provider, built by prepack, pinned by a shrinkwrap', () => {
+  it('is named provider-registry-cli with the bin provider, built by prepack, its package.json stripped', () => {
     expect(pkg.name).toBe('provider-registry-cli');
     expect(pkg.bin).toEqual({ provider: 'bin/provider.cjs' });
-    expect(pkg.scripts.prepack).toBe('npm run build && node scripts/shrinkwrap.mjs write');
-    expect(pkg.scripts.postpack).toBe('node scripts/shrinkwrap.mjs remove');
-    expect(entries).toContain('package/npm-shrinkwrap.json');
+    expect(pkg.scripts.prepack).toBe('npm run build && node scripts/pack-manifest.mjs strip');
+    expect(pkg.scripts.postpack).toBe('node scripts/pack-manifest.mjs restore');
+    // No development script ships (a packed `prepare` makes npm warn about an install script), nor anything
+    // else about this repository's own install.
+    for (const field of ['scripts', 'devDependencies', 'allowScripts', 'overrides']) {
+      expect(packed, field).not.toHaveProperty(field);
+    }
+    expect(packed.engines).toEqual(pkg.engines);
+    expect(packed.bin).toEqual(pkg.bin);
+    expect(installOutput).not.toMatch(/install script|allowScripts|EBADENGINE|deprecated/i);
   });
 
   it('holds what runs and nothing else: no sources, tests, fixtures, source maps or dev tooling', () => {
     for (const file of [
       'package/bin/provider.cjs',
       'package/dist/bundle/provider.js',
+      'package/dist/bundle/licenses.json',
       'package/dist/help.json',
-      'package/assets/tree-sitter-hcl.LICENSE',
       'package/LICENSE',
       'package/README.md',
     ]) {
@@ -132,7 +145,7 @@ describe('the packed package', () => {
     }
     const strays = entries.filter(
       (e) =>
-        /^package\/(src|test|fixtures|bench|scripts|action|templates|node_modules)\//.test(e) ||
+        /^package\/(src|test|fixtures|bench|scripts|action|templates|assets|node_modules)\//.test(e) ||
         // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
         // shim prints the help texts of dist/help.json.
         (/^package\/dist\//.test(e) &&
@@ -141,18 +154,39 @@ describe('the packed package', () => {
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);
+    expect(dryRun.files.map((f) => `package/${f.path}`).sort()).toEqual(
+      [...entries].filter((e) => !e.endsWith('/')).sort(),
+    );
   });
 
-  it('the shrinkwrap pins the runtime dependencies only', () => {
-    const installed = fs.readdirSync(path.join(installDir, 'node_modules'));
-    for (const dev of Object.keys(pkg.devDependencies)) {
+  it('holds no package twice: every library once, in the bundle, and nothing for npm to install again', () => {
+    // Nothing to install beside the bundle: no dependencies of any kind, nothing bundled by npm.
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies', 'bundleDependencies']) {
+      expect(packed, field).not.toHaveProperty(field);
+    }
+    expect(dryRun.bundled).toEqual([]);
+    expect(fs.existsSync(path.join(prefix, 'lib', 'node_modules', pkg.name, 'node_modules'))).toBe(false);
+    expect(fs.readdirSync(path.join(prefix, 'lib', 'node_modules'))).toEqual([pkg.name]);
+    // Each library in the bundle once per version, with its licence.
+    const licenses = JSON.parse(
+      execFileSync('tar', ['xzfO', tarball, 'package/dist/bundle/licenses.json'], { encoding: 'utf8' }),
+    ) as { packages: { name: string; version: string; license: string | null; text: string | null }[] };
+    const ids = licenses.packages.map((p) => `${p.name}@${p.version}`);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const library of [
+      'commander',
+      'got',
+      'openpgp',
+      'zod',
+      'pg',
+      '@tree-sitter-grammars/tree-sitter-hcl',
+    ]) {
       expect(
-        installed.includes(dev.split('/')[0]!) && fs.existsSync(path.join(installDir, 'node_modules', dev)),
-      ).toBe(false);
+        licenses.packages.some((p) => p.name === library),
+        library,
+      ).toBe(true);
     }
-    for (const dependency of Object.keys(pkg.dependencies)) {
-      expect(fs.existsSync(path.join(installDir, 'node_modules', dependency)), dependency).toBe(true);
-    }
+    for (const p of licenses.packages) expect(p.license ?? p.text, p.name).toBeTruthy();
   });
 });
 

@@ -60,7 +60,7 @@ interface Spawned {
 
 function provider(args: string[]): Spawned {
   const env: NodeJS.ProcessEnv = {
-    ...{ PATH: process.env.PATH, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME },
+    PATH: process.env.PATH,
     ...{ NO_COLOR: '1', CI: 'true', RUNTASK_HMAC_KEY: KEY },
   };
   const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

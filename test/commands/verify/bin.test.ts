@@ -4,7 +4,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testCacheHome } from '../../helpers/spawn-cli.js';
 import type { CliResult } from '../../helpers/result.js';
 import {
   FIXTURE_H1,
@@ -25,7 +24,6 @@ function provider(args: string[], options: { cwd?: string; env?: Record<string, 
     env: {
       PATH: process.env.PATH ?? '',
       HOME: options.cwd ?? ROOT,
-      XDG_CACHE_HOME: testCacheHome(),
       NO_COLOR: '1',
       ...options.env,
     },
