@@ -77,10 +77,13 @@ const expected: Record<string, Expected> = {
   "provider mirror hashicorp/random --versions '~> 3.6' --platforms linux_amd64,darwin_arm64 --organization my-org":
     { skip: 'reads registry.terraform.io; test/mirror/ runs the same flow with an emulator as the origin' },
   "provider mirror hashicorp/random --versions '~> 3.6' --to-dir ./mirror     # air gap, step 1: verified folders, no token":
-    { skip: 'reads registry.terraform.io; test/mirror/ runs --to-dir against an emulator and a hostile origin' },
-  'provider publish ./mirror/hashicorp/random/3.6.3 --organization my-org      # step 2, inside: no --key needed': {
-    skip: 'publishes the folder the line before writes; test/mirror/ publishes a --to-dir folder with no --key',
-  },
+    {
+      skip: 'reads registry.terraform.io; test/mirror/ runs --to-dir against an emulator and a hostile origin',
+    },
+  'provider publish ./mirror/hashicorp/random/3.6.3 --organization my-org      # step 2, inside: no --key needed':
+    {
+      skip: 'publishes the folder the line before writes; test/mirror/ publishes a --to-dir folder with no --key',
+    },
   'provider versions list --organization my-org --name example': { registry: 0 },
   'provider platforms show 1.2.3 linux_amd64 --organization my-org --name example': { registry: 0 },
   'provider check 1.2.3 --organization my-org --name example --download': { registry: 0 },

@@ -19,7 +19,6 @@ export function registerMirror(program: ProgramCommand): void {
       'write one verified folder per version here (no registry, no token); without it, publish each version into --organization',
     )
     .option('--dry-run', 'name what would be mirrored; write nothing')
-    .prefersSmallFootprint()
     .runsWithSession(
       () => import('../commands/mirror.js').then((m) => m.runMirror),
       async ({ context, flags, args }: CommandRun<MirrorOptions>): Promise<MirrorOptions> => {
