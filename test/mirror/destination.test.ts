@@ -117,7 +117,9 @@ describe('provider mirror into a private registry', () => {
       expect((await download(doc.download_url)).bytes.equals(release.zip(os, arch).bytes)).toBe(true);
       expect((await download(doc.shasums_url)).bytes.equals(release.sums)).toBe(true);
       expect((await download(doc.shasums_signature_url)).bytes.equals(release.sig)).toBe(true);
-      expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([publicKey('signer')]);
+      expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([
+        publicKey('signer').trim(),
+      ]);
     }
     // The scratch copy is gone.
     expect(fs.readdirSync(w.tmp)).toEqual([]);

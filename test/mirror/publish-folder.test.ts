@@ -69,7 +69,7 @@ describe('provider mirror --to-dir, then provider publish <folder>', () => {
       expect((await download(doc.download_url)).bytes.equals(zip)).toBe(true);
       expect((await download(doc.shasums_url)).bytes.equals(release.sums)).toBe(true);
       expect((await download(doc.shasums_signature_url)).bytes.equals(release.sig)).toBe(true);
-      expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([SIGNER_ARMOR]);
+      expect(doc.signing_keys.gpg_public_keys.map((k) => k.ascii_armor)).toEqual([SIGNER_ARMOR.trim()]);
     }
   });
 });

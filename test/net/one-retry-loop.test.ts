@@ -31,7 +31,8 @@ const RULES: { name: string; pattern: RegExp; allowed?: Record<string, string> }
   },
   {
     name: 'a sleep',
-    pattern: /from 'node:timers\/promises'|new Promise\(\(?resolve\)? => setTimeout\(resolve/,
+    pattern:
+      /import \{[^}]*\bsetTimeout\b[^}]*\} from 'node:timers\/promises'|new Promise\(\(?resolve\)? => setTimeout\(resolve/,
     allowed: { 'src/emulator/': 'the emulator delays answers on purpose (faults, shaping, links)' },
   },
   { name: 'an exponential backoff', pattern: /\b2\s*\*\*/ },
