@@ -2,7 +2,8 @@
 // reads the type of each subject to pick the next version, so a subject must be conventional (`type(scope):
 // summary`, the types of @commitlint/config-conventional plus `bench`) and at most 72 characters, with the
 // details in the body. Body and footer lines may be any length: they hold figures, paths and links. No warning
-// about a footer's blank line: the parser takes any wrapped body line that starts with `word:` for a footer.
+// about a footer's blank line: the parser takes any wrapped body line that starts with `word:` for a footer. A
+// subject may begin with a proper noun (`Node 22.14+`, `README …`): no rule on its case.
 // scripts/check-commits.mjs applies it to the commits after the last one written before the rule existed.
 import conventional from '@commitlint/config-conventional';
 
@@ -16,5 +17,6 @@ export default {
     'body-max-line-length': [0],
     'footer-max-line-length': [0],
     'footer-leading-blank': [0],
+    'subject-case': [0],
   },
 };
