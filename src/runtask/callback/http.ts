@@ -2,7 +2,7 @@
  * The integrator's outbound requests (callbacks, plan JSON) on node:http/https with keep-alive agents. An
  * integrator sends several requests per check, and under load they compete with acknowledging new requests
  * on the one event loop: got spends 0.4–0.8 ms of CPU per request where node:http spends about 0.1 ms
- * (measured on 2 cores; README, "Performance"). The registry client keeps got; this is the hot path only.
+ * (measured on 2 cores; docs/performance.md). The registry client keeps got; this is the hot path only.
  * Never follows a redirect unless asked (`sendToFile` follows the blob link's), never retries by itself.
  */
 import { createWriteStream } from 'node:fs';

@@ -5,7 +5,7 @@
  *
  * What it survives: the integrator process dying (crash, kill, restart) at any point — a job's record is appended
  * (a write to the kernel) before the platform gets its 200. The file is not fsync'ed by default: an fsync puts the
- * disk's latency into acknowledgements (milliseconds, and 15–160 ms on a busy shared disk: README, "Performance").
+ * disk's latency into acknowledgements (milliseconds, and 15–160 ms on a busy shared disk: docs/performance.md).
  * A machine that loses power within seconds of an acceptance may lose that job; the platform then times the task
  * out, which fails the run rather than passing it. With `sync` (JournalOptions), an acceptance also waits for an
  * fdatasync of the file; the syncs are grouped (group commit): while one runs, in libuv's thread pool, the records
