@@ -2,9 +2,8 @@
  * SHA-256 of release files, streamed through one fixed buffer per reader so memory stays flat whatever the
  * file sizes, and spread over the machine's cores: the main thread and a worker_threads pool of one worker per
  * other core take files from one queue. Small releases are hashed on the main thread alone: starting workers
- * costs more than it saves below a few tens of megabytes (see bench/). The main thread takes its share because
- * a worker is a whole Node instance (some 10 MB and 25 ms of CPU to start on the machines of bench/), and the
- * main thread mostly waits while the files are hashed: when it is busy (loading modules, checking the signature),
+ * costs more than it saves below a few tens of megabytes (docs/performance.md). The main thread takes its share
+ * because it mostly waits while the files are hashed: when it is busy (loading modules, checking the signature),
  * the workers simply take more of the files.
  * A zip given with its entry plan (`ZipPlan`, from its central directory) has its entries' contents hashed in
  * the same read (stored data hashed as it passes, deflated data through zlib), for its `h1:` lock hash; with
@@ -16,9 +15,9 @@
  * additional data, no plaintext) under a key drawn at random when this module loads and never stored, shown or
  * sent, with a fresh nonce per file. Without the key nobody can make other bytes with the same tag (a forgery
  * succeeds with a chance below 2^-100 for any release size), so checking it proves the bytes sent are the
- * verified ones as well as a second SHA-256 would, at a fifth of the cost (GHASH on the carry-less multiply
- * instructions: some 5 GB/s, SHA-256 some 1.2 GB/s on the machines of bench/). A file read without a seal (hashed
- * by another process, or handed over with other expectations) is checked with its SHA-256 as before.
+ * verified ones as well as a second SHA-256 would, at a fraction of the cost (GHASH runs on the carry-less
+ * multiply instructions). A file read without a seal (hashed by another process, or handed over with other
+ * expectations) is checked with its SHA-256.
  */
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';

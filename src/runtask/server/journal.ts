@@ -5,15 +5,15 @@
  *
  * What it survives: the integrator process dying (crash, kill, restart) at any point — a job's record is appended
  * (a write to the kernel) before the platform gets its 200. The file is not fsync'ed by default: an fsync puts the
- * disk's latency into acknowledgements (milliseconds, and 15–160 ms on a busy shared disk: docs/performance.md).
+ * disk's latency into acknowledgements (docs/performance.md).
  * A machine that loses power within seconds of an acceptance may lose that job; the platform then times the task
  * out, which fails the run rather than passing it. With `sync` (JournalOptions), an acceptance also waits for an
  * fdatasync of the file; the syncs are grouped (group commit): while one runs, in libuv's thread pool, the records
  * appended meanwhile wait for the next, which covers them all, so that one sync serves many acknowledgements.
  *
- * Why one file rather than one file per job (as before): creating a file costs an inode, a directory entry and
- * its journaling in the filesystem, which on a busy disk took 0.25–0.7 ms of kernel time per request (README,
- * "Performance"); an append to an open file costs microseconds. A finished job's lines are overwritten with
+ * Why one file rather than one file per job: creating a file costs an inode, a directory entry and its
+ * journaling in the filesystem (docs/performance.md); an append to an open file costs microseconds. A finished
+ * job's lines are overwritten with
  * spaces in place (its access token is gone from the file at once, as an unlinked file's would be from the
  * folder), and the file is rewritten without the blanks once they outweigh the live records (or truncated when
  * no job is live). A state dir an older version left (`job-<id>.json` files) is read at the start, its records

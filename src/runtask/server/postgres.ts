@@ -1,6 +1,6 @@
 /**
  * The job store on PostgreSQL, shared by every instance of `runtask serve --database-url`: the queue library
- * pg-boss 10 (the last major that runs on Node 20; 11 and 12 need Node 22) keeps the jobs in its `job` table,
+ * pg-boss 10 keeps the jobs in its `job` table,
  * one queue `runtask-jobs`, each job's id a UUID made from the task result id, so that a request retried on any
  * instance is one job (pg-boss inserts with ON CONFLICT DO NOTHING). docs/runtask.md "Several instances" says
  * why pg-boss rather than Graphile Worker.
