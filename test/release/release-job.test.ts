@@ -25,10 +25,10 @@ import { tempDir } from '../helpers/tmp.js';
 const SEMANTIC_RELEASE = path.join(REPO_ROOT, 'node_modules/semantic-release/bin/semantic-release.js');
 /**
  * The lowest Node 22 and Node 24 the release tooling runs on (docs/releasing.md, "What it needs"): the engines of
- * semantic-release 25 and its plugins. The release job runs the newest Node 24; developers run the dry run on 22 or
+ * semantic-release 25 and its plugins, the package's own floor on Node 22, so that `npm ci` works there. The release job runs the newest Node 24; developers run the dry run on 22 or
  * 24. A plugin update that needs more fails here, before a release job meets it.
  */
-const RELEASE_NODES = ['22.22.2', '24.15.0'];
+const RELEASE_NODES = ['22.14.0', '24.10.0'];
 
 /**
  * A minimal environment: no CI variables (env-ci would take the branch from a CI's, e.g. a pull request's, and
