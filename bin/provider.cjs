@@ -50,7 +50,7 @@ if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
     `provider: needs Node.js ${FLOOR.join('.')} or later, and this is Node.js ${process.versions.node}; ` +
       'install a current one (Node.js 24 LTS), or use the single executable, which carries its own\n',
   );
-  process.exitCode = 1;
+  process.exitCode = 2; // a set-up error, as a bad configuration is (README, Exit codes)
 } else if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
@@ -72,7 +72,7 @@ if (major < FLOOR[0] || (major === FLOOR[0] && minor < FLOOR[1])) {
       if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'MODULE_NOT_FOUND') throw error;
       const reason = /** @type {Error} */ (error).message.split('\n')[0];
       process.stderr.write(`provider: cannot load dist/bundle/provider.js (${reason}); run npm run build\n`);
-      process.exitCode = 1;
+      process.exitCode = 2;
     }
     if (loaded !== undefined) void loaded.main();
   }

@@ -179,13 +179,13 @@ describe('the program', () => {
     // Without dist/help.json (a build without it), the program prints its own help.
     rmSync(join(root, 'dist', 'help.json'));
     expect(run('verify', '--help')).toBe('program verify --help\n');
-    // Without the program (a clone before `npm run build`): a plain message, exit 1.
+    // Without the program (a clone before `npm run build`): a plain message, exit 2.
     rmSync(join(root, 'dist', 'bundle', 'provider.js'));
     const unbuilt = spawnSync(process.execPath, [join(root, 'bin', 'provider.cjs'), 'verify'], {
       encoding: 'utf8',
       env,
     });
-    expect(unbuilt.status).toBe(1);
+    expect(unbuilt.status).toBe(2);
     expect(unbuilt.stderr).toMatch(
       /^provider: cannot load dist\/bundle\/provider\.js \(.*\); run npm run build\n$/,
     );

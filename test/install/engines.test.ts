@@ -75,7 +75,7 @@ describe('the declared Node.js', () => {
     expect(result.stderr).toContain('Required: {"node":">=22.14"}');
   });
 
-  it('the shim says which Node.js it needs before loading anything, exit 1', () => {
+  it('the shim says which Node.js it needs before loading anything, exit 2 (the set-up is wrong)', () => {
     const preload = path.join(tempRoot('shim-old-node'), 'old-node.cjs');
     fs.writeFileSync(preload, "Object.defineProperty(process.versions, 'node', { value: '22.13.1' });\n");
     const result = spawnSync(
@@ -83,7 +83,7 @@ describe('the declared Node.js', () => {
       ['--require', preload, path.join(REPO_ROOT, 'bin', 'provider.cjs'), '--version'],
       { encoding: 'utf8' },
     );
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('needs Node.js 22.14 or later, and this is Node.js 22.13.1');
   });
