@@ -18,6 +18,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pgLib from 'pg';
 import { chooseEmbeddedPostgres, loadEmbeddedPostgres } from '../../scripts/embedded-postgres-links.mjs';
 
 /** A running test server. */
@@ -108,6 +110,58 @@ async function ensurePostgresUser(): Promise<void> {
   }
 }
 
+/** Whether the server on `port` answers a query now. */
+async function answers(port: number, password: string): Promise<boolean> {
+  const client = new pgLib.Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    password,
+    database: 'postgres',
+    connectionTimeoutMillis: 2_000,
+  });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** How long a start may take before it is given up, naming what the server logged. */
+const START_TIMEOUT_MS = 60_000;
+
+/**
+ * Starts the server and waits until it answers. The library's `start` resolves on the "ready to accept
+ * connections" line arriving whole in one stderr chunk and rejects when the process ends; a CI run once waited on
+ * it past the 120 s hook timeout with nothing to tell why. So a query that answers counts as started too, and after
+ * START_TIMEOUT_MS the start fails with the server's log.
+ */
+async function startCluster(
+  cluster: { start(): Promise<void> },
+  port: number,
+  password: string,
+  lines: string[],
+): Promise<void> {
+  let outcome: 'ready' | Error | undefined;
+  cluster.start().then(
+    () => (outcome ??= 'ready'),
+    (error: unknown) => (outcome ??= new Error(`the server process ended while starting (${String(error)})`)),
+  );
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (outcome === undefined) {
+    if (await answers(port, password)) return;
+    if (Date.now() > deadline) {
+      throw new Error(`no answer on port ${port} in ${START_TIMEOUT_MS / 1000} s:\n${lines.join('').slice(-4000)}`);
+    }
+    await sleep(200);
+  }
+  if (outcome instanceof Error) throw outcome;
+}
+
 /** Starts one PostgreSQL server; up to three tries (another process may take the free port first). */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   await ensurePostgresUser();
@@ -131,7 +185,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
     const dataDir = join(root, `data-${attempt}`);
-    const pg = new EmbeddedPostgres({
+    const cluster = new EmbeddedPostgres({
       databaseDir: dataDir,
       port,
       user: 'postgres',
@@ -152,11 +206,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       onError: (error) => lines.push(`[error] ${String(error)}`),
     });
     try {
-      await pg.initialise();
-      await pg.start();
+      await cluster.initialise();
+      await startCluster(cluster, port, password, lines);
     } catch (error) {
       lastError = error;
-      await pg.stop().catch(() => undefined);
+      await cluster.stop().catch(() => undefined);
       continue;
     }
     const urlOf = (database: string): string =>
@@ -167,7 +221,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       password,
       urlOf,
       async createDatabase(name) {
-        const client = pg.getPgClient('postgres', '127.0.0.1');
+        const client = cluster.getPgClient('postgres', '127.0.0.1');
         await client.connect();
         try {
           await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
@@ -183,8 +237,8 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       thaw() {
         for (const pid of serverProcesses(dataDir)) process.kill(pid, 'SIGCONT');
       },
-      halt: () => pg.stop(),
-      start: () => pg.start(),
+      halt: () => cluster.stop(),
+      start: () => startCluster(cluster, port, password, lines),
       async stop() {
         try {
           // A test that failed while the server was frozen: it must wake to shut down.
@@ -192,7 +246,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         } catch {
           // Not running (halted, or never frozen and already gone).
         }
-        await pg.stop();
+        await cluster.stop();
         rmSync(root, { recursive: true, force: true });
       },
     };

@@ -3,16 +3,20 @@
 // passes a conventional one; the check .ci/run runs looks only at the commits after the recorded base.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { stripVTControlCharacters } from 'node:util';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHECKED_AFTER, checkCommits, commitlint } from '../../scripts/check-commits.mjs';
 import { tempDir } from '../helpers/tmp.js';
 
-/** commitlint on one message, from stdin, as `git commit` would hand it over. */
+/**
+ * commitlint on one message, from stdin, as `git commit` would hand it over; its colours (a CI runner may set
+ * FORCE_COLOR) taken out of the text the tests read.
+ */
 function lint(message: string) {
   const cwd = tempDir('lint');
   const result = commitlint([], { cwd, input: message });
-  return { status: result.status, output: result.stdout + result.stderr };
+  return { status: result.status, output: stripVTControlCharacters(result.stdout + result.stderr) };
 }
 
 describe('commitlint with the project configuration', () => {
