@@ -1,6 +1,6 @@
 // The run task requests of figure 6: the request `provider runtask send` builds (every documented field, in
 // the documented order; src/runtask/send/request.ts) for a post_plan stage, with its task result id, callback
-// and plan URLs on the local receiver, signed as the platform signs (src/runtask/wire/hmac.ts). It uses the built
+// and plan URLs on the local receiver, signed as the platform signs (src/terraform/runtask/hmac.ts). It uses the built
 // program (dist/), loaded when the figure starts, so that `npm run bench` can say "build first" before that.
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,8 +31,8 @@ export async function requestSigner(key) {
   );
   const { buildRunTaskRequest, requestBytes, PLATFORM_USER_AGENT } =
     /** @type {typeof import('../../src/runtask/send/request.js')} */ (await dist('runtask/send/request.js'));
-  const { signBody } = /** @type {typeof import('../../src/runtask/wire/hmac.js')} */ (
-    await dist('runtask/wire/hmac.js')
+  const { signBody } = /** @type {typeof import('../../src/terraform/runtask/hmac.js')} */ (
+    await dist('terraform/runtask/hmac.js')
   );
   /** @type {Parameters<typeof issueTask>[1]} */
   const setup = {

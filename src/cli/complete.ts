@@ -7,7 +7,7 @@
  * and the values it knows:
  *
  * - an option or argument with commander `.choices()`: the choices;
- * - `<os_arch>` or `<platform>`: the platforms HashiCorp recommends building (src/terraform.ts) that match what
+ * - `<os_arch>` or `<platform>`: the platforms HashiCorp recommends building (src/terraform/names.ts) that match what
  *   was typed, or, when none does (`openbsd_`, `linux_r`), every pair of Go's list that matches;
  * - a file or folder (`<file>`, `<path>`, `<file.json>`, `<…-file>`; `<dir>`, `<…-dir>`): nothing, and the
  *   shell completes file or folder names;
@@ -22,7 +22,7 @@
  * `:dirs` (no candidates: complete folder names).
  */
 import type { Argument, Command, Option } from 'commander';
-import { commonPlatformNames, knownPlatformNames } from '../terraform.js';
+import { commonPlatformNames, knownPlatformNames } from '../terraform/names.js';
 
 /** One candidate: the word as the shell inserts it, and what it is. */
 export interface Candidate {

@@ -6,8 +6,8 @@ import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.j
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import { printFacts, printTable } from '../ui/table.js';
-import { openVersion, type VersionArgument } from '../manage/context.js';
-import { respond } from '../manage/views.js';
+import { openVersion, type VersionArgument } from './manage/context.js';
+import { respond } from './manage/views.js';
 import type { SessionCore } from './session.js';
 
 /** Flags of `provider check`. */

@@ -15,10 +15,10 @@ import {
   parsePlatformArgument,
   type ProviderSession,
   type VersionArgument,
-} from '../manage/context.js';
-import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from '../manage/deletePlan.js';
-import { providerView, respond } from '../manage/views.js';
-import type { PlatformKey } from '../terraform.js';
+} from './manage/context.js';
+import { planDelete, printPlan, type DeletePlan, type DeleteTarget } from './manage/deletePlan.js';
+import { providerView, respond } from './manage/views.js';
+import type { PlatformKey } from '../terraform/names.js';
 import type { SessionCore } from './session.js';
 
 /** Flags of `provider delete`. */

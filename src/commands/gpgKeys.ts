@@ -10,7 +10,7 @@ import { addGpgKey, listGpgKeys } from '../registry/gpgKeys.js';
 import { keyFileTooLarge } from '../release/keySource.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { printTable } from '../ui/table.js';
-import { gpgKeyView, respond } from '../manage/views.js';
+import { gpgKeyView, respond } from './manage/views.js';
 import type { SessionCore } from './session.js';
 
 const EXPORT_HINT = 'Export the public key with: gpg --armor --export <key id> > public-key.asc';

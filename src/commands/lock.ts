@@ -17,7 +17,7 @@ import { mergeLock, type MergeResult } from '../lockfile/merge.js';
 import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/parse.js';
 import { entryHashes, releaseMaterial, type LockMaterial, type LockSource } from '../lockfile/source.js';
 import { checkConsumerView } from '../consumer/check.js';
-import { openVersion } from '../manage/context.js';
+import { openVersion } from './manage/context.js';
 import {
   FileTooLargeError,
   NotRegularFileError,
@@ -25,7 +25,7 @@ import {
   SMALL_FILE_CAPS,
   tooLargeMessage,
 } from '../release/smallFile.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { RunContext } from './context.js';

@@ -1,6 +1,6 @@
 /** `provider platforms list <version>` and `platforms show <version> <os>_<arch>`. */
 import { getPlatform, listPlatforms } from '../registry/providerPlatforms.js';
-import type { PlatformResource } from '../registry/types.js';
+import type { PlatformResource } from '../terraform/api.js';
 import { ApiError } from '../errors.js';
 import { printFacts, printTable } from '../ui/table.js';
 import {
@@ -10,9 +10,9 @@ import {
   versionNotFound,
   type ProviderSession,
   type VersionArgument,
-} from '../manage/context.js';
-import { platformView, providerView, respond, sortPlatforms, yesNo } from '../manage/views.js';
-import { platformName } from '../terraform.js';
+} from './manage/context.js';
+import { platformView, providerView, respond, sortPlatforms, yesNo } from './manage/views.js';
+import { platformName } from '../terraform/names.js';
 import type { SessionCore } from './session.js';
 
 /** Lists every platform of a version (all pages) with filename, shasum and whether the binary is uploaded. */

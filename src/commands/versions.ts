@@ -9,7 +9,7 @@ import { formatTags, matchesTagFilters, parseTagFilter, type Tag, type TagFilter
 import { getVersion, listVersionEntries, type VersionEntry } from '../registry/versions.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import { printFacts, printTable } from '../ui/table.js';
 import {
   isNotFound,
@@ -18,7 +18,7 @@ import {
   providerNotFound,
   versionNotFound,
   type VersionArgument,
-} from '../manage/context.js';
+} from './manage/context.js';
 import {
   compareVersionsDescending,
   platformView,
@@ -29,7 +29,7 @@ import {
   yesNo,
   type PlatformView,
   type VersionView,
-} from '../manage/views.js';
+} from './manage/views.js';
 import type { Output } from '../ui/output.js';
 import type { SessionCore } from './session.js';
 

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
-import { PROTOCOL_VERSIONS } from '../terraform.js';
+import { PROTOCOL_VERSIONS } from '../terraform/names.js';
 import { isDuration } from './duration.js';
 
 /** The keys a configuration file may set; all optional. */

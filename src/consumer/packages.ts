@@ -13,7 +13,7 @@ import * as z from 'zod';
 import { ApiError } from '../errors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import { sortHashes, zipHash } from '../release/lockHashes.js';
+import { sortHashes, zipHash } from '../terraform/hashes.js';
 import type { ConsumerProblem } from './checksums.js';
 import { mapPool } from './report.js';
 

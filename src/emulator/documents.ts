@@ -12,7 +12,7 @@ import type {
   TaggedVersionItem,
   VersionLinks,
   VersionResource,
-} from '../registry/types.js';
+} from '../terraform/api.js';
 import { createHash } from 'node:crypto';
 import { isUploaded, isoMillis, isoSeconds, type App, type Principal } from './app.js';
 import type {

@@ -12,7 +12,15 @@ import {
 } from 'node:http';
 import type { RequestTarget } from '../net/requestTarget.js';
 import type { RequestContext, Route } from './http.js';
-import type { RequestRecord } from './requestLog.js';
+
+/** What the request log records of an exchange beyond the request itself (set by the steps that learn it). */
+export interface ExchangeFacts {
+  /** For archivist requests: which file (`shasums`, `shasums-sig`, `provider-binary`) and whose. */
+  object?: string;
+  owner?: string;
+  /** The fault rule (1-based) that fired, if any, and what it did. */
+  fault?: string;
+}
 
 /**
  * The emulator's response: a `ServerResponse` that calls its `beforeEnd` listener just before the answer's last
@@ -92,7 +100,7 @@ export interface Exchange {
   /** When the request arrived (ms, the emulator's clock). */
   started: number;
   /** What the request log adds to the record: the fault that fired, the archivist object. */
-  facts: Partial<RequestRecord>;
+  facts: ExchangeFacts;
 }
 
 /** A step of the pipeline: `'answered'` when the request has its answer (or lost its connection) and the later steps must not run. */

@@ -50,12 +50,6 @@ export interface FaultRule {
   withoutKeys?: boolean;
 }
 
-/** What a fired `wrongHash` rule asks the handler to serve instead (see `RequestContext.wrongHash`). */
-export interface WrongHash {
-  scheme: 'h1' | 'zh';
-  platform: string | undefined;
-}
-
 /** A `--faults` file: a list of rules, or `{ "seed": n, "rules": [...] }`. */
 export type FaultFile = FaultRule[] | { seed?: number; rules: FaultRule[] };
 

@@ -7,10 +7,9 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { listen, type Listening } from '../net/listen.js';
-import type { ErrorObject } from '../registry/types.js';
+import type { ErrorObject } from '../terraform/api.js';
 import { parseRequestTarget, type RequestTarget } from '../net/requestTarget.js';
-import { JSONAPI } from '../terraform.js';
-import type { WrongHash } from './faults.js';
+import { JSONAPI } from '../terraform/names.js';
 
 /** An error answer: status and JSON:API error objects. */
 export class HttpProblem extends Error {
@@ -49,6 +48,12 @@ export function invalidMany(errors: { pointer: string; detail: string }[]): Http
       source: { pointer: e.pointer },
     })),
   );
+}
+
+/** What a fired `wrongHash` fault rule asks the handler to serve instead (see `RequestContext.wrongHash`). */
+export interface WrongHash {
+  scheme: 'h1' | 'zh';
+  platform: string | undefined;
 }
 
 /** One request as the handlers see it. */

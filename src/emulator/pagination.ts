@@ -2,7 +2,7 @@
  * Pagination as the platform does it: `page[number]` and `page[size]` (default 20, at most 100), top-level
  * `links` and `meta.pagination`. A page past the end is empty but keeps the totals.
  */
-import type { ListLinks, Pagination } from '../registry/types.js';
+import type { ListLinks, Pagination } from '../terraform/api.js';
 
 /** One page of a list, with its links and pagination meta. */
 export interface Page<T> {

@@ -4,11 +4,11 @@
  * emulator's step that writes a request's record when its answer ends, or when its connection closes without one.
  */
 import { appendFileSync } from 'node:fs';
-import type { Exchange, Step } from './exchange.js';
+import type { Exchange, ExchangeFacts, Step } from './exchange.js';
 import { redactLinks } from './links.js';
 
 /** One logged request. */
-export interface RequestRecord {
+export interface RequestRecord extends ExchangeFacts {
   time: string;
   method: string;
   /** The path, with archivist secrets replaced by `[secret]`. */
@@ -25,11 +25,6 @@ export interface RequestRecord {
   bytes: number;
   durationMs: number;
   userAgent: string | null;
-  /** For archivist requests: which file (`shasums`, `shasums-sig`, `provider-binary`) and whose. */
-  object?: string;
-  owner?: string;
-  /** The fault rule (1-based) that fired, if any, and what it did. */
-  fault?: string;
 }
 
 /** Keeps records in memory (for tests) and appends them to a JSONL file when one is given. */

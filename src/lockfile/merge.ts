@@ -7,7 +7,7 @@
  * afresh; hashes sorted and de-duplicated (`NewProviderLock`). Constraints come from the configuration, so they
  * are left as they are unless given.
  */
-import { sortHashes } from '../release/lockHashes.js';
+import { sortHashes } from '../terraform/hashes.js';
 import {
   LockFileError,
   findProvider,

@@ -9,9 +9,9 @@
  */
 import { UsageError } from '../errors.js';
 import { parseShasums } from '../release/shasums.js';
-import { sortHashes, zipHash } from '../release/lockHashes.js';
+import { sortHashes, zipHash } from '../terraform/hashes.js';
 import type { VerifiedRelease } from '../release/types.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 
 /** One platform's package and its lock hashes. */
 export interface LockPlatform {

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { VerificationError } from '../errors.js';
 import { mirroredFileNames } from '../release/filenames.js';
-import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform.js';
+import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform/names.js';
 
 /** The origin's facts kept in the record and the report. */
 export interface MirrorOrigin {

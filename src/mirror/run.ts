@@ -8,7 +8,7 @@ import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ProviderError, VerificationError, toErrorDocument, type ErrorDocument } from '../errors.js';
 import type { Downloader } from '../registry/downloads.js';
-import { comparePlatforms, platformName, type PlatformKey } from '../terraform.js';
+import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { readRecord, type MirrorOrigin } from './record.js';

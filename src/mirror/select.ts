@@ -6,7 +6,7 @@
 import { compare, parse, valid } from 'semver';
 import { UsageError } from '../errors.js';
 import { canonicalConstraints } from '../lockfile/constraints.js';
-import { comparePlatforms, parsePlatformName, platformName, type PlatformKey } from '../terraform.js';
+import { comparePlatforms, parsePlatformName, platformName, type PlatformKey } from '../terraform/names.js';
 import type { OriginProvider } from './origin.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/i;

@@ -14,7 +14,7 @@ import { mirroredFileNames, releaseFileNames } from '../release/filenames.js';
 import { folderKeySource } from '../release/keySource.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { verifyRelease } from '../release/verify.js';
-import { platformName, type PlatformKey } from '../terraform.js';
+import { platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';

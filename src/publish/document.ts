@@ -10,11 +10,11 @@ import type {
   PublishOutcome,
   PublishPlan,
 } from './types.js';
-import { lockHashes } from '../release/lockHashes.js';
+import { lockHashes } from '../terraform/hashes.js';
 import type { PlatformJson } from '../release/report.js';
 import type { VerifiedRelease } from '../release/types.js';
 import type { Tag } from '../registry/tags.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 
 /** Whether the consumer check ran, and how it ended. */
 export type CheckReport =

@@ -6,7 +6,7 @@
 import { ConflictError, InterruptedError } from '../errors.js';
 import { addGpgKey, getGpgKey } from '../registry/gpgKeys.js';
 import { createProvider, getProvider } from '../registry/providers.js';
-import type { VersionResource } from '../registry/types.js';
+import type { VersionResource } from '../terraform/api.js';
 import { createVersion, getVersion } from '../registry/versions.js';
 import type { UploadableRelease } from '../release/types.js';
 import { versionDifferences } from './plan.js';
@@ -14,7 +14,7 @@ import { AUTO, AdaptiveConcurrency, AdaptiveWidth } from './adaptive.js';
 import { runPool, startAhead } from './pool.js';
 import { createOrAdopt } from './reconcile.js';
 import { preparePlatform, uploadPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 import type { PublishOutcome, PublishPlan, RemoteState } from './types.js';
 
 /** What the executor needs beyond the transfer context. */

@@ -4,10 +4,10 @@
  * under this version; the run stops before any write and names `provider delete` as the way out.
  */
 import type { ProviderAddress } from '../registry/paths.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import type { UploadableRelease } from '../release/types.js';
 import { sameTags } from '../registry/tags.js';
-import { normalizeProtocols, platformName } from '../terraform.js';
+import { normalizeProtocols, platformName } from '../terraform/names.js';
 import {
   type Conflict,
   type FilePlan,

@@ -15,7 +15,7 @@ import { getProvider } from '../registry/providers.js';
 import { getVersion } from '../registry/versions.js';
 import { listVersionTags } from '../registry/tagBindings.js';
 import type { Tag } from '../registry/tags.js';
-import type { VersionResource } from '../registry/types.js';
+import type { VersionResource } from '../terraform/api.js';
 import type { SignerInfo, VerifiedRelease } from '../release/types.js';
 import type { ReleaseIdentity } from '../release/verify.js';
 import type { Output } from '../ui/output.js';

@@ -3,7 +3,7 @@
  * Markdown table for the GitHub step summary. All three come from the same `PublishDocument`.
  */
 import { formatTags } from '../registry/tags.js';
-import { formatBytes } from '../terraform.js';
+import { formatBytes } from '../terraform/names.js';
 import { GLYPHS, failureMark, successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
 import type { PublishDocument } from './document.js';

@@ -8,7 +8,7 @@ import { ApiError, ConflictError } from '../errors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { createPlatform, getPlatform } from '../registry/providerPlatforms.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import { uploadFile, type TransferBody } from '../registry/uploads.js';
 import { getVersion } from '../registry/versions.js';
 import type { Output } from '../ui/output.js';
@@ -16,7 +16,7 @@ import type { Progress } from '../ui/progress.js';
 import { platformDifferences } from './plan.js';
 import { createOrAdopt } from './reconcile.js';
 import type { PublishTuning } from './tuning.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 import type { FilePlan, PlatformPlan } from './types.js';
 
 /** What the file tasks share. */

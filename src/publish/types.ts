@@ -5,7 +5,7 @@
  */
 import type { ProviderAddress } from '../registry/paths.js';
 import type { Tag } from '../registry/tags.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 
 /** What the registry holds for the release, read before planning. */
 export interface RemoteState {

@@ -10,9 +10,9 @@ import { RESUME_HINT } from '../registry/httpErrors.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import { getVersion } from '../registry/versions.js';
-import { platformName } from '../terraform.js';
+import { platformName } from '../terraform/names.js';
 
 /** What the waiter needs. */
 export interface WaitInput {

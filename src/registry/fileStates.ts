@@ -2,8 +2,8 @@
  * Which files of a version the registry holds: SHA256SUMS, its signature and each platform's binary, from the
  * `*-uploaded` flags. A version is visible to `terraform init` only when all of them are there.
  */
-import { comparePlatforms } from '../terraform.js';
-import type { PlatformResource, VersionResource } from './types.js';
+import { comparePlatforms } from '../terraform/names.js';
+import type { PlatformResource, VersionResource } from '../terraform/api.js';
 
 /** The upload state of one version's files. */
 export interface FileStates {

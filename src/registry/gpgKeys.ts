@@ -2,7 +2,7 @@
 import type { RegistryClient } from './http.js';
 import { orUndefinedOn404 } from './providers.js';
 import { documentOf, gpgKeyResource } from './schemas.js';
-import type { GpgKeyResource } from './types.js';
+import type { GpgKeyResource } from '../terraform/api.js';
 
 /** The GPG key endpoints' base path (they live outside `/api/v2`). */
 export const GPG_KEYS_PATH = '/api/registry/private/v2/gpg-keys';

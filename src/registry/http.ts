@@ -16,7 +16,7 @@ import { toApiError, unreachableError } from './httpErrors.js';
 import { describeNetworkFailure } from '../net/networkFailure.js';
 import { listOf } from './schemas.js';
 
-import { JSONAPI } from '../terraform.js';
+import { JSONAPI } from '../terraform/names.js';
 
 /** How to build a client. Only `apiHost`, `token` and `output` are required. */
 export interface RegistryClientOptions {

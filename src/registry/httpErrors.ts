@@ -5,7 +5,7 @@
 import { tokenAdvice, type ApiHost } from '../config/index.js';
 import { ApiError } from '../errors.js';
 import { networkHint, type NetworkFailure } from '../net/networkFailure.js';
-import type { ErrorObject } from './types.js';
+import { readErrors } from '../terraform/jsonapiErrors.js';
 
 /** The hint of a publish stopped midway (Ctrl-C, a transfer that kept failing): a re-run resumes. */
 export const RESUME_HINT =
@@ -20,7 +20,7 @@ export function toApiError(
   body: string,
   env: Record<string, string | undefined> = {},
 ): ApiError {
-  const objects = parseErrors(body);
+  const objects = readErrors(body);
   const detail = objects
     .map(
       (e) =>
@@ -86,30 +86,4 @@ function hintFor(
         ? 'The registry failed to answer after several retries; try again later.'
         : 'Run with --verbose to see the requests and answers.';
   }
-}
-
-/** The error objects of a body: `{"errors":[{...}]}` or `{"errors":["text"]}`; empty when neither. */
-function parseErrors(body: string): ErrorObject[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  const errors = (doc as { errors?: unknown } | null)?.errors;
-  if (!Array.isArray(errors)) return [];
-  return errors.flatMap((e): ErrorObject[] => {
-    if (typeof e === 'string') return [{ status: '', detail: e }];
-    if (typeof e !== 'object' || e === null) return [];
-    const o = e as Record<string, unknown>;
-    const source = o.source as ErrorObject['source'] | undefined;
-    return [
-      {
-        status: typeof o.status === 'number' || typeof o.status === 'string' ? o.status : '',
-        ...(typeof o.title === 'string' ? { title: o.title } : {}),
-        ...(typeof o.detail === 'string' ? { detail: o.detail } : {}),
-        ...(source && typeof source === 'object' ? { source } : {}),
-      },
-    ];
-  });
 }

@@ -3,7 +3,7 @@ import type { RegistryClient } from './http.js';
 import { platformsPath, type ProviderAddress } from './paths.js';
 import { orUndefinedOn404 } from './providers.js';
 import { createdPlatformResource, documentOf, platformResource } from './schemas.js';
-import type { PlatformResource } from './types.js';
+import type { PlatformResource } from '../terraform/api.js';
 
 /** What a new platform declares: `filename` exactly as in SHA256SUMS, `shasum` its hash there. */
 export interface PlatformAttributes {

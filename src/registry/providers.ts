@@ -3,7 +3,7 @@ import type { ApiError } from '../errors.js';
 import type { RegistryClient } from './http.js';
 import { providerPath, providersPath, type ProviderAddress } from './paths.js';
 import { documentOf, providerResource } from './schemas.js';
-import type { ProviderResource } from './types.js';
+import type { ProviderResource } from '../terraform/api.js';
 
 /** The provider, or undefined when the registry answers 404. */
 export async function getProvider(

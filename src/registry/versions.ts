@@ -5,7 +5,7 @@ import { orUndefinedOn404 } from './providers.js';
 import { createdVersionResource, documentOf, versionListItem, versionResource } from './schemas.js';
 import { tagFilterQuery } from './tagBindings.js';
 import { sortTags, type Tag, type TagFilter } from './tags.js';
-import type { VersionResource } from './types.js';
+import type { VersionResource } from '../terraform/api.js';
 
 /**
  * One item of the versions list: the whole resource when the registry lists those (the provider versions API

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isMirroredKeyFile } from './filenames.js';
-import type { GpgKeyResource } from '../registry/types.js';
+import type { GpgKeyResource } from '../terraform/api.js';
 import { FileTooLargeError, readCapped, SMALL_FILE_CAPS, tooLargeMessage } from './smallFile.js';
 import type { KeyOrigin } from './types.js';
 

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { UsageError, VerificationError } from '../errors.js';
-import { comparePlatforms, isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform.js';
+import { comparePlatforms, isKnownOs, isKnownPlatform, isUnusualPlatform } from '../terraform/names.js';
 import {
   FILE_PREFIX,
   mirroredFileNames,

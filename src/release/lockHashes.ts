@@ -1,48 +1,14 @@
 /**
- * The two hashes a `.terraform.lock.hcl` records for a provider package, computed by the publisher, which holds
- * every platform's zip (Terraform can only compute `h1:` for the platform it runs on):
- *
- * - `zh:` ("zip hash"): the lower-case hex SHA-256 of the zip file, the value in SHA256SUMS.
- * - `h1:`: Go's `golang.org/x/mod/sumdb/dirhash` `Hash1` over the files inside the zip, as `HashZip` computes it
- *   and Terraform's `getproviders.PackageHashV1` calls it: the entries' names (from the central directory, as
- *   Go's archive/zip reads them: raw bytes, directory entries included, sorted bytewise), and for each a line
- *   `<hex sha256 of its content>  <name>\n`; the SHA-256 of those lines, base64, after `h1:`.
- *
- * The zip is read through the central directory like Go's archive/zip does, never extracted to disk: yauzl reads
- * the directory and the local headers, and the entries' contents are hashed in the same read of the file as its
- * SHA-256 (src/release/hashing.ts), stored data as it passes and deflated data through zlib.
+ * How the publisher gets a zip's `h1:` (the rule itself is src/terraform/hashes.ts): the zip is read through the
+ * central directory like Go's archive/zip does, never extracted to disk: yauzl reads the directory and the local
+ * headers, and the entries' contents are hashed in the same read of the file as its SHA-256
+ * (src/release/hashing.ts), stored data as it passes and deflated data through zlib.
  */
-import { createHash } from 'node:crypto';
 import type { ZipFile } from 'yauzl';
 import { InterruptedError, VerificationError } from '../errors.js';
 import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
+import { DirhashNameError, dirhash1 } from '../terraform/hashes.js';
 import { MAX_ZIP_ENTRIES } from './zipCheck.js';
-
-/** The hashes of one platform package, as a lock file records them. */
-export interface PackageHashes {
-  /** `h1:<base64>`. */
-  h1: string;
-  /** `zh:<hex>`. */
-  zh: string;
-}
-
-/** `zh:` from a zip's hex SHA-256. */
-export function zipHash(sha256: string): string {
-  return `zh:${sha256.toLowerCase()}`;
-}
-
-/**
- * Sorts and de-duplicates hashes as Terraform does (`depsfile.NewProviderLock`: plain string order, so every
- * `h1:` comes before every `zh:`).
- */
-export function sortHashes(hashes: Iterable<string>): string[] {
-  return [...new Set(hashes)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** A package's lock hashes (`h1:` and `zh:`) in the order a lock file lists them. */
-export function lockHashes(p: { h1: string; shasum: string }): string[] {
-  return sortHashes([p.h1, zipHash(p.shasum)]);
-}
 
 /** A zip whose `h1:` cannot be computed (Go's dirhash would fail too, so Terraform could not install it). */
 export class PackageHashError extends VerificationError {}
@@ -140,15 +106,12 @@ export function hash1FromEntries(filename: string, zip: ZipHashPlan, contents: s
     throw new Error(`${filename}: an entry's content hash is missing (internal error)`);
   const byName = new Map<string, string>();
   for (const i of zip.directoryOrder) byName.set(names[i]!.toString('latin1'), contents[i]!);
-  const summary = createHash('sha256');
-  for (const name of [...names].sort((a, b) => Buffer.compare(a, b))) {
-    if (name.includes(0x0a))
-      throw hashFailure(filename, 'an entry name holds a newline, which dirhash refuses');
-    summary.update(`${byName.get(name.toString('latin1'))!}  `);
-    summary.update(name);
-    summary.update('\n');
+  try {
+    return dirhash1(names, (name) => byName.get(name.toString('latin1'))!);
+  } catch (error) {
+    if (error instanceof DirhashNameError) throw hashFailure(filename, error.message);
+    throw error;
   }
-  return `h1:${summary.digest('base64')}`;
 }
 
 /** Computes the `h1:` of a zip on disk; throws PackageHashError naming `filename` when it cannot. */

@@ -3,7 +3,7 @@
  * (`{"version":1,"metadata":{"protocol_versions":["6.0"]}}`). The registry accepts 4.0, 5.0 and 6.0.
  */
 import { UsageError, VerificationError } from '../errors.js';
-import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform.js';
+import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform/names.js';
 import { shorten } from './shorten.js';
 import type { ProtocolsSource } from './types.js';
 

@@ -1,8 +1,8 @@
 /** How `provider verify` shows a verified release: aligned human lines, or one JSON document. */
-import { formatBytes, platformName } from '../terraform.js';
+import { formatBytes, platformName } from '../terraform/names.js';
 import { successMark } from '../ui/glyphs.js';
 import type { Output } from '../ui/output.js';
-import { lockHashes } from './lockHashes.js';
+import { lockHashes } from '../terraform/hashes.js';
 import type { VerifiedRelease } from './types.js';
 
 /** A platform archive in the `--json` documents of verify and publish. */

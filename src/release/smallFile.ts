@@ -7,7 +7,7 @@
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { formatBytes } from '../terraform.js';
+import { formatBytes } from '../terraform/names.js';
 
 /**
  * The caps, in bytes, each far above what a real file needs:

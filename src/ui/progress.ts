@@ -6,7 +6,7 @@
  * Everything written passes through the sink's redaction.
  */
 import type { Ora, Options as OraOptions } from 'ora';
-import { formatBytes } from '../terraform.js';
+import { formatBytes } from '../terraform/names.js';
 import { failureMark, successMark } from './glyphs.js';
 import type { Output, TextStream } from './output.js';
 

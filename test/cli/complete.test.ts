@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { complete, formatCompletion, type Completion } from '../../src/cli/complete.js';
-import { commonPlatformNames, knownPlatformNames } from '../../src/terraform.js';
+import { commonPlatformNames, knownPlatformNames } from '../../src/terraform/names.js';
 import { quietProgram, runCli } from '../helpers/cli.js';
 
 /** What a Tab offers after `provider <line>` (split at spaces; a trailing space starts an empty word). */

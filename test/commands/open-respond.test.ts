@@ -7,8 +7,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RunContext } from '../../src/commands/context.js';
 import type { Session } from '../../src/commands/session.js';
 import { UsageError } from '../../src/errors.js';
-import { openVersion, parsePlatformArgument } from '../../src/manage/context.js';
-import { respond } from '../../src/manage/views.js';
+import { openVersion, parsePlatformArgument } from '../../src/commands/manage/context.js';
+import { respond } from '../../src/commands/manage/views.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 

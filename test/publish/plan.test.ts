@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { isNoop, planPublish } from '../../src/publish/plan.js';
 import type { PlanOptions, RemoteState } from '../../src/publish/types.js';
-import type { PlatformResource, VersionResource } from '../../src/registry/types.js';
+import type { PlatformResource, VersionResource } from '../../src/terraform/api.js';
 import type { VerifiedRelease } from '../../src/release/types.js';
 import { aStringMatching, anObjectContaining } from '../helpers/matchers.js';
 

@@ -17,14 +17,8 @@ import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { EntryReadError, FileChangedError, hashFiles, hashStoredEntries } from '../../src/release/hashing.js';
-import {
-  PackageHashError,
-  hash1FromEntries,
-  planZipHash,
-  sortHashes,
-  zipHash,
-  zipHash1,
-} from '../../src/release/lockHashes.js';
+import { PackageHashError, hash1FromEntries, planZipHash, zipHash1 } from '../../src/release/lockHashes.js';
+import { sortHashes, zipHash } from '../../src/terraform/hashes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';
 

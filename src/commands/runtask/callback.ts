@@ -18,7 +18,7 @@ import {
   parseRunTaskRequest,
   type RunTaskRequest,
   type TaskResult,
-} from '../../runtask/wire/payload.js';
+} from '../../terraform/runtask/payload.js';
 import type { RunContext } from '../context.js';
 import type { FailOn } from '../../runtask/formats/findings.js';
 import { FAIL_ON, ReportError, detectReport, reportResult } from '../../runtask/formats/report.js';

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../app.js';
 import { HttpProblem, notFound, type Router } from '../http.js';
 import { ARCHIVIST_PREFIX } from '../links.js';
-import { sortHashes, zipHash, zipHash1 } from '../../release/lockHashes.js';
+import { packageLockHashes } from '../zipHashes.js';
 
 function forbidden(detail: string): HttpProblem {
   return new HttpProblem(403, [{ status: '403', title: 'forbidden', detail }]);
@@ -88,7 +88,7 @@ export function registerArchivistRoutes(router: Router, app: App): void {
         throw error;
       }
       const bytes = ctx.bytesIn;
-      const hashes = sha256 ? await packageHashes(tmp, sha256.digest('hex'), found.ownerId) : undefined;
+      const hashes = sha256 ? await packageHashes(tmp, sha256.digest('hex')) : undefined;
       app.store.receiveObject(grant.key, tmp, () => {
         // Looked up again: the owner may have been deleted, or the link spent by a copy of this request,
         // while the bytes were arriving.
@@ -116,10 +116,9 @@ export function registerArchivistRoutes(router: Router, app: App): void {
    * The lock hashes of an uploaded zip, read from its part file (the store keeps files on disk); undefined when
    * its `h1:` cannot be computed (not a zip, damaged): the platform stores it anyway, as it stores any bytes.
    */
-  const packageHashes = async (part: string, sha256: string, platformId: string) => {
-    const filename = app.store.data.platforms.find((p) => p.id === platformId)?.filename ?? platformId;
+  const packageHashes = async (part: string, sha256: string) => {
     try {
-      return sortHashes([await zipHash1(part, filename), zipHash(sha256)]);
+      return await packageLockHashes(part, sha256);
     } catch {
       return undefined;
     }

@@ -9,10 +9,11 @@ import type {
   ConsumerDownloadDocument,
   ConsumerPackage,
   ConsumerVersionsDocument,
-} from '../../registry/types.js';
-import { sortHashes } from '../../release/lockHashes.js';
+} from '../../terraform/api.js';
+import { sortHashes } from '../../terraform/hashes.js';
 import { authenticate, findProvider, isUploaded, type App } from '../app.js';
-import { wrongLockHash, type WrongHash } from '../faults.js';
+import { wrongLockHash } from '../faults.js';
+import type { WrongHash } from '../http.js';
 import { notFound, sendJson, type Router } from '../http.js';
 import type { StoredPlatform, StoredVersion } from '../state.js';
 

@@ -1,5 +1,5 @@
 /** Provider platform routes: create, list, read, delete, addressed by os and arch under a version. */
-import { isKnownOs, isKnownPlatform } from '../../terraform.js';
+import { isKnownOs, isKnownPlatform } from '../../terraform/names.js';
 import { findVersion, type App } from '../app.js';
 import { platformResource } from '../documents.js';
 import { notFound, parseJson, sendDocument, type Router } from '../http.js';

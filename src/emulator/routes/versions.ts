@@ -3,7 +3,7 @@
  * version tags of HCP Terraform (2026): the PATCH that replaces a version's tag bindings, the GET of them by
  * version id (providers/version-tags.mdx) and the tag-filtered versions list (providers/index.mdx).
  */
-import { PROTOCOL_VERSIONS } from '../../terraform.js';
+import { PROTOCOL_VERSIONS } from '../../terraform/names.js';
 import {
   authenticate,
   findProvider,
@@ -21,6 +21,7 @@ import {
   notFound,
   parseJson,
   sendDocument,
+  type Handler,
   type RequestContext,
   type Router,
 } from '../http.js';
@@ -32,7 +33,7 @@ import {
   type StoredTagBinding,
   type StoredVersion,
 } from '../state.js';
-import { isStrictSemver } from '../../registry/version.js';
+import { isStrictSemver } from '../../terraform/version.js';
 import { Problems, attributesOf, requiredString } from '../validate.js';
 
 /** Path of the versions collection of a provider. */
@@ -49,7 +50,43 @@ export function providerFromPath(app: App, ctx: RequestContext, write: boolean):
 
 /** Registers the version routes. */
 export function registerVersionRoutes(router: Router, app: App): void {
-  router.on('POST', VERSIONS, (ctx) => {
+  router.on('POST', VERSIONS, createVersion(app));
+
+  router.on('GET', VERSIONS, listVersions(app));
+
+  router.on('PATCH', `${VERSIONS}/:version`, updateVersionTags(app));
+
+  router.on('GET', '/api/v2/registry-provider-versions/:id/tag-bindings', (ctx) => {
+    const principal = authenticate(app, ctx.req);
+    const version = app.store.data.versions.find((v) => v.id === ctx.params.id);
+    const provider = app.store.data.providers.find((p) => p.id === version?.providerId);
+    if (version === undefined || provider === undefined) throw notFound();
+    requireOrganization(principal, provider.organization);
+    sendDocument(ctx.res, 200, {
+      data: (version.tags ?? []).map(tagBindingResource),
+      links: {
+        target: `${providerPath(provider)}/versions?version=${encodeURIComponent(version.version)}`,
+      },
+    });
+  });
+
+  router.on('GET', `${VERSIONS}/:version`, (ctx) => {
+    const [principal, provider] = providerFromPath(app, ctx, false);
+    const version = findVersion(app, provider, ctx.params.version!);
+    sendDocument(ctx.res, 200, { data: versionResource(app, provider, version, principal) });
+  });
+
+  router.on('DELETE', `${VERSIONS}/:version`, (ctx) => {
+    const [, provider] = providerFromPath(app, ctx, true);
+    const version = findVersion(app, provider, ctx.params.version!);
+    app.store.change(() => app.store.deleteVersion(version));
+    ctx.res.writeHead(204).end();
+  });
+}
+
+/** `POST …/versions`: a new version, its attributes checked as the platform checks them (422 naming each). */
+function createVersion(app: App): Handler {
+  return (ctx) => {
     const [principal, provider] = providerFromPath(app, ctx, true);
     const attrs = attributesOf(parseJson(ctx.body));
     const problems = new Problems();
@@ -86,9 +123,12 @@ export function registerVersionRoutes(router: Router, app: App): void {
     };
     app.store.change((data) => data.versions.push(stored));
     sendDocument(ctx.res, 201, { data: versionResource(app, provider, stored, principal) });
-  });
+  };
+}
 
-  router.on('GET', VERSIONS, (ctx) => {
+/** `GET …/versions`: the versions, a page at a time; with `filter[…]` the tag-aware list items. */
+function listVersions(app: App): Handler {
+  return (ctx) => {
     const [principal, provider] = providerFromPath(app, ctx, false);
     const all = app.store.data.versions.filter((v) => v.providerId === provider.id);
     const linkBase = `${app.baseUrl()}${ctx.path.replace(/\/$/, '')}`;
@@ -115,9 +155,12 @@ export function registerVersionRoutes(router: Router, app: App): void {
       links: page.links,
       meta: { pagination: page.pagination },
     });
-  });
+  };
+}
 
-  router.on('PATCH', `${VERSIONS}/:version`, (ctx) => {
+/** `PATCH …/versions/:version`: the version's tag bindings replaced (a binding kept keeps its id). */
+function updateVersionTags(app: App): Handler {
+  return (ctx) => {
     const [principal, provider] = providerFromPath(app, ctx, true);
     const version = findVersion(app, provider, ctx.params.version!);
     const wanted = readTagBindings(parseJson(ctx.body));
@@ -142,34 +185,7 @@ export function registerVersionRoutes(router: Router, app: App): void {
     sendDocument(ctx.res, 200, {
       data: { ...doc, relationships: { ...relationships, 'registry-provider-platforms': platforms } },
     });
-  });
-
-  router.on('GET', '/api/v2/registry-provider-versions/:id/tag-bindings', (ctx) => {
-    const principal = authenticate(app, ctx.req);
-    const version = app.store.data.versions.find((v) => v.id === ctx.params.id);
-    const provider = app.store.data.providers.find((p) => p.id === version?.providerId);
-    if (version === undefined || provider === undefined) throw notFound();
-    requireOrganization(principal, provider.organization);
-    sendDocument(ctx.res, 200, {
-      data: (version.tags ?? []).map(tagBindingResource),
-      links: {
-        target: `${providerPath(provider)}/versions?version=${encodeURIComponent(version.version)}`,
-      },
-    });
-  });
-
-  router.on('GET', `${VERSIONS}/:version`, (ctx) => {
-    const [principal, provider] = providerFromPath(app, ctx, false);
-    const version = findVersion(app, provider, ctx.params.version!);
-    sendDocument(ctx.res, 200, { data: versionResource(app, provider, version, principal) });
-  });
-
-  router.on('DELETE', `${VERSIONS}/:version`, (ctx) => {
-    const [, provider] = providerFromPath(app, ctx, true);
-    const version = findVersion(app, provider, ctx.params.version!);
-    app.store.change(() => app.store.deleteVersion(version));
-    ctx.res.writeHead(204).end();
-  });
+  };
 }
 
 /**

@@ -6,9 +6,9 @@
  */
 import type { Violation } from './events.js';
 import { judgeCallbackDocument } from './judge.js';
-import { resultFromCallbackDocument } from '../../runtask/wire/result.js';
+import { resultFromCallbackDocument } from '../../terraform/runtask/result.js';
 import type { PlatformTaskResult } from './taskResult.js';
-import { JSONAPI } from '../../terraform.js';
+import { JSONAPI } from '../../terraform/names.js';
 
 /** A callback as received. */
 export interface CallbackRequest {

@@ -4,7 +4,7 @@
  * and the URLs of the plan JSON and the configuration version on this platform.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RunTaskStage } from '../../runtask/wire/payload.js';
+import type { RunTaskStage } from '../../terraform/runtask/payload.js';
 import { newId } from '../state.js';
 
 /** The dummy access token of the verification request (run-tasks.md §1.6). */

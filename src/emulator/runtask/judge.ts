@@ -6,7 +6,7 @@
 
 /**
  * The limits of the current result schema (run-tasks.md §4.4, SCHEMA); lengths count code points. A deliberate
- * mirror of RESULT_LIMITS (src/runtask/wire/result.ts), not an import of it: the platform's side judges by the
+ * mirror of RESULT_LIMITS (src/terraform/runtask/result.ts), not an import of it: the platform's side judges by the
  * documented limits on its own, so a wrong limit in the product's code cannot pass against its own copy. The
  * duplicates scan lists this pair, and should: keep both, each written from the reference.
  */

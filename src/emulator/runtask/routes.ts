@@ -9,7 +9,7 @@ import { ARCHIVIST_PREFIX, type LinkSigner } from '../links.js';
 import type { DownloadEvent, PlatformEvents } from './events.js';
 import { receiveCallback } from './callback.js';
 import type { PlatformTaskResult } from './taskResult.js';
-import { JSONAPI } from '../../terraform.js';
+import { JSONAPI } from '../../terraform/names.js';
 
 /** A stored download: the plan JSON or the configuration version. */
 export interface StoredBlob {

@@ -4,7 +4,7 @@
  * the request was sent. When one closes before a final status, the platform errors the task result.
  */
 import type { PlatformEvents, PlatformTaskStatus } from './events.js';
-import type { Outcome } from '../../runtask/wire/result.js';
+import type { Outcome } from '../../terraform/runtask/result.js';
 import type { IssuedTask } from './issue.js';
 
 /** How long the platform waits. */

@@ -7,12 +7,13 @@
  * The token goes only to an allowed platform origin, and redirects are never followed with it.
  */
 import { send } from './http.js';
-import { callbackDocument, type TaskResult } from '../wire/payload.js';
+import { callbackDocument, type TaskResult } from '../../terraform/runtask/payload.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
 import { InterruptedError } from '../../errors.js';
 import { AnswerError, failureOf, isTransient, retrying, type RetryPolicy } from '../../net/retry.js';
 
-import { JSONAPI } from '../../terraform.js';
+import { JSONAPI } from '../../terraform/names.js';
+import { readErrors } from '../../terraform/jsonapiErrors.js';
 
 /** What to send, where, and how hard to try. */
 export interface SendCallbackOptions {
@@ -111,20 +112,11 @@ export function callbackPolicy(backoff: CallbackBackoff | undefined, deadlineMs:
 export function serverDetail(body: string, status: number): string | undefined {
   if (status >= 300 && status < 400)
     return 'answered with a redirect, which is not followed with the access token';
-  try {
-    const doc = JSON.parse(body) as { errors?: unknown };
-    if (Array.isArray(doc.errors)) {
-      const parts = doc.errors.map((e: unknown) => {
-        if (typeof e === 'string') return e;
-        const o = (e ?? {}) as { title?: unknown; detail?: unknown };
-        return [o.title, o.detail].filter((x): x is string => typeof x === 'string' && x !== '').join(': ');
-      });
-      const text = parts.filter((p) => p !== '').join('; ');
-      if (text !== '') return text;
-    }
-  } catch {
-    // not JSON: fall through to the raw text
-  }
+  const words = readErrors(body)
+    .map((e) => [e.title, e.detail].filter((x): x is string => typeof x === 'string' && x !== '').join(': '))
+    .filter((part) => part !== '')
+    .join('; ');
+  if (words !== '') return words;
   const text = body.trim().replace(/\s+/g, ' ');
   return text === '' ? undefined : text.slice(0, 300);
 }

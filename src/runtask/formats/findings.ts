@@ -16,8 +16,8 @@ import {
   type OutcomeTag,
   type TagLevel,
   type TaskResult,
-} from '../wire/result.js';
-import { cutText } from '../wire/trim.js';
+} from '../../terraform/runtask/result.js';
+import { cutText } from '../../terraform/runtask/trim.js';
 
 /** A finding's level: SARIF's `error`/`warning`/`note`/`none`; a JUnit failure or error is `error`. */
 export type FindingLevel = 'error' | 'warning' | 'note' | 'none';

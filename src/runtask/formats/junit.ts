@@ -10,8 +10,8 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { Finding } from './findings.js';
-import { RESULT_LIMITS } from '../wire/result.js';
-import { cutText } from '../wire/trim.js';
+import { RESULT_LIMITS } from '../../terraform/runtask/result.js';
+import { cutText } from '../../terraform/runtask/trim.js';
 
 /** A JUnit document that cannot be read, with where. */
 export class JunitError extends Error {}

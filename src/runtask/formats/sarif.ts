@@ -21,8 +21,8 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Finding, FindingLevel } from './findings.js';
-import { RESULT_LIMITS } from '../wire/result.js';
-import { cutText } from '../wire/trim.js';
+import { RESULT_LIMITS } from '../../terraform/runtask/result.js';
+import { cutText } from '../../terraform/runtask/trim.js';
 import { SarifSchemaError, validateSarifSchema } from './sarifValidate.js';
 
 /** A SARIF document that cannot be read, with the path of what is wrong (`runs[0].results[2].message`). */

@@ -12,22 +12,7 @@
  */
 import { ApiError } from '../../errors.js';
 import type { Delivery } from './deliver.js';
-import type { SendViolation } from './events.js';
-
-/** Which request was sent. */
-export type RequestKind = 'run' | 'verification';
-
-/** Why no attempt was accepted. */
-export type NotAcceptedReason = 'unreachable' | 'refused' | 'failing' | 'wrong-answer';
-
-/** The judgement of a request that no attempt got accepted. */
-export interface NotAccepted {
-  reason: NotAcceptedReason;
-  /** What happened, with every answer, e.g. "the integrator refused the verification request (1 attempt: 401)". */
-  message: string;
-  /** What to do about it. */
-  hint: string;
-}
+import type { NotAccepted, NotAcceptedReason, RequestKind, SendViolation } from './events.js';
 
 const NAME: Record<RequestKind, string> = {
   run: 'run task request',

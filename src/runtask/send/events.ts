@@ -3,7 +3,21 @@
  * warnings) and the driver's (platform started, each POST attempt, its answer, retries, giving up).
  */
 import type { PlatformEvent, ViolationRule } from '../../emulator/runtask/events.js';
-import type { NotAccepted, RequestKind } from './acceptance.js';
+
+/** Which request was sent. */
+export type RequestKind = 'run' | 'verification';
+
+/** Why no attempt was accepted. */
+export type NotAcceptedReason = 'unreachable' | 'refused' | 'failing' | 'wrong-answer';
+
+/** The judgement of a request that no attempt got accepted. */
+export interface NotAccepted {
+  reason: NotAcceptedReason;
+  /** What happened, with every answer, e.g. "the integrator refused the verification request (1 attempt: 401)". */
+  message: string;
+  /** What to do about it. */
+  hint: string;
+}
 
 /**
  * Rules about the POST's answer, on top of the platform's callback rules. An integrator that never accepts the

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import type { GlobalFlags } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
-import { RUN_TASK_STAGES, type RunTaskStage } from '../wire/payload.js';
+import { RUN_TASK_STAGES, type RunTaskStage } from '../../terraform/runtask/payload.js';
 import { resolveHmacKey } from '../server/options.js';
 import { defaultConfigurationVersion, defaultPlanJson } from './defaults.js';
 import type { SessionSettings } from './session.js';

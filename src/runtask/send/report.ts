@@ -13,7 +13,7 @@
 import { Chalk } from 'chalk';
 import { marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
-import type { Outcome, OutcomeTag, TagLevel } from '../wire/result.js';
+import type { Outcome, OutcomeTag, TagLevel } from '../../terraform/runtask/result.js';
 import { timelineLines } from './render.js';
 import type { SessionRecord } from './session.js';
 import type { Verdict, WindowTexts } from './verdict.js';

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IssuedTask } from '../../emulator/runtask/issue.js';
-import { PAYLOAD_VERSION, type RunTaskRequest } from '../wire/payload.js';
+import { PAYLOAD_VERSION, type RunTaskRequest } from '../../terraform/runtask/payload.js';
 
 /** The User-Agent the platform sends (run-tasks.md §1.2). */
 export const PLATFORM_USER_AGENT = 'TFC/1.0 (+https://app.terraform.io; TFC)';

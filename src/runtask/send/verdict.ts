@@ -7,8 +7,8 @@
  */
 import { InterruptedError, ResultMismatchError, TimeoutError, VerificationError } from '../../errors.js';
 import type { ProviderError } from '../../errors.js';
-import { notAcceptedError, type NotAccepted } from './acceptance.js';
-import { violationsOf, type SendViolation } from './events.js';
+import { notAcceptedError } from './acceptance.js';
+import { violationsOf, type NotAccepted, type SendViolation } from './events.js';
 import type { SessionRecord } from './session.js';
 
 /** What was decided. */

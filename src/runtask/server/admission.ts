@@ -1,6 +1,6 @@
 /** Whether a (signed, well-formed, non-verification) request can become a job: it must be possible to report. */
 import { loggableUrl, type PlatformOrigins } from '../callback/origins.js';
-import type { RunTaskRequest } from '../wire/payload.js';
+import type { RunTaskRequest } from '../../terraform/runtask/payload.js';
 
 function origin(url: string): string {
   try {

@@ -15,7 +15,7 @@ import {
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
 import type { PlatformOrigins } from '../callback/origins.js';
-import { withoutAccessToken, type RunTaskRequest } from '../wire/payload.js';
+import { withoutAccessToken, type RunTaskRequest } from '../../terraform/runtask/payload.js';
 import { fetchPlanJson } from '../callback/planJson.js';
 import type { CallbackBackoff } from '../callback/client.js';
 

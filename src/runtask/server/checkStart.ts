@@ -6,7 +6,7 @@
  * of its start: it is taken as started.
  */
 import { pause } from '../../net/retry.js';
-import type { TaskResult } from '../wire/payload.js';
+import type { TaskResult } from '../../terraform/runtask/payload.js';
 import { RESTARTED_MESSAGE, TAKEN_OVER_MESSAGE } from './job.js';
 import type { JobRecord, JobStore } from './store.js';
 

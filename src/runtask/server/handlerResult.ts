@@ -5,7 +5,7 @@
  * that cannot say what it found must not let the run through.
  */
 import type { HandlerExit } from './handler.js';
-import { checkTaskResult, type ResultProblem, type TaskResult } from '../wire/payload.js';
+import { checkTaskResult, type ResultProblem, type TaskResult } from '../../terraform/runtask/payload.js';
 import type { FailOn } from '../formats/findings.js';
 import { ReportError, detectReport, reportResult, type ReportFormat } from '../formats/report.js';
 

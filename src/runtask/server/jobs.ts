@@ -10,7 +10,7 @@ import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
 import type { JobQueue, JobRecord, JobStore, Role, StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
-import { readRunTaskRequest, type TaskResult } from '../wire/payload.js';
+import { readRunTaskRequest, type TaskResult } from '../../terraform/runtask/payload.js';
 import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
 import { reportResult, shapeFinalResult } from './report.js';

@@ -57,7 +57,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import type { EventLog } from './log.js';
 import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
-import { checkTaskResult } from '../wire/result.js';
+import { checkTaskResult } from '../../terraform/runtask/result.js';
 
 export type { JobPhase, JobRecord } from './store.js';
 /** A problem the journal met while serving. */

@@ -5,7 +5,12 @@
 import { sendCallback, type CallbackBackoff, type CallbackOutcome } from '../callback/client.js';
 import type { EventLog } from './log.js';
 import { loggableUrl, type PlatformOrigins } from '../callback/origins.js';
-import { acceptsOutcomes, trimTaskResult, type RunTaskRequest, type TaskResult } from '../wire/payload.js';
+import {
+  acceptsOutcomes,
+  trimTaskResult,
+  type RunTaskRequest,
+  type TaskResult,
+} from '../../terraform/runtask/payload.js';
 
 /** Who reports, where, and with which signal. */
 export interface ReportDeps {

@@ -10,11 +10,15 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admissionProblem } from './admission.js';
 import { readBody } from './body.js';
-import { SIGNATURE_HEADER, verifySignature } from '../wire/hmac.js';
+import { SIGNATURE_HEADER, verifySignature } from '../../terraform/runtask/hmac.js';
 import type { JobManager } from './jobs.js';
 import type { EventLog } from './log.js';
 import { tagRequest, type IntegratorMetrics } from './metrics.js';
-import { PAYLOAD_VERSION, isVerificationRequest, parseRunTaskRequest } from '../wire/payload.js';
+import {
+  PAYLOAD_VERSION,
+  isVerificationRequest,
+  parseRunTaskRequest,
+} from '../../terraform/runtask/payload.js';
 import { parseRequestTarget } from '../../net/requestTarget.js';
 import type { IntegratorOptions } from './server.js';
 

@@ -10,7 +10,7 @@
  * lock); PostgreSQL holds each job by a lease that the store renews while the instance lives, so that the jobs
  * of an instance that died are taken over by another once their lease ran out, and not before.
  */
-import type { TaskResult } from '../wire/payload.js';
+import type { TaskResult } from '../../terraform/runtask/payload.js';
 
 /**
  * `queued`: accepted by a front (`--role front`), waiting in the shared queue for a worker; its check has not

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
-import { formatBytes } from '../../../src/terraform.js';
+import { formatBytes } from '../../../src/terraform/names.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 import { emulatorPerTest } from '../../helpers/emulator/index.js';
 import type { CliResult } from '../../helpers/result.js';

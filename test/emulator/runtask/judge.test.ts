@@ -9,7 +9,7 @@ import { PlatformEvents, type CallbackEvent } from '../../../src/emulator/runtas
 import { issueTask } from '../../../src/emulator/runtask/issue.js';
 import { CALLBACK_LIMITS, judgeCallbackDocument } from '../../../src/emulator/runtask/judge.js';
 import { PlatformTaskResult } from '../../../src/emulator/runtask/taskResult.js';
-import { RESULT_LIMITS, callbackDocument } from '../../../src/runtask/wire/payload.js';
+import { RESULT_LIMITS, callbackDocument } from '../../../src/terraform/runtask/payload.js';
 import { COMPLETE_CALLBACK, MINIMAL_CALLBACK } from '../../runtask/documented-payloads.js';
 
 const pointers = (value: unknown): string[] =>

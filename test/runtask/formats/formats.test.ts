@@ -10,7 +10,7 @@ import { findingsResult, outcomeId, type Finding } from '../../../src/runtask/fo
 import { JunitError, readJunit } from '../../../src/runtask/formats/junit.js';
 import { ReportError, detectReportFormat, reportResult } from '../../../src/runtask/formats/report.js';
 import { SarifError, readSarif } from '../../../src/runtask/formats/sarif.js';
-import { RESULT_LIMITS, checkTaskResult } from '../../../src/runtask/wire/result.js';
+import { RESULT_LIMITS, checkTaskResult } from '../../../src/terraform/runtask/result.js';
 
 const SARIF = {
   version: '2.1.0',

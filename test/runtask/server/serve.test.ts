@@ -4,7 +4,7 @@
  * `running` callback, heartbeats, then the final result; outcomes only when offered, trimmed to the limits.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RESULT_LIMITS } from '../../../src/runtask/wire/payload.js';
+import { RESULT_LIMITS } from '../../../src/terraform/runtask/payload.js';
 import {
   COMPLETE_CALLBACK,
   POST_APPLY_REQUEST,

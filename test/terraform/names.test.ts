@@ -1,5 +1,5 @@
 /**
- * Terraform's vocabulary (src/terraform.ts): platform names read and written back, Go's platform list, the
+ * Terraform's vocabulary (src/terraform/names.ts): platform names read and written back, Go's platform list, the
  * protocol versions, byte counts for people, and the JSON:API media type written once in src/ (every server and
  * client imports it instead of spelling it again).
  */
@@ -20,8 +20,8 @@ import {
   normalizeProtocols,
   parsePlatformName,
   platformName,
-} from '../src/terraform.js';
-import { REPO_ROOT } from './helpers/paths.js';
+} from '../../src/terraform/names.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 /** Every `.ts` file under `dir`. */
 function sources(dir: string): string[] {
@@ -157,11 +157,11 @@ describe('the JSON:API media type', () => {
     expect(JSONAPI).toBe('application/vnd.api+json');
   });
 
-  it('is a string literal in src/ only in src/terraform.ts (a comment may name it)', () => {
+  it('is a string literal in src/ only in src/terraform/names.ts (a comment may name it)', () => {
     const literal = /['"`]application\/vnd\.api\+json['"`]/;
     const spelled = sources(join(REPO_ROOT, 'src'))
       .filter((file) => literal.test(readFileSync(file, 'utf8')))
       .map((file) => relative(REPO_ROOT, file));
-    expect(spelled).toEqual(['src/terraform.ts']);
+    expect(spelled).toEqual(['src/terraform/names.ts']);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST_PLAN_REQUEST } from '../documented-payloads.js';
+import { POST_PLAN_REQUEST } from '../../runtask/documented-payloads.js';
 import {
   KEY,
   bytesOf,
@@ -16,8 +16,8 @@ import {
   sign,
   startTestIntegrator,
   type TestIntegrator,
-} from '../helpers.js';
-import { TestPlatform } from '../platform.js';
+} from '../../runtask/helpers.js';
+import { TestPlatform } from '../../runtask/platform.js';
 
 let platform: TestPlatform;
 let t: TestIntegrator;
@@ -63,7 +63,7 @@ function badSignatures(): Array<[string, string, string | null]> {
 
 describe('signatures', () => {
   it('accepts the documented signature vector (openssl dgst -sha512 -hmac)', async () => {
-    const { SIGNATURE_VECTOR } = await import('../documented-payloads.js');
+    const { SIGNATURE_VECTOR } = await import('../../runtask/documented-payloads.js');
     expect(sign(SIGNATURE_VECTOR.body, SIGNATURE_VECTOR.key)).toBe(SIGNATURE_VECTOR.signature);
   });
 

@@ -4,7 +4,7 @@
  * documents and read back from them, limits are checked and trimmed, and the signature matches openssl's.
  */
 import { describe, expect, it } from 'vitest';
-import { signBody, verifySignature } from '../../../src/runtask/wire/hmac.js';
+import { signBody, verifySignature } from '../../../src/terraform/runtask/hmac.js';
 import {
   RESULT_LIMITS,
   acceptsOutcomes,
@@ -16,7 +16,7 @@ import {
   trimTaskResult,
   withoutAccessToken,
   type TaskResult,
-} from '../../../src/runtask/wire/payload.js';
+} from '../../../src/terraform/runtask/payload.js';
 import {
   COMPLETE_CALLBACK,
   GUIDE_PROJECT_FIELDS,
@@ -26,7 +26,7 @@ import {
   SIGNATURE_VECTOR,
   VERIFICATION_REQUEST,
   VERIFICATION_REQUEST_MINIMAL,
-} from '../documented-payloads.js';
+} from '../../runtask/documented-payloads.js';
 
 describe('parseRunTaskRequest', () => {
   it('reads the documented post_plan sample (with the guide’s project fields) into the typed view', () => {

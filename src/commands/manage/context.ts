@@ -3,14 +3,14 @@
  * the command-line arguments that address a version or a platform, checked before any request.
  */
 import * as path from 'node:path';
-import { ApiError, UsageError } from '../errors.js';
-import { soleProviderName } from '../release/layout.js';
-import { normalizeVersion } from '../release/version.js';
-import type { RegistryClient } from '../registry/http.js';
-import type { ProviderAddress } from '../registry/paths.js';
-import type { RunContext } from '../commands/context.js';
-import { providerAddress, type Session } from '../commands/session.js';
-import { parsePlatformName, type PlatformKey } from '../terraform.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { soleProviderName } from '../../release/layout.js';
+import { normalizeVersion } from '../../release/version.js';
+import type { RegistryClient } from '../../registry/http.js';
+import type { ProviderAddress } from '../../registry/paths.js';
+import type { RunContext } from '../context.js';
+import { providerAddress, type Session } from '../session.js';
+import { parsePlatformName, type PlatformKey } from '../../terraform/names.js';
 
 /** The run's registry session on one provider. */
 export interface ProviderSession {

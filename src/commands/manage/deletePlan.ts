@@ -2,13 +2,13 @@
  * What `provider delete` will remove, read before anything is deleted: the version with every platform that
  * goes with it, or just the named platforms. Absent targets are errors unless `--ignore-missing`.
  */
-import { ApiError } from '../errors.js';
-import { listPlatforms } from '../registry/providerPlatforms.js';
-import { getVersion } from '../registry/versions.js';
-import type { PlatformResource, VersionResource } from '../registry/types.js';
-import { fileStates } from '../registry/fileStates.js';
-import type { Output } from '../ui/output.js';
-import { platformName, type PlatformKey } from '../terraform.js';
+import { ApiError } from '../../errors.js';
+import { listPlatforms } from '../../registry/providerPlatforms.js';
+import { getVersion } from '../../registry/versions.js';
+import type { PlatformResource, VersionResource } from '../../terraform/api.js';
+import { fileStates } from '../../registry/fileStates.js';
+import type { Output } from '../../ui/output.js';
+import { platformName, type PlatformKey } from '../../terraform/names.js';
 import type { ProviderSession } from './context.js';
 import { sortPlatforms } from './views.js';
 

@@ -3,11 +3,11 @@
  * them. Built from the wire documents without their `links`: download links are secrets, upload links even more so.
  */
 import semverRcompare from 'semver/functions/rcompare.js';
-import { fileStates, type FileStates } from '../registry/fileStates.js';
-import type { Tag } from '../registry/tags.js';
-import type { GpgKeyResource, PlatformResource, VersionResource } from '../registry/types.js';
-import { comparePlatforms } from '../terraform.js';
-import type { Output } from '../ui/output.js';
+import { fileStates, type FileStates } from '../../registry/fileStates.js';
+import type { Tag } from '../../registry/tags.js';
+import type { GpgKeyResource, PlatformResource, VersionResource } from '../../terraform/api.js';
+import { comparePlatforms } from '../../terraform/names.js';
+import type { Output } from '../../ui/output.js';
 import type { ProviderSession } from './context.js';
 
 /** A version with the state of its files. */
