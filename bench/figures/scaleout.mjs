@@ -152,7 +152,7 @@ export async function scaleoutFigure({ work, perInstance, log }) {
     const env = cleanEnv({ RUNTASK_HMAC_KEY: HMAC_KEY, RUNTASK_DATABASE_URL: db.urlOf(name) });
     /** @type {UrlServer[]} */
     const started = [];
-    // One at a time: each creates or checks pg-boss's schema under its lock; started together they queue anyway.
+    // One at a time: each creates or checks the job store's schema under its lock; started together they queue anyway.
     for (let i = 0; i < count; i++) {
       started.push(
         await startServer(

@@ -71,8 +71,7 @@ async function completed(url: string, jobs: number): Promise<string> {
   for (;;) {
     const rows = await query<{ state: string; data: string }>(
       url,
-      `SELECT state, data::text AS data FROM ${SCHEMA}.job WHERE name = '${routeQueue(undefined)}'
-       UNION ALL SELECT state, data::text FROM ${SCHEMA}.archive WHERE name = '${routeQueue(undefined)}'`,
+      `SELECT state, record::text AS data FROM ${SCHEMA}.jobs WHERE queue = '${routeQueue(undefined)}'`,
     );
     if (rows.length === jobs && rows.every((row) => row.state === 'completed')) {
       return rows.map((row) => row.data).join('\n');

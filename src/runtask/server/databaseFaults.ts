@@ -7,8 +7,13 @@
  *     connection fails (`connectionTimeoutMillis`), and TCP keep-alive notices a peer that is gone;
  *   - a watch over the store's statements that notices one overdue well before it times out, so that /healthz
  *     and new requests say so (503) while it lasts, and the log says it at once;
- *   - retries of the writes a job cannot do without (its start, its end, the leases) until they are stored.
+ *   - retries of the writes a job cannot do without (its start, its end, the leases) until they are stored;
+ *   - the store's condition: failing from a failure (or an overdue statement) until a statement begun after the
+ *     last failure works again, with the log lines and what /healthz says.
  */
+import type { EventLog } from './log.js';
+import { withoutPasswords } from './redact.js';
+import type { StoreHealth, StoreProblem } from './store.js';
 
 /** The timeouts and retry delay of the PostgreSQL store (options, so that tests can use short ones). */
 export interface DatabaseTimeouts {
@@ -22,7 +27,7 @@ export interface DatabaseTimeouts {
   retryEveryMs?: number;
 }
 
-/** The node-postgres pool settings for these timeouts (pg-boss hands its options to `pg.Pool`). */
+/** The node-postgres pool settings for these timeouts (options of `pg.Pool`, which hands them to each client). */
 export function poolSettings(timeouts: DatabaseTimeouts): Record<string, number | boolean> {
   const statement = timeouts.statementTimeoutMs ?? 10_000;
   return {
@@ -129,5 +134,96 @@ export class Retries {
       void this.flush();
     }, this.everyMs);
     this.timer.unref();
+  }
+}
+
+/** The error code of a failure: PostgreSQL's SQLSTATE, the driver's (`ECONNREFUSED`…), or one made up for it. */
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code !== '') return code;
+  // node-postgres's own timeouts (a statement, a connection) carry no code.
+  return /\btimeout\b|timed out/i.test(String((error as Error)?.message)) ? 'ETIMEDOUT' : 'EDATABASE';
+}
+
+/** Where the store is, for its messages: the database as shown, its passwords to keep out of them. */
+export interface StoreIdentity {
+  log: EventLog;
+  /** The database URL as shown (`redactDatabaseUrl`). */
+  where: string;
+  /** The URL's passwords (`passwordsOf`). */
+  secrets: readonly string[];
+}
+
+/**
+ * Whether the store works now. A failure makes it failing (logged once per incident); a statement that began
+ * after the last failure and worked makes it work again. The statements run under `watch`, whose overdue
+ * statements count as failures.
+ */
+export class StoreCondition {
+  readonly watch: StatementWatch;
+  private failing = false;
+  private problems = 0;
+  private lastProblem: StoreProblem | undefined;
+  /** Failures noted so far (each one, not only each incident's first): see `ok`. */
+  private incidents = 0;
+
+  constructor(
+    private readonly identity: StoreIdentity,
+    overdueMs: number,
+    /** How many jobs the store holds, for the log line of a failure. */
+    private readonly jobs: () => number,
+  ) {
+    this.watch = new StatementWatch(overdueMs, () =>
+      this.problem(timedOut(`no answer for ${overdueMs} ms`), 'a statement is overdue'),
+    );
+  }
+
+  /** A mark to give `ok` once the statement that begins now worked. */
+  mark(): number {
+    return this.incidents;
+  }
+
+  /** True while failing, or while a statement is overdue. */
+  down(): boolean {
+    return this.failing || this.watch.overdue();
+  }
+
+  /**
+   * A statement that began at mark `since` worked: the store works again, unless a failure was noted since it
+   * began (a statement sent before the server went away may still come back fine after the failure).
+   */
+  ok(since: number): void {
+    if (!this.failing || since !== this.incidents) return;
+    this.failing = false;
+    this.identity.log.info('store.restored', `the job store ${this.identity.where} works again`, {
+      database: this.identity.where,
+    });
+  }
+
+  /** A failure of `what`: the store is failing (logged at the first failure of an incident). */
+  problem(error: unknown, what: string): void {
+    this.incidents++;
+    const code = codeOf(error);
+    const detail = withoutPasswords(String((error as Error)?.message ?? error), this.identity.secrets);
+    const message = `${what}: ${detail}`;
+    this.lastProblem = { at: new Date().toISOString(), code, message };
+    if (this.failing) return;
+    this.failing = true;
+    this.problems++;
+    this.identity.log.error('store.failed', `the job store ${this.identity.where} failed: ${message}`, {
+      code,
+      database: this.identity.where,
+      jobs: this.jobs(),
+    });
+  }
+
+  /** What /healthz says, `unsaved` being the jobs whose latest record is not stored. */
+  health(unsaved: number): StoreHealth {
+    return {
+      status: this.down() ? 'failing' : 'ok',
+      problems: this.problems,
+      ...(this.lastProblem === undefined ? {} : { lastProblem: this.lastProblem }),
+      unsaved,
+    };
   }
 }

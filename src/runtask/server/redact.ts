@@ -52,6 +52,13 @@ export function passwordsOf(url: string): string[] {
   }
 }
 
+/** `text` with each of `secrets` (a database URL's passwords: `passwordsOf`) replaced by `***`. */
+export function withoutPasswords(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('***');
+  return out;
+}
+
 /** libpq's and node-postgres's connection variables (`PGPASSWORD`, `PGHOST`, …; not `PGP_…`). */
 const PG_VARIABLE = /^PG(?!P_)[A-Z_]+$/;
 

@@ -341,11 +341,11 @@ describe('routes on one database', () => {
         ].sort(),
       );
 
-      // In pg-boss's table, one queue per route.
+      // In the jobs table, one queue per route.
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       const { rows } = await client.query<{ name: string; n: number }>(
-        `SELECT name, count(*)::int AS n FROM ${SCHEMA}.job WHERE name LIKE 'runtask-jobs%' GROUP BY name ORDER BY name`,
+        `SELECT queue AS name, count(*)::int AS n FROM ${SCHEMA}.jobs WHERE queue LIKE 'runtask-jobs%' GROUP BY queue ORDER BY queue`,
       );
       await client.end();
       expect(rows).toEqual([

@@ -41,15 +41,12 @@ async function freshDatabase(): Promise<string> {
   return server.urlOf(name);
 }
 
-/** Everything the job table and its archive hold, as text. */
+/** Everything the jobs table holds, as text. */
 async function dump(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ text: string }>(
-      `SELECT coalesce(data::text, '') AS text FROM ${SCHEMA}.job
-       UNION ALL SELECT coalesce(data::text, '') FROM ${SCHEMA}.archive`,
-    );
+    const { rows } = await client.query<{ text: string }>(`SELECT record::text AS text FROM ${SCHEMA}.jobs`);
     return rows.map((row) => row.text).join('\n');
   } finally {
     await client.end();

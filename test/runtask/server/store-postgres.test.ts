@@ -1,16 +1,17 @@
 /**
- * The job-store contract (store.contract.ts) against PostgreSQL (postgres.ts, through pg-boss), on a real server
+ * The job-store contract (store.contract.ts) against PostgreSQL (postgres.ts, its own table), on a real server
  * this file starts on 127.0.0.1 (test/helpers/postgres.ts): a database of its own per case, leases of 2 s.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
-import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres.js';
+import { PostgresStore, QUEUE, SCHEMA } from '../../../src/runtask/server/postgres.js';
+import { SCHEMA_VERSION, migrate } from '../../../src/runtask/server/postgresSchema.js';
 import type { JobRecord } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
-import { describeJobStore } from './store.contract.js';
+import { describeJobStore, recordOf } from './store.contract.js';
 
 const log = EventLog.for(new Output({ stdout: new Capture(), stderr: new Capture(), env: {} }));
 let server: TestPostgres;
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 describeJobStore({
-  name: 'PostgreSQL (pg-boss)',
+  name: 'PostgreSQL',
   shared: true,
   async fresh() {
     const database = `contract_${++databases}`;
@@ -39,9 +40,7 @@ describeJobStore({
         await client.connect();
         try {
           const { rows } = await client.query<{ text: string }>(
-            `SELECT coalesce(data::text, '') || ' ' || coalesce(output::text, '') AS text FROM ${SCHEMA}.job
-             UNION ALL
-             SELECT coalesce(data::text, '') || ' ' || coalesce(output::text, '') FROM ${SCHEMA}.archive`,
+            `SELECT record::text AS text FROM ${SCHEMA}.jobs`,
           );
           return rows.map((row) => row.text).join('\n');
         } finally {
@@ -75,13 +74,87 @@ describe('PostgreSQL: starting', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const versions = await client.query(`SELECT version FROM ${SCHEMA}.version`);
-      const queues = await client.query<{ name: string }>(`SELECT name FROM ${SCHEMA}.queue`);
+      const versions = await client.query(`SELECT version FROM ${SCHEMA}.schema_version`);
+      const queues = await client.query<{ name: string }>(`SELECT name FROM ${SCHEMA}.queues`);
       expect(versions.rows).toHaveLength(1);
       expect(queues.rows.map((row) => row.name)).toEqual(['runtask-jobs']);
     } finally {
       await client.end();
     }
+  });
+});
+
+describe('PostgreSQL: the schema and its migrations', () => {
+  /** Runs `work` on a client of `url`. */
+  async function onClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  }
+  const versionRow = (client: pg.Client) =>
+    client
+      .query<{ version: number; migrated_at: Date }>(
+        `SELECT version, migrated_at FROM ${SCHEMA}.schema_version`,
+      )
+      .then((result) => result.rows);
+
+  it('a database at version 0 is migrated to the current version; a second start changes nothing', async () => {
+    await server.createDatabase('migrations');
+    const url = server.urlOf('migrations');
+    await onClient(url, async (client) => {
+      expect(await migrate(client, [QUEUE])).toEqual({ from: 0, to: SCHEMA_VERSION });
+      const first = await versionRow(client);
+      expect(first.map((row) => row.version)).toEqual([SCHEMA_VERSION]);
+      expect(await migrate(client, [QUEUE])).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+      expect(await versionRow(client)).toEqual(first);
+    });
+    const store = await PostgresStore.open({ url, log });
+    try {
+      expect(await store.accept(recordOf('after-migration'))).toBe('accepted');
+    } finally {
+      await store.release();
+    }
+    await onClient(url, async (client) => {
+      expect((await versionRow(client)).map((row) => row.version)).toEqual([SCHEMA_VERSION]);
+    });
+  });
+
+  it('a schema made beforehand for a user who may not create schemas will do', async () => {
+    await server.createDatabase('made_beforehand');
+    await onClient(server.urlOf('made_beforehand'), async (client) => {
+      await client.query(`CREATE ROLE runtask_owner LOGIN PASSWORD 'owner-pw'`);
+      await client.query(`REVOKE CREATE ON DATABASE made_beforehand FROM PUBLIC`);
+      await client.query(`CREATE SCHEMA ${SCHEMA} AUTHORIZATION runtask_owner`);
+    });
+    const url = server
+      .urlOf('made_beforehand')
+      .replace(`postgres:${server.password}@`, 'runtask_owner:owner-pw@');
+    const store = await PostgresStore.open({ url, log });
+    try {
+      expect(await store.accept(recordOf('owned'))).toBe('accepted');
+    } finally {
+      await store.release();
+    }
+  });
+
+  it('a database at a newer version than this CLI knows is refused with a clear message, and left as it is', async () => {
+    await server.createDatabase('newer');
+    const url = server.urlOf('newer');
+    await (await PostgresStore.open({ url, log })).release();
+    await onClient(url, (client) =>
+      client.query(`UPDATE ${SCHEMA}.schema_version SET version = version + 1`),
+    );
+    await expect(PostgresStore.open({ url, log })).rejects.toThrow(
+      `cannot use the database ${server.urlOf('newer').replace(server.password, '***')}: its job store schema ` +
+        `${SCHEMA} is at version ${SCHEMA_VERSION + 1}, newer than this version of provider knows (${SCHEMA_VERSION})`,
+    );
+    await onClient(url, async (client) => {
+      expect((await versionRow(client)).map((row) => row.version)).toEqual([SCHEMA_VERSION + 1]);
+    });
   });
 });
 
@@ -138,7 +211,7 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
       // Queued an hour ago (written so, rather than waited for).
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      await client.query(`UPDATE ${SCHEMA}.job SET created_on = now() - interval '1 hour'`);
+      await client.query(`UPDATE ${SCHEMA}.jobs SET created_at = now() - interval '1 hour'`);
       await client.end();
       const due = await Promise.all([a!.dueForProgress(60_000), b!.dueForProgress(60_000)]);
       expect(due.flat().map((r) => r.id)).toEqual(['p1']);

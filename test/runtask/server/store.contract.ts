@@ -1,7 +1,7 @@
 /**
  * The job-store contract (src/runtask/server/store.ts) as one suite, run against each implementation by its own
- * test file: store-journal.test.ts (the journal in a state dir) and store-postgres.test.ts (PostgreSQL through
- * pg-boss, on a real server started by the test). A case that only a shared store can have (two live instances
+ * test file: store-journal.test.ts (the journal in a state dir) and store-postgres.test.ts (PostgreSQL, in the
+ * integrator's own table, on a real server started by the test). A case that only a shared store can have (two live instances
  * at once: a retried request on another instance, a lease lost while the holder lives) is defined for shared
  * stores only; for the journal the same guarantee is its lock, which the suite checks instead.
  */
@@ -54,7 +54,7 @@ function reporting(record: JobRecord): JobRecord {
   return { ...record, phase: 'reporting', result: { status: 'passed', message: 'all good' } };
 }
 
-/** Asks `takeOver` until `count` jobs came back in all (bounded: the lease, the maintenance, then some). */
+/** Asks `takeOver` until `count` jobs came back in all (bounded: the lease, the takeover poll, then some). */
 async function takeOverUntil(stores: JobStore[], count: number, tries = 120): Promise<JobRecord[][]> {
   const got: JobRecord[][] = stores.map(() => []);
   for (let attempt = 0; attempt < tries; attempt++) {

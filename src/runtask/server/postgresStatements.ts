@@ -1,0 +1,129 @@
+/**
+ * The statements of the PostgreSQL job store on its own table `provider_runtask.jobs` (postgresSchema.ts). A job is
+ * one row, keyed by its queue and its id (the task result id), in one of three states:
+ *
+ *   - `queued`: put in the queue by a front, held by nobody, waiting for a worker's claim (oldest first, `seq`);
+ *   - `held`: held by the instance `holder` until `lease_until`, which that instance's heartbeat moves on. Once the
+ *     lease is past, the job is another instance's to take over, which raises its `fence`;
+ *   - `completed`: its final callback delivered, its access token removed from the record; kept a while (so that a
+ *     late copy of its request is a duplicate), then pruned.
+ *
+ * Every write of a held job names the fence it was taken with: an instance that lost its lease (a long pause)
+ * and wakes up matches no row, so it can never write the job again. Claims and takeovers lock the rows they take
+ * with `FOR UPDATE SKIP LOCKED`, so that each job goes to one caller however many ask at once. Times are the
+ * database's clock (`now()`), the same for every instance.
+ */
+import { SCHEMA } from './postgresSchema.js';
+
+const JOBS = `${SCHEMA}.jobs`;
+
+/** A lease from now, `$n` seconds long. */
+const leaseFrom = (n: number): string => `now() + make_interval(secs => $${n})`;
+
+/**
+ * A new job held by its accepting instance. $1 queue, $2 id, $3 record, $4 holder, $5 lease (s). No row back:
+ * the job exists already (a retried request), whoever holds it.
+ */
+export const ACCEPT = `INSERT INTO ${JOBS} (queue, id, state, record, holder, lease_until)
+  VALUES ($1, $2, 'held', $3::jsonb, $4, ${leaseFrom(5)})
+  ON CONFLICT (queue, id) DO NOTHING
+  RETURNING fence`;
+
+/** A new job in the queue, held by nobody. $1 queue, $2 id, $3 record. No row back: it exists already. */
+export const ENQUEUE = `INSERT INTO ${JOBS} (queue, id, state, record)
+  VALUES ($1, $2, 'queued', $3::jsonb)
+  ON CONFLICT (queue, id) DO NOTHING
+  RETURNING id`;
+
+/** A held job's record replaced (its start, its result). $1 queue, $2 id, $3 record, $4 holder, $5 fence. */
+export const WRITE = `UPDATE ${JOBS} SET record = $3::jsonb
+  WHERE queue = $1 AND id = $2 AND state = 'held' AND holder = $4 AND fence = $5
+  RETURNING id`;
+
+/**
+ * A held job's end: completed, its access token removed, held by nobody. $1 queue, $2 id, $3 holder, $4 fence.
+ */
+export const FINISH = `UPDATE ${JOBS} SET
+    state = 'completed',
+    record = record #- '{request,access_token}',
+    holder = NULL,
+    lease_until = NULL,
+    finished_at = now()
+  WHERE queue = $1 AND id = $2 AND state = 'held' AND holder = $3 AND fence = $4
+  RETURNING id`;
+
+/**
+ * Whether a job was completed under fence $3 (by the instance that held it with that fence): a finish whose
+ * answer was lost may have been carried out. $1 queue, $2 id, $3 fence.
+ */
+export const FINISHED_WITH = `SELECT count(*)::int AS n FROM ${JOBS}
+  WHERE queue = $1 AND id = $2 AND state = 'completed' AND fence = $3`;
+
+/**
+ * The leases of the jobs held here moved on; a job taken over meanwhile (another fence) is not among the rows
+ * back. $1 queue, $2 holder, $3 lease (s), $4 ids, $5 their fences.
+ */
+export const RENEW = `UPDATE ${JOBS} j SET lease_until = ${leaseFrom(3)}
+  FROM unnest($4::text[], $5::int[]) AS h(id, fence)
+  WHERE j.queue = $1 AND j.id = h.id AND j.fence = h.fence AND j.state = 'held' AND j.holder = $2
+  RETURNING j.id`;
+
+/**
+ * The jobs of a graceful release given back: their lease ends now, for another instance to take over at once.
+ * $1 queue, $2 holder, $3 ids, $4 their fences.
+ */
+export const GIVE_BACK = `UPDATE ${JOBS} j SET holder = NULL, lease_until = now()
+  FROM unnest($3::text[], $4::int[]) AS h(id, fence)
+  WHERE j.queue = $1 AND j.id = h.id AND j.fence = h.fence AND j.state = 'held' AND j.holder = $2`;
+
+/**
+ * Up to $2 held jobs whose lease is past, oldest first, each to one caller, now held here under a fence one
+ * higher. $1 queue, $2 how many, $3 holder, $4 lease (s).
+ */
+export const TAKE_OVER = `WITH next AS (
+    SELECT queue, id FROM ${JOBS}
+     WHERE queue = $1 AND state = 'held' AND lease_until < now()
+     ORDER BY seq
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED
+  )
+  UPDATE ${JOBS} j SET holder = $3, lease_until = ${leaseFrom(4)}, fence = j.fence + 1
+  FROM next
+  WHERE j.queue = next.queue AND j.id = next.id
+  RETURNING j.id, j.record, j.fence`;
+
+/**
+ * Up to $2 queued jobs, oldest first, each to one caller, now held here in phase `accepted` (so that a claimed
+ * job is never claimed again: if its worker dies, it is taken over). $1 queue, $2 how many, $3 holder, $4 lease.
+ */
+export const CLAIM = `WITH next AS (
+    SELECT queue, id FROM ${JOBS}
+     WHERE queue = $1 AND state = 'queued'
+     ORDER BY seq
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED
+  )
+  UPDATE ${JOBS} j SET
+    state = 'held',
+    holder = $3,
+    lease_until = ${leaseFrom(4)},
+    record = jsonb_set(j.record, '{phase}', '"accepted"')
+  FROM next
+  WHERE j.queue = next.queue AND j.id = next.id
+  RETURNING j.id, j.record, j.fence, j.seq`;
+
+/**
+ * The queued jobs whose last progress callback (or queueing) is older than $2 seconds, marked as reported now:
+ * the UPDATE that wins a row hands it to its caller alone. $1 queue, $2 interval (s).
+ */
+export const DUE_FOR_PROGRESS = `UPDATE ${JOBS} SET progress_at = now()
+  WHERE queue = $1 AND state = 'queued'
+    AND COALESCE(progress_at, created_at) <= now() - make_interval(secs => $2)
+  RETURNING record`;
+
+/** How many jobs wait in the queue. $1 queue. */
+export const DEPTH = `SELECT count(*)::int AS n FROM ${JOBS} WHERE queue = $1 AND state = 'queued'`;
+
+/** Completed jobs finished more than $2 seconds ago, deleted. $1 queue. */
+export const PRUNE = `DELETE FROM ${JOBS}
+  WHERE queue = $1 AND state = 'completed' AND finished_at < now() - make_interval(secs => $2)`;
