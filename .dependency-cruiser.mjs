@@ -19,7 +19,10 @@ export const LAYERS = [
   ['cli'],
 ];
 
-/** What to do instead, per folder, when its wall is hit (the layer rule's own message says which layer). */
+/**
+ * What to do instead, per folder, when its wall is hit (the layer rule's own message says which layer).
+ * @type {Record<string, string>}
+ */
 const ADVICE = {
   terraform:
     'src/terraform/ is the vocabulary every side shares (names, formats, hash rules, the run task wire format): ' +
@@ -38,7 +41,12 @@ const ADVICE = {
 
 const folders = LAYERS.flat();
 
-/** One rule per folder: what it must not import (every folder on its layer or above but itself). */
+/**
+ * One rule per folder: what it must not import (every folder on its layer or above but itself).
+ * @param {string} folder
+ * @param {number} layer
+ * @returns {import('dependency-cruiser').IForbiddenRuleType}
+ */
 function layerRule(folder, layer) {
   const above = LAYERS.slice(layer)
     .flat()
@@ -48,7 +56,7 @@ function layerRule(folder, layer) {
     below.length === 0 ? 'only the modules at the top of src/' : `${below.join('/, ')}/ and src/*.ts`;
   return {
     name: `layer-${folder}`,
-    severity: 'error',
+    severity: /** @type {const} */ ('error'),
     comment:
       `src/${folder}/ is on layer ${layer} of the architecture (README "Architecture"): it imports ${allowed}, ` +
       `never ${above.join('/, ')}/. Move what both need down a layer. ${ADVICE[folder] ?? ''}`.trim(),
@@ -70,6 +78,13 @@ export default {
       to: { circular: true },
     },
     ...LAYERS.flatMap((layer, index) => layer.map((folder) => layerRule(folder, index))),
+    {
+      name: 'cli-wall',
+      severity: 'error',
+      comment: `${ADVICE.cli} Declare what the core needs (its options, the run context) in the core or a shared module.`,
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
     {
       name: 'emulator-side',
       severity: 'error',
