@@ -17,9 +17,12 @@ import { makeZip } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Posts `queue` to a worker running `file`; resolves to its replies by job index, then ends the worker. */
+/**
+ * Posts `queue` to a worker running `file`; resolves to its replies by job index, then ends the worker. Types
+ * stripped as src/release/hashWorkerStart.ts asks for them (a no-op for the .js file).
+ */
 async function run(file: string, queue: HashQueue): Promise<Map<number, HashReply['reply']>> {
-  const worker = new Worker(file);
+  const worker = new Worker(file, { execArgv: [...process.execArgv, '--experimental-strip-types'] });
   try {
     return await new Promise((resolve, reject) => {
       const replies = new Map<number, HashReply['reply']>();
