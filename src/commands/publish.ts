@@ -362,12 +362,12 @@ class EarlyReads {
   }
 
   /**
-   * The registry's side of the verified release, judged against it. A release verifies only after both hooks
-   * were called (src/release/verify.ts), so both reads are under way.
+   * The registry's side of the verified release, judged against it. `verifyWhileReading` starts both reads
+   * before the release's last stage, so both are under way once it is verified.
    */
   async result(release: UploadableRelease): Promise<RemoteState> {
     if (this.release === undefined || this.key === undefined)
-      throw new Error('the verification did not call its hooks: the registry was not read');
+      throw new Error('the registry reads were not started: the registry was not read');
     try {
       const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
         this.loadNetwork(),
