@@ -9,6 +9,7 @@ import { Command } from 'commander';
 import type { RunContext } from '../commands/context.js';
 import type { ClientTuning, SessionCore } from '../commands/session.js';
 import type { GlobalFlags } from '../config/index.js';
+import type { HashingSession } from '../release/hashing.js';
 import { withExamples, type Example } from './help.js';
 
 /** A command action: gets the run's context and the merged flags, returns an exit code (usually 0). */
@@ -35,13 +36,15 @@ export type Core<O> = (context: RunContext, options: O) => Promise<number>;
 export type ToOptions<T, O> = (run: CommandRun<T>) => O | Promise<O>;
 
 /**
- * Starts hashing workers for the release folder `dir` now, while the command's modules load (`verify`,
- * `publish`): see `warmHashWorkers`. Fire and forget; the hashing module is small and loads on its own.
+ * Opens the hashing session of a `verify` or `publish` of the release folder `dir`, its workers starting now,
+ * while the command's modules load (`HashingSession.warm`): the command's core takes it in its options and
+ * closes it. The hashing module is small and loads on its own.
  */
-export function warmReleaseHashing(cwd: string, dir: string): void {
-  void import('../release/hashing.js')
-    .then(({ warmHashWorkers }) => warmHashWorkers(resolve(cwd, dir)))
-    .catch(() => undefined);
+export async function openReleaseHashing(cwd: string, dir: string): Promise<HashingSession> {
+  const { HashingSession } = await import('../release/hashing.js');
+  const session = new HashingSession();
+  void session.warm(resolve(cwd, dir));
+  return session;
 }
 
 /** The options of a core that takes the flags as they are. */

@@ -1,6 +1,6 @@
 /** `provider verify [dir]`: flags → the run's session → `runVerify`. */
 import type { VerifyFlags } from '../commands/verify.js';
-import { warmReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
+import { openReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -28,10 +28,9 @@ export function registerVerify(program: ProgramCommand): void {
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .runsWithSession(
       () => import('../commands/verify.js').then((m) => m.runVerify),
-      ({ context, flags, args }: CommandRun<VerifyFlags>) => {
+      async ({ context, flags, args }: CommandRun<VerifyFlags>) => {
         const dir = args[0] ?? './dist';
-        warmReleaseHashing(context.cwd, dir);
-        return { ...flags, dir };
+        return { ...flags, dir, hashing: await openReleaseHashing(context.cwd, dir) };
       },
     )
     .examples(

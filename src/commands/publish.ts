@@ -4,7 +4,7 @@
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
 import { InterruptedError } from '../errors.js';
-import { verifyStagedWithFlags, type VerifyFlags } from './verify.js';
+import { verifyOptionsFromFlags, type VerifyFlags } from './verify.js';
 import { appendStepSummary, failureSummary } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
 import { createProgress } from '../ui/progress.js';
@@ -18,9 +18,21 @@ import type { PublishTuning } from '../publish/tuning.js';
 import { parseTags } from '../registry/tags.js';
 import { providerAddress, type RegistrySession, type Session, type SessionCore } from './session.js';
 import type { RemoteRelease } from '../publish/remote.js';
-import type { RemoteState } from '../publish/types.js';
+import type { PublishPlan, RemoteState } from '../publish/types.js';
 import type { SignerInfo, UploadableRelease, VerifiedRelease } from '../release/types.js';
-import type { ReleaseIdentity } from '../release/verify.js';
+import { HashingSession } from '../release/hashing.js';
+import {
+  checkRelease,
+  checkSignature,
+  readRelease,
+  startHashing,
+  type ReleaseIdentity,
+  type StagedRelease,
+} from '../release/stages.js';
+import type { Settings } from '../config/index.js';
+import type { RunContext } from './context.js';
+import type { Progress } from '../ui/progress.js';
+import type { ProviderAddress } from '../registry/paths.js';
 import type * as NetworkModule from '../publish/network.js';
 
 /** The steps that talk to the registry (src/publish/network.ts), loaded on demand. */
@@ -48,24 +60,63 @@ export interface PublishOptions extends PublishFlags {
   dir: string;
   /** Retries, timeouts and polls (from the PROVIDER_* variables); the session's client has the same. */
   tuning: PublishTuning;
+  /**
+   * The hashing session, its workers started as the command began (src/cli/command.ts); the core closes it.
+   * Without it the core opens one.
+   */
+  hashing?: HashingSession | undefined;
 }
 
 /**
  * Runs `provider publish [dir]`; returns the exit code (0) or throws. Under GitHub Actions the step summary
- * says the outcome either way: the publish table, or the error.
+ * says the outcome either way: the publish table, or the error. The run's hashing session is closed at its end.
  */
 export const runPublish: SessionCore<PublishOptions> = async (context, session, options) => {
+  const hashing = options.hashing ?? new HashingSession();
   try {
-    return await publishRelease(context, session, options);
+    return await publishRelease(context, session, { ...options, hashing });
   } catch (error) {
     await appendStepSummary(context.output, context.env, failureSummary('provider publish', error));
     throw error;
+  } finally {
+    hashing.close();
   }
 };
 
+/**
+ * The verification's stages, with the registry's reads between them: the release is read (what it is becomes
+ * known), its files hashed, and the registry's side of it read meanwhile (reads only); the signature checked
+ * (and whether its key is registered read), then the rest. The reads are dropped when the release does not
+ * verify. The release's `h1:` hashes are left for later (`withLockHashes`), off the path to the first upload.
+ */
+async function verifyWhileReading(
+  context: RunContext,
+  session: Session,
+  options: PublishOptions & { hashing: HashingSession },
+  reads: EarlyReads,
+): Promise<{ staged: StagedRelease; settings: Settings }> {
+  const { hashing } = options;
+  try {
+    const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, 'publish');
+    const read = await readRelease(releaseOptions, hashing);
+    const hashed = await startHashing(read, hashing, { hashing: releaseOptions.hashing, storedLater: true });
+    reads.start(read.identity);
+    const signed = await checkSignature(read, releaseOptions, hashed);
+    reads.signed(signed.signer);
+    return { staged: await checkRelease(read, hashed, signed, hashing), settings };
+  } catch (error) {
+    reads.drop();
+    throw error;
+  }
+}
+
 /** The publish itself: verify, read, plan, execute, wait, check, report. */
-const publishRelease: SessionCore<PublishOptions> = async (context, session, options) => {
-  const { output, env, signal } = context;
+async function publishRelease(
+  context: RunContext,
+  session: Session,
+  options: PublishOptions & { hashing: HashingSession },
+): Promise<number> {
+  const { output, signal } = context;
   const { tuning } = options;
   const clock = (): number => context.now().getTime();
   const started = clock();
@@ -82,17 +133,7 @@ const publishRelease: SessionCore<PublishOptions> = async (context, session, opt
     retryDelayMs: tuning.retry.baseDelayMs,
     readTags: tags.length > 0,
   });
-  let verified: Awaited<ReturnType<typeof verifyStagedWithFlags>>;
-  try {
-    verified = await verifyStagedWithFlags(context, session, options, 'publish', {
-      hashing: (identity) => reads.start(identity),
-      signed: (signer) => reads.signed(signer),
-    });
-  } catch (error) {
-    reads.drop();
-    throw error;
-  }
-  const { staged, settings } = verified;
+  const { staged, settings } = await verifyWhileReading(context, session, options, reads);
   const { release } = staged;
   // The zips' stored entries are hashed for their h1: lock hashes now, while the files upload (the verification
   // left them out of its read, which is on the path to the first upload); the report waits for them.
@@ -102,16 +143,22 @@ const publishRelease: SessionCore<PublishOptions> = async (context, session, opt
   // Whatever ends the run from here (a failure before the progress starts too), no read started during the
   // verification is left running, nor the h1: hashing.
   try {
-    const { executePlan, emptyOutcome, checkStep, waitStep, tagStep } = await loadNetwork();
+    const network = await loadNetwork();
     const registry = await session.registry();
-    const { client } = registry;
     const address = providerAddress(registry, release.name);
     const hostname = settings.apiHost.host;
-    const lockOf = (whole: VerifiedRelease) => ({
-      address: lockAddress(settings.apiHost, address.namespace, address.name),
-      version: whole.version,
-      hashes: entryHashes(releaseMaterial(whole), undefined),
-    });
+    const reporting: Reporting = {
+      context,
+      hostname,
+      started,
+      clock,
+      hashed,
+      lock: (whole) => ({
+        address: lockAddress(settings.apiHost, address.namespace, address.name),
+        version: whole.version,
+        hashes: entryHashes(releaseMaterial(whole), undefined),
+      }),
+    };
     const progress = await createProgress(output, { stream: context.stderr, now: clock });
     try {
       const reading = progress.step(
@@ -132,58 +179,19 @@ const publishRelease: SessionCore<PublishOptions> = async (context, session, opt
           `the registry also holds ${extra.os}_${extra.arch} for ${release.version}, which this release does not have (kept, not deleted)`,
         );
       }
-
       if (options.dryRun === true) {
-        const whole = await hashed;
-        const doc = publishDocument({
+        await reportPublish(reporting, {
           plan,
-          release: whole,
-          hostname,
-          lock: lockOf(whole),
           waited: false,
           check: { status: 'skipped', reason: 'dry run' },
-          durationMs: clock() - started,
         });
-        report(output, doc);
-        await appendStepSummary(output, env, markdownSummary(doc));
         assertPublishable(plan, { hostname, keyFile: options.key });
         return 0;
       }
       assertPublishable(plan, { hostname, keyFile: options.key });
-
-      const noop = isNoop(plan);
-      const outcome = noop
-        ? emptyOutcome()
-        : await executePlan({
-            ...{ client, address, output, progress, tuning, signal, release, remote, plan },
-            version: release.version,
-            concurrency: settings.concurrency,
-          });
-      // The version exists now (created above or found): its tags, when they differ from those asked for.
-      await tagStep({ client, address, progress, plan, outcome });
-      const finish = { client, address, release, output, progress, tuning, signal, clock };
-      // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
-      const waited = !noop && options.wait !== false;
-      const uploaded = waited ? await waitStep(finish, settings.waitTimeoutMs) : undefined;
-      let check: CheckReport = { status: 'skipped', reason: '--no-check' };
-      if (options.wait === false && !noop) {
-        check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
-      } else if (options.check !== false) {
-        check = await checkStep(finish, uploaded);
-      }
-      const whole = await hashed;
-      const doc = publishDocument({
-        plan,
-        release: whole,
-        outcome,
-        hostname,
-        lock: lockOf(whole),
-        waited,
-        check,
-        durationMs: clock() - started,
-      });
-      report(output, doc);
-      await appendStepSummary(output, env, markdownSummary(doc));
+      const steps = { ...{ network, client: registry.client, address, progress, plan, remote }, release };
+      const done = await carryOut(context, options, steps, settings);
+      await reportPublish(reporting, { plan, ...done });
       return 0;
     } catch (error) {
       throw signal.aborted ? resumable(error) : error;
@@ -194,7 +202,86 @@ const publishRelease: SessionCore<PublishOptions> = async (context, session, opt
     reads.drop();
     stopHashing.abort();
   }
-};
+}
+
+/** What carrying out a plan needs: the network steps, the registry's side, the plan and the release. */
+interface CarryOutSteps {
+  network: NetworkSteps;
+  client: RegistrySession['client'];
+  address: ProviderAddress;
+  progress: Progress;
+  plan: PublishPlan;
+  remote: RemoteState;
+  release: UploadableRelease;
+}
+
+/**
+ * Executes the plan (nothing when it is a no-op), sets the version's tags, waits for the uploaded flags and
+ * checks what consumers get, as the options ask; says what was done for the report.
+ */
+async function carryOut(
+  context: RunContext,
+  options: PublishOptions & { hashing: HashingSession },
+  { network, client, address, progress, plan, remote, release }: CarryOutSteps,
+  settings: Settings,
+): Promise<Pick<PublishReport, 'outcome' | 'waited' | 'check'>> {
+  const { output, signal } = context;
+  const { tuning } = options;
+  const clock = (): number => context.now().getTime();
+  const noop = isNoop(plan);
+  const outcome = noop
+    ? network.emptyOutcome()
+    : await network.executePlan({
+        ...{ client, address, output, progress, tuning, signal, release, remote, plan },
+        version: release.version,
+        concurrency: settings.concurrency,
+        files: options.hashing,
+      });
+  // The version exists now (created above or found): its tags, when they differ from those asked for.
+  await network.tagStep({ client, address, progress, plan, outcome });
+  const finish = { client, address, release, output, progress, tuning, signal, clock };
+  // Nothing written means nothing to wait for; --no-wait leaves the uploads unconfirmed, so no check either.
+  const waited = !noop && options.wait !== false;
+  const uploaded = waited ? await network.waitStep(finish, settings.waitTimeoutMs) : undefined;
+  let check: CheckReport = { status: 'skipped', reason: '--no-check' };
+  if (options.wait === false && !noop) {
+    check = { status: 'skipped', reason: '--no-wait: the registry had not confirmed the uploads' };
+  } else if (options.check !== false) {
+    check = await network.checkStep(finish, uploaded);
+  }
+  return { outcome, waited, check };
+}
+
+/** What the report of a run is made from besides the plan and what was done. */
+interface Reporting {
+  context: RunContext;
+  hostname: string;
+  started: number;
+  clock: () => number;
+  /** The release with its `h1:` hashes, to come. */
+  hashed: Promise<VerifiedRelease>;
+  lock: (whole: VerifiedRelease) => PublishReport['lock'];
+}
+
+/** What a run did, as `publishDocument` reports it. */
+type PublishReport = Parameters<typeof publishDocument>[0];
+
+/** Reports the run (its document, and the step summary under GitHub Actions), once the `h1:` hashes are in. */
+async function reportPublish(
+  { context, hostname, started, clock, hashed, lock }: Reporting,
+  done: Pick<PublishReport, 'plan' | 'waited' | 'check'> & Partial<Pick<PublishReport, 'outcome'>>,
+): Promise<void> {
+  const whole = await hashed;
+  const doc = publishDocument({
+    ...done,
+    release: whole,
+    hostname,
+    lock: lock(whole),
+    durationMs: clock() - started,
+  });
+  report(context.output, doc);
+  await appendStepSummary(context.output, context.env, markdownSummary(doc));
+}
 
 /** Whatever was in flight when Ctrl-C came, the message says what stopped and the hint how to finish. */
 function resumable(error: unknown): InterruptedError {
@@ -275,12 +362,12 @@ class EarlyReads {
   }
 
   /**
-   * The registry's side of the verified release, judged against it. A release verifies only after both hooks
-   * were called (src/release/verify.ts), so both reads are under way.
+   * The registry's side of the verified release, judged against it. `verifyWhileReading` starts both reads
+   * before the release's last stage, so both are under way once it is verified.
    */
   async result(release: UploadableRelease): Promise<RemoteState> {
     if (this.release === undefined || this.key === undefined)
-      throw new Error('the verification did not call its hooks: the registry was not read');
+      throw new Error('the registry reads were not started: the registry was not read');
     try {
       const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
         this.loadNetwork(),

@@ -15,15 +15,11 @@ import {
 import { requireReleaseFolder } from '../release/layout.js';
 import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
-import type { VerifiedRelease } from '../release/types.js';
 import { parseVersionFlag } from '../release/version.js';
-import {
-  verifyRelease,
-  verifyReleaseStaged,
-  type StagedRelease,
-  type VerifyingHooks,
-  type VerifyReleaseOptions,
-} from '../release/verify.js';
+import type { HashingSession } from '../release/hashing.js';
+import type { VerifiedRelease } from '../release/types.js';
+import type { VerifyReleaseOptions } from '../release/stages.js';
+import { verifyRelease } from '../release/verify.js';
 import type { RunContext } from './context.js';
 import type { Session, SessionCore } from './session.js';
 
@@ -39,6 +35,11 @@ export interface VerifyFlags {
 /** What `provider verify` is asked to do: the flags and the release folder. */
 export interface VerifyOptions extends VerifyFlags {
   dir: string;
+  /**
+   * The hashing session, its workers started as the command began (src/cli/command.ts); the core closes it.
+   * Without it the core opens one.
+   */
+  hashing?: HashingSession | undefined;
 }
 
 /** The environment variable that may hold an armored public key. */
@@ -46,48 +47,36 @@ export const KEY_VARIABLE = 'PROVIDER_GPG_KEY';
 
 /** Runs `provider verify [dir]`; returns the exit code (0) or throws. */
 export const runVerify: SessionCore<VerifyOptions> = async (context, session, options) => {
-  const { release, settings } = await verifyWithFlags(context, session, options, 'verify');
-  renderVerification(context.output, release, settings.namespace);
-  return 0;
+  try {
+    const { release, settings } = await verifyWithFlags(context, session, options, 'verify');
+    renderVerification(context.output, release, settings.namespace);
+    return 0;
+  } finally {
+    options.hashing?.close();
+  }
 };
 
 /**
- * Verifies the release the options describe; shared with `publish`, which verifies first. `command` is the
- * command running (`verify`, `publish`): its hints name it. The registry is reached only through the session's
- * key lookup, and only when no key was given — and by what the caller's `during` hooks do: they are called as
- * the verification goes (VerifyingHooks), while the release is not verified yet (`publish` reads the registry
- * there, never writes).
+ * Verifies the release the options describe, in the options' hashing session (else one of its own); shared with
+ * `lock`. `command` is the command running (`verify`, `lock`): its hints name it. The registry is reached only
+ * through the session's key lookup, and only when no key was given.
  */
 export async function verifyWithFlags(
   context: RunContext,
   session: Session,
   options: VerifyOptions,
   command: string,
-  during?: VerifyingHooks,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
-  const { releaseOptions, settings } = await optionsFromFlags(context, session, options, command, during);
-  return { release: await verifyRelease(releaseOptions), settings };
-}
-
-/** `verifyWithFlags` for `publish`: the release's `h1:` hashes come later (`verifyReleaseStaged`). */
-export async function verifyStagedWithFlags(
-  context: RunContext,
-  session: Session,
-  options: VerifyOptions,
-  command: string,
-  during?: VerifyingHooks,
-): Promise<{ staged: StagedRelease; settings: Settings }> {
-  const { releaseOptions, settings } = await optionsFromFlags(context, session, options, command, during);
-  return { staged: await verifyReleaseStaged(releaseOptions), settings };
+  const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, command);
+  return { release: await verifyRelease({ ...releaseOptions, session: options.hashing }), settings };
 }
 
 /** What the verification needs from the flags, the settings and the key's source, each checked in turn. */
-async function optionsFromFlags(
+export async function verifyOptionsFromFlags(
   context: RunContext,
   session: Session,
   options: VerifyOptions,
   command: string,
-  during: VerifyingHooks | undefined,
 ): Promise<{ releaseOptions: VerifyReleaseOptions; settings: Settings }> {
   const { output, cwd } = context;
   // No folder means the wrong place or a typo: said first, as no other setting matters until it is right.
@@ -110,7 +99,6 @@ async function optionsFromFlags(
     dearmorSignature: options.dearmorSignature,
     hashing: { signal: context.signal },
     command,
-    during,
   };
   return { releaseOptions, settings };
 }

@@ -28,48 +28,62 @@ export interface ExecuteInput extends TransferContext {
 
 /** Executes a plan without conflicts; returns what this run did. */
 export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> {
-  const { client, address, release, plan, progress, tuning, signal } = input;
   const outcome = emptyOutcome();
-  const note = (text: string): void => progress.note(text);
-  const common = { retry: tuning.retry, signal, note };
-  const where = `${address.namespace}/${address.name}`;
-
   // The provider and the signing key do not depend on each other: both are created at once.
-  const creatingProvider = async (): Promise<void> => {
-    if (plan.provider.action !== 'create') return;
-    const step = progress.step(`Creating provider ${where}`);
-    await createOrAdopt({
-      ...common,
-      label: `provider ${where}`,
-      create: () => createProvider(client, address),
-      read: () => getProvider(client, address),
-    });
-    outcome.providerCreated = true;
-    step.succeed(`Created provider ${where}`);
-  };
-  const registeringKey = async (): Promise<void> => {
-    if (plan.key.action !== 'create') return;
-    const step = progress.step(`Registering signing key ${plan.key.keyId} for ${address.namespace}`);
-    const { resource } = await createOrAdopt({
-      ...common,
-      label: `GPG key ${plan.key.keyId}`,
-      create: () => addGpgKey(client, address.namespace, release.signer.armoredKey),
-      read: () => getGpgKey(client, address.namespace, plan.key.keyId),
-    });
-    outcome.keyRegistered = true;
-    const registered = resource.attributes['key-id'];
-    if (registered.toUpperCase() !== plan.key.keyId) {
-      input.output.warn(`the registry registered the key as ${registered}, not ${plan.key.keyId}`);
-    }
-    step.succeed(`Registered signing key ${plan.key.keyId}`);
-  };
-  await settleAll([creatingProvider(), registeringKey()]);
+  await settleAll([createProviderStep(input, outcome), registerKeyStep(input, outcome)]);
+  const version = await createVersionStep(input, outcome);
+  await transferAll(input, version, outcome);
+  return outcome;
+}
 
+/** What every create shares: the retry policy, the interruption, the progress's notes. */
+function createCommon({ tuning, signal, progress }: ExecuteInput) {
+  return { retry: tuning.retry, signal, note: (text: string): void => progress.note(text) };
+}
+
+/** Creates the provider, when the plan says so. */
+async function createProviderStep(input: ExecuteInput, outcome: PublishOutcome): Promise<void> {
+  const { client, address, plan, progress } = input;
+  if (plan.provider.action !== 'create') return;
+  const where = `${address.namespace}/${address.name}`;
+  const step = progress.step(`Creating provider ${where}`);
+  await createOrAdopt({
+    ...createCommon(input),
+    label: `provider ${where}`,
+    create: () => createProvider(client, address),
+    read: () => getProvider(client, address),
+  });
+  outcome.providerCreated = true;
+  step.succeed(`Created provider ${where}`);
+}
+
+/** Registers the signing key, when the plan says so. */
+async function registerKeyStep(input: ExecuteInput, outcome: PublishOutcome): Promise<void> {
+  const { client, address, plan, progress, release } = input;
+  if (plan.key.action !== 'create') return;
+  const step = progress.step(`Registering signing key ${plan.key.keyId} for ${address.namespace}`);
+  const { resource } = await createOrAdopt({
+    ...createCommon(input),
+    label: `GPG key ${plan.key.keyId}`,
+    create: () => addGpgKey(client, address.namespace, release.signer.armoredKey),
+    read: () => getGpgKey(client, address.namespace, plan.key.keyId),
+  });
+  outcome.keyRegistered = true;
+  const registered = resource.attributes['key-id'];
+  if (registered.toUpperCase() !== plan.key.keyId) {
+    input.output.warn(`the registry registered the key as ${registered}, not ${plan.key.keyId}`);
+  }
+  step.succeed(`Registered signing key ${plan.key.keyId}`);
+}
+
+/** Creates the version when the plan says so; resolves to the version to publish into. */
+async function createVersionStep(input: ExecuteInput, outcome: PublishOutcome): Promise<VersionResource> {
+  const { client, address, plan, progress, release } = input;
   let version = input.remote.version;
   if (plan.version.action === 'create') {
     const step = progress.step(`Creating version ${release.version}`);
     const result = await createOrAdopt({
-      ...common,
+      ...createCommon(input),
       label: `version ${release.version}`,
       create: () =>
         createVersion(client, address, {
@@ -87,21 +101,36 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     );
   }
   if (version === undefined) throw new Error('executePlan: no version to publish into');
+  return version;
+}
 
+/** How many uploads run at once: a fixed number, or `auto`'s width that follows their throughput. */
+function uploadWidth(input: ExecuteInput): AdaptiveWidth | undefined {
+  if (input.concurrency !== 'auto') return undefined;
+  // `--verbose` shows each step.
+  return new AdaptiveWidth(new AdaptiveConcurrency(), (d) => {
+    if (d.action === 'ignore') return;
+    const rate = d.rate === undefined ? '' : ` at ${(d.rate / 1e6).toFixed(1)} MB/s`;
+    input.output.debug(`concurrency: ${d.action}${rate}, now at most ${d.limit} uploads at once`);
+  });
+}
+
+/**
+ * Every platform (created ahead, then its zip uploaded), then SHA256SUMS and its signature, at most the
+ * concurrency's width at once, under one progress step.
+ */
+async function transferAll(
+  input: ExecuteInput,
+  version: VersionResource,
+  outcome: PublishOutcome,
+): Promise<void> {
+  const { plan, release, progress } = input;
   const existing = new Map(input.remote.platforms.map((p) => [platformName(p.attributes), p]));
   // Largest first, so that one big file does not start last and keep a connection busy alone at the end.
   const items = plan.platforms
     .filter((p) => p.action === 'create' || p.action === 'upload')
     .sort((a, b) => b.bytes - a.bytes);
-  // `auto`: the number of uploads at once follows their throughput (adaptive.ts); `--verbose` shows each step.
-  const width =
-    input.concurrency === 'auto'
-      ? new AdaptiveWidth(new AdaptiveConcurrency(), (d) => {
-          if (d.action === 'ignore') return;
-          const rate = d.rate === undefined ? '' : ` at ${(d.rate / 1e6).toFixed(1)} MB/s`;
-          input.output.debug(`concurrency: ${d.action}${rate}, now at most ${d.limit} uploads at once`);
-        })
-      : undefined;
+  const width = uploadWidth(input);
   const limit = input.concurrency === 'auto' ? width! : input.concurrency;
   // Platform creates run ahead of the transfers (at most `concurrency` API calls at once, `AUTO.creates` with
   // auto): an upload then starts as soon as a connection is free, instead of waiting for its platform's create
@@ -117,46 +146,45 @@ export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> 
     outcome.platforms.set(platformName(item), { created: prepared.created, uploaded });
   });
   // SHA256SUMS and its signature last: a few kilobytes, they fill connections left idle by the last zips.
-  for (const file of plan.files.filter((f) => f.action === 'upload')) {
-    const data = file.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes;
-    const target = version;
+  const files = plan.files.filter((f) => f.action === 'upload');
+  const dataOf = (kind: 'shasums' | 'signature'): Uint8Array =>
+    kind === 'shasums' ? release.shasumsBytes : release.signatureBytes;
+  for (const file of files) {
     tasks.push(async () => {
-      outcome.files[file.kind] = await uploadVersionFile(transfers, file, { data }, target);
+      outcome.files[file.kind] = await uploadVersionFile(
+        transfers,
+        file,
+        { data: dataOf(file.kind) },
+        version,
+      );
     });
   }
-  if (tasks.length > 0) {
-    const bytes =
-      items.reduce((sum, item) => sum + item.bytes, 0) +
-      plan.files
-        .filter((f) => f.action === 'upload')
-        .reduce(
-          (sum, f) => sum + (f.kind === 'shasums' ? release.shasumsBytes : release.signatureBytes).length,
-          0,
-        );
-    // One step for every transfer: the overall line and the total count all of them together.
-    const atOnce =
-      width === undefined
-        ? `at most ${input.concurrency} at once`
-        : tasks.length <= width.current
-          ? 'all at once'
-          : `${width.current} at once to begin with, up to ${AUTO.cap} while that goes faster`;
-    const step = progress.uploads(
-      `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (${atOnce})`,
-      tasks.length,
-      bytes,
-    );
-    try {
-      await runPool(tasks, limit);
-    } catch (error) {
-      lane.stop(error);
-      step.fail();
-      throw error;
-    } finally {
-      width?.stop();
-    }
-    step.succeed();
+  if (tasks.length === 0) return;
+  const bytes =
+    items.reduce((sum, item) => sum + item.bytes, 0) +
+    files.reduce((sum, f) => sum + dataOf(f.kind).length, 0);
+  // One step for every transfer: the overall line and the total count all of them together.
+  const atOnce =
+    width === undefined
+      ? `at most ${input.concurrency} at once`
+      : tasks.length <= width.current
+        ? 'all at once'
+        : `${width.current} at once to begin with, up to ${AUTO.cap} while that goes faster`;
+  const step = progress.uploads(
+    `Uploading ${tasks.length} file${tasks.length === 1 ? '' : 's'} (${atOnce})`,
+    tasks.length,
+    bytes,
+  );
+  try {
+    await runPool(tasks, limit);
+  } catch (error) {
+    lane.stop(error);
+    step.fail();
+    throw error;
+  } finally {
+    width?.stop();
   }
-  return outcome;
+  step.succeed();
 }
 
 /** Waits for every promise, then throws the first failure (an interruption first): nothing is left running. */

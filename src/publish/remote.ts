@@ -17,7 +17,7 @@ import { listVersionTags } from '../registry/tagBindings.js';
 import type { Tag } from '../registry/tags.js';
 import type { VersionResource } from '../terraform/api.js';
 import type { SignerInfo, VerifiedRelease } from '../release/types.js';
-import type { ReleaseIdentity } from '../release/verify.js';
+import type { ReleaseIdentity } from '../release/stages.js';
 import type { Output } from '../ui/output.js';
 import type { RemoteState } from './types.js';
 

@@ -12,6 +12,7 @@ import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import { uploadFile, type TransferBody } from '../registry/uploads.js';
 import { getVersion } from '../registry/versions.js';
 import type { Output } from '../ui/output.js';
+import type { VerifiedFileSource } from '../verifiedFiles.js';
 import type { Progress } from '../ui/progress.js';
 import { platformDifferences } from './plan.js';
 import { createOrAdopt } from './reconcile.js';
@@ -30,6 +31,8 @@ export interface TransferContext {
   signal?: AbortSignal | undefined;
   /** Told of the bytes every upload sends and of every retry: the adaptive concurrency's samples (adaptive.ts). */
   flow?: UploadFlow | undefined;
+  /** Where the release's zips are read from for upload: the hashing session that verified them. */
+  files: VerifiedFileSource;
 }
 
 /** What the uploads report to the concurrency policy. */
@@ -134,7 +137,7 @@ export async function uploadPlatform(
     ctx,
     item.filename,
     // The size and hash it was verified with: the upload proves it sends those bytes, or aborts.
-    { path: item.path, bytes: item.bytes, sha256: item.shasum },
+    { path: item.path, bytes: item.bytes, sha256: item.shasum, source: ctx.files },
     stateOf(resource),
     async () => {
       const fresh = await read();

@@ -5,21 +5,24 @@
  * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
  * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
- * verified bytes (`readVerified`): a file changed since verification aborts the request, and the error is final.
+ * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it): a file
+ * changed since verification aborts the request, and the error is final.
  */
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';
-import { FileChangedError, readVerified } from '../release/hashing.js';
+import { FileChangedError, type VerifiedFileSource } from '../verifiedFiles.js';
 import type { Output } from '../ui/output.js';
 import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
 import { RESUME_HINT } from './httpErrors.js';
 import { describeNetworkFailure, networkHint } from '../net/networkFailure.js';
 
 /**
- * What to send: a file streamed from disk with the size and SHA-256 it was verified with (checked again as
- * it streams), or bytes already in memory (the verified SHA256SUMS and .sig, which nothing can change).
+ * What to send: a file streamed from disk with the size and SHA-256 it was verified with, read through the
+ * source that verified it (which checks it again as it streams), or bytes already in memory (the verified
+ * SHA256SUMS and .sig, which nothing can change).
  */
-export type TransferBody = { path: string; bytes: number; sha256: string } | { data: Uint8Array };
+export type TransferBody =
+  { path: string; bytes: number; sha256: string; source: VerifiedFileSource } | { data: Uint8Array };
 
 /** Bytes sent so far of one upload. */
 export interface TransferProgress {
@@ -81,7 +84,7 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
     output.debug(`→ uploading ${filename} (archivist link)`);
     // Fresh chunks per attempt (a body cannot be replayed): each attempt reads and checks anew. got writes an
     // async iterable's chunks one at a time, asking for the next once the last is written.
-    const chunks = 'data' in body ? undefined : readVerified(body.path, options.filename, body);
+    const chunks = 'data' in body ? undefined : body.source.readVerified(body.path, options.filename, body);
     const request = transport.put(url, {
       body: 'data' in body ? Buffer.from(body.data) : chunks,
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(total) },

@@ -40,85 +40,16 @@ const ARMOR_BLOCK =
 
 /** Finds the key that made the signature and checks it; throws a VerificationError with the reason. */
 export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
-  const { signature, signatureFile: file, keySource, now } = input;
-  const candidates = await keySource.load();
-  if (candidates.length === 0) {
-    throw new VerificationError(`Found no public key to check ${file} with (looked in ${keySource.label})`, {
-      hint: keySource.missingKeyHint,
-      details: { file },
-    });
-  }
-  const keys = (await Promise.all(candidates.map((c) => readCandidate(c, input.warn)))).flat();
-  const issuers = signature.signature.getSigningKeyIDs();
-  const match = keys.flatMap(({ key, candidate, block }) =>
-    issuers.flatMap((issuer) =>
-      key.getKeys(issuer).map((signingKey) => ({ key, candidate, block, signingKey })),
-    ),
-  )[0];
-  if (match === undefined) {
-    const known = keys.map(({ key }) => key.getKeyID().toHex().toUpperCase());
-    throw new VerificationError(
-      `${file} was made by key ${signature.issuerKeyIds.join(', ')}, which is not among ${keySource.label} (${known.join(', ') || 'none readable'})`,
-      { hint: keySource.missingKeyHint, details: { file, issuers: signature.issuerKeyIds, keys: known } },
-    );
-  }
-  const { key, candidate, block, signingKey } = match;
+  const { now } = input;
+  const { key, candidate, block, signingKey } = await findSigningKey(input);
   const keyId = key.getKeyID().toHex().toUpperCase();
   const algorithm = describeAlgorithm(key);
-  const fail = (problem: string, hint: string): VerificationError =>
-    new VerificationError(`${file}: ${problem}`, { hint, details: { file, keyId } });
-  const resign = `Sign ${input.shasumsFile} with a valid RSA key (gpg --detach-sign) and use that key.`;
-
-  if (!ACCEPTED.has(key.getAlgorithmInfo().algorithm)) {
-    throw fail(
-      `key ${keyId} is ${algorithm}; the registry accepts only RSA and DSA keys, not ECC`,
-      `${resign} Create one with: gpg --quick-gen-key "<name> <email>" rsa4096 sign`,
-    );
-  }
-  if (await key.isRevoked(undefined, undefined, now)) throw fail(`key ${keyId} has been revoked`, resign);
-  const { expires, which } = await earliestExpiry(key, signingKey);
-  if (expires !== null && expires.getTime() <= now.getTime()) {
-    if (which === 'subkey') throw expiredSubkey(input, key, signingKey, expires);
-    throw fail(
-      `key ${keyId} expired on ${day(expires)}; signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
-      `Extend the key (gpg --quick-set-expire <fingerprint> 2y) and export it again, or: ${resign}`,
-    );
-  }
-  try {
-    await key.getSigningKey(signingKey.getKeyID(), now);
-  } catch (error) {
-    throw fail(
-      `key ${signingKey.getKeyID().toHex().toUpperCase()} cannot sign now (${(error as Error).message})`,
-      resign,
-    );
-  }
-  const pgp = await loadOpenpgp();
-  const message = await pgp.createMessage({ binary: input.shasumsBytes });
-  const result = await pgp.verify({
-    message,
-    signature: signature.signature,
-    verificationKeys: [key],
-    date: now,
-  });
-  const verdict = result.signatures.find((s) => s.keyID.equals(signingKey.getKeyID()));
-  const ownSig = input.shasumsEntries?.find((e) => e.filename === file);
-  try {
-    if (verdict === undefined) throw new Error(`no signature by ${keyId} was found`);
-    await verdict.verified;
-  } catch (error) {
-    const reason = (error as Error).message;
-    if (ownSig !== undefined) throw await listsOwnSignature(input, key, ownSig, reason);
-    // openpgp.js compares the digest's first two bytes, kept in the signature packet, before the RSA/DSA check:
-    // a mismatch there means the signature was made over other bytes, not that it is damaged.
-    if (reason === 'Signed digest did not match') throw overOtherBytes(input, keyId);
-    throw fail(
-      `the signature does not match the bytes of ${input.shasumsFile} (${reason})`,
-      `${input.shasumsFile} changed after it was signed, or the signature belongs to another file. Sign it again: gpg --detach-sign ${input.shasumsFile}. ${NEW_PATCH}`,
-    );
-  }
+  const expires = await checkKeyUsable(input, key, signingKey);
+  const ownSig = input.shasumsEntries?.find((e) => e.filename === input.signatureFile);
+  await checkSignedBytes(input, key, signingKey, ownSig);
   if (ownSig !== undefined) {
     input.warn(
-      `${input.shasumsFile} line ${ownSig.line} lists its own signature ${file}, as goreleaser 2.15.0 and 2.15.1 wrote it; the signature verifies (it was made again), but the public registry refuses such a listing and lock files record the .sig as a zh: hash — pin goreleaser 2.14.3 or upgrade past 2.15.1 for the next version`,
+      `${input.shasumsFile} line ${ownSig.line} lists its own signature ${input.signatureFile}, as goreleaser 2.15.0 and 2.15.1 wrote it; the signature verifies (it was made again), but the public registry refuses such a listing and lock files record the .sig as a zh: hash — pin goreleaser 2.14.3 or upgrade past 2.15.1 for the next version`,
     );
   }
   if (expires !== null && expires.getTime() - now.getTime() < EXPIRY_WARNING_MS) {
@@ -140,6 +71,116 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     // trimmed, as a GitHub Actions input is: src/registry/gpgKeys.ts).
     armoredKey: block ?? key.toPublic().armor(),
   };
+}
+
+/** The key of the source that made the signature, with the (sub)key that signed; fails when none did. */
+async function findSigningKey(input: SignerInput) {
+  const { signature, signatureFile: file, keySource } = input;
+  const candidates = await keySource.load();
+  if (candidates.length === 0) {
+    throw new VerificationError(`Found no public key to check ${file} with (looked in ${keySource.label})`, {
+      hint: keySource.missingKeyHint,
+      details: { file },
+    });
+  }
+  const keys = (await Promise.all(candidates.map((c) => readCandidate(c, input.warn)))).flat();
+  const issuers = signature.signature.getSigningKeyIDs();
+  const match = keys.flatMap(({ key, candidate, block }) =>
+    issuers.flatMap((issuer) =>
+      key.getKeys(issuer).map((signingKey) => ({ key, candidate, block, signingKey })),
+    ),
+  )[0];
+  if (match === undefined) {
+    const known = keys.map(({ key }) => key.getKeyID().toHex().toUpperCase());
+    throw new VerificationError(
+      `${file} was made by key ${signature.issuerKeyIds.join(', ')}, which is not among ${keySource.label} (${known.join(', ') || 'none readable'})`,
+      { hint: keySource.missingKeyHint, details: { file, issuers: signature.issuerKeyIds, keys: known } },
+    );
+  }
+  return match;
+}
+
+/** How the checks of a key fail: `fail(problem, hint)`, a VerificationError about the signature file naming the key. */
+function failure(input: SignerInput, key: openpgp.Key) {
+  const file = input.signatureFile;
+  const keyId = key.getKeyID().toHex().toUpperCase();
+  return (problem: string, hint: string): VerificationError =>
+    new VerificationError(`${file}: ${problem}`, { hint, details: { file, keyId } });
+}
+
+/**
+ * The key as the registry and Terraform will judge it: RSA or DSA, not revoked, not expired, able to sign now.
+ * Resolves to when it expires (null: never).
+ */
+async function checkKeyUsable(
+  input: SignerInput,
+  key: openpgp.Key,
+  signingKey: openpgp.Key | openpgp.Subkey,
+): Promise<Date | null> {
+  const { now } = input;
+  const keyId = key.getKeyID().toHex().toUpperCase();
+  const fail = failure(input, key);
+  const resign = `Sign ${input.shasumsFile} with a valid RSA key (gpg --detach-sign) and use that key.`;
+  if (!ACCEPTED.has(key.getAlgorithmInfo().algorithm)) {
+    throw fail(
+      `key ${keyId} is ${describeAlgorithm(key)}; the registry accepts only RSA and DSA keys, not ECC`,
+      `${resign} Create one with: gpg --quick-gen-key "<name> <email>" rsa4096 sign`,
+    );
+  }
+  if (await key.isRevoked(undefined, undefined, now)) throw fail(`key ${keyId} has been revoked`, resign);
+  const { expires, which } = await earliestExpiry(key, signingKey);
+  if (expires !== null && expires.getTime() <= now.getTime()) {
+    if (which === 'subkey') throw expiredSubkey(input, key, signingKey, expires);
+    throw fail(
+      `key ${keyId} expired on ${day(expires)}; signatures by expired keys fail in Terraform 1.6.0 ("openpgp: key expired", hashicorp/terraform#34004) and in OpenTofu with OPENTOFU_ENFORCE_GPG_EXPIRATION=true, which it warns will become the default`,
+      `Extend the key (gpg --quick-set-expire <fingerprint> 2y) and export it again, or: ${resign}`,
+    );
+  }
+  try {
+    await key.getSigningKey(signingKey.getKeyID(), now);
+  } catch (error) {
+    throw fail(
+      `key ${signingKey.getKeyID().toHex().toUpperCase()} cannot sign now (${(error as Error).message})`,
+      resign,
+    );
+  }
+  return expires;
+}
+
+/**
+ * The signature over SHA256SUMS's bytes, by the signing key; a failure says why: SHA256SUMS lists its own
+ * signature (goreleaser 2.15.0–2.15.1), the signature is over other bytes, or it does not match.
+ */
+async function checkSignedBytes(
+  input: SignerInput,
+  key: openpgp.Key,
+  signingKey: openpgp.Key | openpgp.Subkey,
+  ownSig: ShasumEntry | undefined,
+): Promise<void> {
+  const keyId = key.getKeyID().toHex().toUpperCase();
+  const pgp = await loadOpenpgp();
+  const message = await pgp.createMessage({ binary: input.shasumsBytes });
+  const result = await pgp.verify({
+    message,
+    signature: input.signature.signature,
+    verificationKeys: [key],
+    date: input.now,
+  });
+  const verdict = result.signatures.find((s) => s.keyID.equals(signingKey.getKeyID()));
+  try {
+    if (verdict === undefined) throw new Error(`no signature by ${keyId} was found`);
+    await verdict.verified;
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (ownSig !== undefined) throw await listsOwnSignature(input, key, ownSig, reason);
+    // openpgp.js compares the digest's first two bytes, kept in the signature packet, before the RSA/DSA check:
+    // a mismatch there means the signature was made over other bytes, not that it is damaged.
+    if (reason === 'Signed digest did not match') throw overOtherBytes(input, keyId);
+    throw failure(input, key)(
+      `the signature does not match the bytes of ${input.shasumsFile} (${reason})`,
+      `${input.shasumsFile} changed after it was signed, or the signature belongs to another file. Sign it again: gpg --detach-sign ${input.shasumsFile}. ${NEW_PATCH}`,
+    );
+  }
 }
 
 /** The signing subkey expired (before or after it signed): name it, its expiry, and how to extend it. */

@@ -20,7 +20,7 @@ export interface ReleasePlatform {
   h1: string;
 }
 
-/** A platform of a release verified but whose `h1:` may still be to compute (`verifyReleaseStaged`). */
+/** A platform of a release verified but whose `h1:` may still be to compute (`checkRelease`, src/release/stages.ts). */
 export type UploadablePlatform = Omit<ReleasePlatform, 'h1'>;
 
 /** A file of the release other than the platform archives. */
@@ -87,5 +87,5 @@ export interface VerifiedRelease {
   artifactsJson?: { file: string; archives: number };
 }
 
-/** A verified release whose platforms' `h1:` may still be to compute (`verifyReleaseStaged`): what uploads need. */
+/** A verified release whose platforms' `h1:` may still be to compute (`checkRelease`, src/release/stages.ts): what uploads need. */
 export type UploadableRelease = Omit<VerifiedRelease, 'platforms'> & { platforms: UploadablePlatform[] };

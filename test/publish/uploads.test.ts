@@ -8,6 +8,7 @@ import { ApiError, InterruptedError, VerificationError } from '../../src/errors.
 import { runPool } from '../../src/publish/pool.js';
 import { createOrAdopt } from '../../src/publish/reconcile.js';
 import { LinkRefusedError, uploadFile } from '../../src/registry/uploads.js';
+import { HashingSession } from '../../src/release/hashing.js';
 import { captureOutput } from '../release/helpers.js';
 import {
   emulatorPerTest,
@@ -44,7 +45,12 @@ describe('uploadFile', () => {
     await uploadFile({
       url: zip,
       filename: file.filename,
-      body: { path: path.join(RELEASE, file.filename), bytes: file.bytes.length, sha256: file.shasum },
+      body: {
+        path: path.join(RELEASE, file.filename),
+        bytes: file.bytes.length,
+        sha256: file.shasum,
+        source: new HashingSession(),
+      },
       output,
       retry,
       onProgress: (p) => seen.push(p.transferred),
@@ -166,7 +172,7 @@ describe('uploadFile of a file that changed since it was verified', () => {
     const failure = await uploadFile({
       url: zip,
       filename: FILE,
-      body,
+      body: { ...body, source: new HashingSession() },
       output,
       retry,
       timeoutMs: 1000,

@@ -3,17 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, VerificationError } from '../../src/errors.js';
-import {
-  FileChangedError,
-  FileReadError,
-  hashFile,
-  hashFiles,
-  readVerified,
-  startHashWorkers,
-  waitingWorkers,
-  warmHashWorkers,
-} from '../../src/release/hashing.js';
+import { FileReadError, hashFile, HashingSession } from '../../src/release/hashing.js';
+import { FileChangedError } from '../../src/verifiedFiles.js';
 import { tempRoot } from '../helpers/tmp.js';
+
+/** The hashing session the tests hash in: its workers, and the seals `readVerified` checks. */
+const session = new HashingSession();
 
 function files(count: number, size: number): { paths: string[]; expected: Map<string, string> } {
   const root = tempRoot();
@@ -31,7 +26,7 @@ function files(count: number, size: number): { paths: string[]; expected: Map<st
 describe('hashing', () => {
   it('hashes on the main thread below the threshold', async () => {
     const { paths, expected } = files(3, 3 * 1024 * 1024 + 17);
-    const digests = await hashFiles(paths);
+    const digests = await session.hashFiles(paths);
     for (const file of paths) {
       expect(digests.get(file)).toEqual({
         path: file,
@@ -43,19 +38,19 @@ describe('hashing', () => {
 
   it('gives the same digests from the worker pool (more files than workers)', async () => {
     const { paths, expected } = files(5, 1024 * 1024 + 3);
-    const digests = await hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 });
+    const digests = await session.hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 });
     expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
   it('hashes with workers started ahead, and without them when the files turn out small', async () => {
     const { paths, expected } = files(3, 1024 * 1024 + 5);
     const pooled = { inlineBelowBytes: 0, parallelism: 2 };
-    await startHashWorkers(paths, pooled);
-    const digests = await hashFiles(paths, pooled);
+    await session.startWorkers(paths, pooled);
+    const digests = await session.hashFiles(paths, pooled);
     expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
     // Started for a large release, then not needed: hashed on the main thread all the same.
-    await startHashWorkers(paths, pooled);
-    const inline = await hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
+    await session.startWorkers(paths, pooled);
+    const inline = await session.hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
     expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
@@ -68,17 +63,17 @@ describe('hashing', () => {
       return `${file}.zip`;
     });
     // A folder that cannot be read, and one without zips: nothing started, no failure.
-    await warmHashWorkers(path.join(dir, 'missing'), pooled);
-    await warmHashWorkers(tempRoot(), pooled);
-    expect(waitingWorkers()).toBe(0);
+    await session.warm(path.join(dir, 'missing'), pooled);
+    await session.warm(tempRoot(), pooled);
+    expect(session.waitingWorkers()).toBe(0);
     // Zips small enough to hash inline: no worker either.
-    await warmHashWorkers(dir, { parallelism: 2 });
-    expect(waitingWorkers()).toBe(0);
-    await warmHashWorkers(dir, pooled);
-    expect(waitingWorkers()).toBe(1);
+    await session.warm(dir, { parallelism: 2 });
+    expect(session.waitingWorkers()).toBe(0);
+    await session.warm(dir, pooled);
+    expect(session.waitingWorkers()).toBe(1);
     // The verification then takes it instead of starting another.
-    const digests = await hashFiles(zips, pooled);
-    expect(waitingWorkers()).toBe(0);
+    const digests = await session.hashFiles(zips, pooled);
+    expect(session.waitingWorkers()).toBe(0);
     expect([...digests.values()].map((d) => d.sha256).sort()).toEqual([...expected.values()].sort());
   });
 
@@ -88,7 +83,7 @@ describe('hashing', () => {
     const { paths, expected } = files(4, 2 * 1024 * 1024 + 11);
     const [inline, pooled] = await Promise.all([
       Promise.all(paths.map((file) => hashFile(file))),
-      hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 }),
+      session.hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 }),
     ]);
     expect(new Map(inline.map((d) => [d.path, d.sha256]))).toEqual(expected);
     expect(new Map([...pooled].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
@@ -102,7 +97,7 @@ describe('hashing', () => {
     const file = path.join(root, 'empty');
     fs.writeFileSync(file, '');
     expect((await hashFile(file)).sha256).toBe(createHash('sha256').digest('hex'));
-    const pooled = await hashFiles([file, path.join(root, 'go.mod')], {
+    const pooled = await session.hashFiles([file, path.join(root, 'go.mod')], {
       inlineBelowBytes: 0,
       parallelism: 2,
     });
@@ -114,9 +109,9 @@ describe('hashing', () => {
     async (inlineBelowBytes) => {
       const { paths } = files(2, 10);
       const missing = path.join(path.dirname(paths[0]!), 'gone.zip');
-      const error = await hashFiles([...paths, missing], { inlineBelowBytes, parallelism: 2 }).catch(
-        (e: unknown) => e,
-      );
+      const error = await session
+        .hashFiles([...paths, missing], { inlineBelowBytes, parallelism: 2 })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FileReadError);
       expect(error).toMatchObject({ path: missing, code: 'ENOENT' });
     },
@@ -126,10 +121,12 @@ describe('hashing', () => {
     const { paths } = files(2, 10);
     const controller = new AbortController();
     controller.abort();
-    await expect(hashFiles(paths, { signal: controller.signal })).rejects.toBeInstanceOf(InterruptedError);
-    await expect(hashFiles(paths, { signal: controller.signal, inlineBelowBytes: 0 })).rejects.toBeInstanceOf(
+    await expect(session.hashFiles(paths, { signal: controller.signal })).rejects.toBeInstanceOf(
       InterruptedError,
     );
+    await expect(
+      session.hashFiles(paths, { signal: controller.signal, inlineBelowBytes: 0 }),
+    ).rejects.toBeInstanceOf(InterruptedError);
   });
 });
 
@@ -154,7 +151,7 @@ describe('readVerified', () => {
   it('hands on exactly the verified bytes (several chunks, an odd size, an empty file)', async () => {
     for (const data of [randomBytes(3 * 1024 * 1024 + 17), Buffer.alloc(0)]) {
       const { file, digest } = verified(data);
-      const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+      const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
       expect(error).toBeUndefined();
       expect(received.equals(data)).toBe(true);
     }
@@ -163,7 +160,7 @@ describe('readVerified', () => {
   it('reads into the buffers of chunks handed back as sent, and only into those', async () => {
     const data = randomBytes(8 * 256 * 1024 + 5);
     const { file, digest } = verified(data);
-    const stream = readVerified(file, 'x.zip', digest);
+    const stream = session.readVerified(file, 'x.zip', digest);
     const copies: Buffer[] = [];
     const seen = new Set<ArrayBufferLike>();
     let sent = 0;
@@ -184,7 +181,7 @@ describe('readVerified', () => {
   it('reads each chunk when it is asked for, not ahead: bytes changed after the first chunk left are caught', async () => {
     const data = randomBytes(3 * 256 * 1024);
     const { file, digest } = verified(data);
-    const chunks = readVerified(file, 'x.zip', digest)[Symbol.asyncIterator]();
+    const chunks = session.readVerified(file, 'x.zip', digest)[Symbol.asyncIterator]();
     const first = await chunks.next();
     expect(first.done).toBe(false);
     expect(Buffer.from(first.value as Buffer).equals(data.subarray(0, 256 * 1024))).toBe(true);
@@ -209,7 +206,7 @@ describe('readVerified', () => {
     const fd = fs.openSync(file, 'r+');
     fs.writeSync(fd, Buffer.from([data[data.length - 1]! ^ 1]), 0, 1, data.length - 1);
     fs.closeSync(fd);
-    const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+    const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
     expect(error).toBeInstanceOf(FileChangedError);
     expect(error).toBeInstanceOf(VerificationError);
     expect((error as Error).message).toMatch(/^x\.zip changed since it was verified: it now hashes to /);
@@ -228,8 +225,10 @@ describe('readVerified', () => {
       const { file } = verified(data);
       const other = path.join(path.dirname(file), 'go.mod');
       fs.writeFileSync(other, 'module x\n');
-      const digest = (await hashFiles([file, other], { inlineBelowBytes, parallelism: 2 })).get(file)!;
-      const passed = await drain(readVerified(file, 'x.zip', digest));
+      const digest = (await session.hashFiles([file, other], { inlineBelowBytes, parallelism: 2 })).get(
+        file,
+      )!;
+      const passed = await drain(session.readVerified(file, 'x.zip', digest));
       expect(passed.error).toBeUndefined();
       expect(passed.received.equals(data)).toBe(true);
 
@@ -237,7 +236,7 @@ describe('readVerified', () => {
       changed[1234] = changed[1234]! ^ 1;
       fs.writeFileSync(file, changed);
       const now = createHash('sha256').update(changed).digest('hex');
-      const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+      const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
       expect(error).toBeInstanceOf(FileChangedError);
       expect((error as Error).message).toBe(
         `x.zip changed since it was verified: it now hashes to ${now}, not ${digest.sha256}`,
@@ -249,7 +248,7 @@ describe('readVerified', () => {
   it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {
     const { file, digest } = verified(Buffer.from('verified bytes'));
     fs.writeFileSync(file, 'changed bytes!');
-    const { received, error } = await drain(readVerified(file, 'x.zip', digest));
+    const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
     expect(error).toBeInstanceOf(FileChangedError);
     expect(received.length).toBe(0);
   });

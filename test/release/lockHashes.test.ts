@@ -16,11 +16,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { EntryReadError, FileChangedError, hashFiles, hashStoredEntries } from '../../src/release/hashing.js';
+import { EntryReadError, HashingSession } from '../../src/release/hashing.js';
+import { FileChangedError } from '../../src/verifiedFiles.js';
 import { PackageHashError, hash1FromEntries, planZipHash, zipHash1 } from '../../src/release/lockHashes.js';
 import { sortHashes, zipHash } from '../../src/terraform/hashes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';
+
+/** The hashing session the tests hash in (its seals prove the second reads). */
+const session = new HashingSession();
 
 /** The documented algorithm over (name, content) pairs; names compared as bytes, as Go's sort.Strings does. */
 function hash1(files: { name: Buffer; content: Buffer }[]): string {
@@ -255,7 +259,7 @@ describe('entries hashed in the same read as the file', () => {
     const zip = makeZip(members);
     const files = [writeZip(name, zip), writeZip(name, zip)];
     const planned = await planZipHash(files[0]!, name);
-    const digests = await hashFiles(files, {
+    const digests = await session.hashFiles(files, {
       plans: new Map(files.map((file) => [file, planned.plan])),
       storedEntriesLater,
       inlineBelowBytes: inline,
@@ -294,7 +298,7 @@ describe('entries hashed in the same read as the file', () => {
         [0, true],
       ]);
       expect(digest.entries).toEqual(digests.get(files[0]!)!.entries);
-      const later = await hashStoredEntries(file, 'later.zip', plan, digest);
+      const later = await session.hashStoredEntries(file, 'later.zip', plan, digest);
       // Only what the first read left: the large stored entry.
       expect(later.map((hash) => hash === '')).toEqual([true, true, false]);
       const whole = digest.entries!.map((hash, i) => hash || later[i]!);
@@ -309,9 +313,9 @@ describe('entries hashed in the same read as the file', () => {
     zip[50] = 'O'.charCodeAt(0);
     const file = writeZip('crc-later.zip', zip);
     const { plan } = await planZipHash(file, 'crc-later.zip');
-    const error = await hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true }).catch(
-      (e: unknown) => e,
-    );
+    const error = await session
+      .hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EntryReadError);
     expect((error as EntryReadError).message).toBe('its content does not match its CRC-32');
   });
@@ -335,10 +339,12 @@ describe('entries hashed in the same read as the file', () => {
       const file = writeZip('changed.zip', zip);
       const { plan } = await planZipHash(file, 'changed.zip');
       const digest = (
-        await hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true })
+        await session.hashFiles([file], { plans: new Map([[file, plan]]), storedEntriesLater: true })
       ).get(file)!;
       fs.writeFileSync(file, change(zip));
-      const error = await hashStoredEntries(file, 'changed.zip', plan, digest).catch((e: unknown) => e);
+      const error = await session
+        .hashStoredEntries(file, 'changed.zip', plan, digest)
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FileChangedError);
       const size = String(zip.length);
       const message = how.replace('SIZE-1', String(zip.length - 1)).replaceAll('SIZE', size);
@@ -346,7 +352,7 @@ describe('entries hashed in the same read as the file', () => {
       expect((error as FileChangedError).hint).toMatch(/lock hashes could not be read from it again/);
       // Unchanged again: hashed.
       fs.writeFileSync(file, zip);
-      expect((await hashStoredEntries(file, 'changed.zip', plan, digest)).map(Boolean)).toEqual([
+      expect((await session.hashStoredEntries(file, 'changed.zip', plan, digest)).map(Boolean)).toEqual([
         false,
         false,
         true,
@@ -359,10 +365,10 @@ describe('entries hashed in the same read as the file', () => {
     const file = writeZip('unsealed.zip', zip);
     const { plan } = await planZipHash(file, 'unsealed.zip');
     const sha256 = createHash('sha256').update(zip).digest('hex');
-    const stored = await hashStoredEntries(file, 'unsealed.zip', plan, { sha256, bytes: zip.length });
+    const stored = await session.hashStoredEntries(file, 'unsealed.zip', plan, { sha256, bytes: zip.length });
     expect(stored).toEqual(['', '', createHash('sha256').update(members[2]!.data).digest('hex')]);
     const other = { sha256: 'f'.repeat(64), bytes: zip.length };
-    await expect(hashStoredEntries(file, 'unsealed.zip', plan, other)).rejects.toThrow(
+    await expect(session.hashStoredEntries(file, 'unsealed.zip', plan, other)).rejects.toThrow(
       'unsealed.zip changed since it was verified: its bytes are not the ones verified any more',
     );
   });

@@ -1,0 +1,101 @@
+/**
+ * The hashing worker as a module of its own (src/release/hashWorker.ts), run in a worker_threads Worker as the
+ * pool runs it: from its TypeScript source (what the pool starts under vitest, Node stripping its types) and
+ * from tsc's output in dist/ (npm run build). Its replies carry each file's SHA-256, size, seal, and the planned
+ * zip entries' content hashes.
+ */
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import type { HashQueue, HashReply } from '../../src/release/hashWorker.js';
+import { planZipHash } from '../../src/release/lockHashes.js';
+import { tempRoot } from '../helpers/tmp.js';
+import { makeZip } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Posts `queue` to a worker running `file`; resolves to its replies by job index, then ends the worker. Types
+ * stripped as src/release/hashWorkerStart.ts asks for them (a no-op for the .js file).
+ */
+async function run(file: string, queue: HashQueue): Promise<Map<number, HashReply['reply']>> {
+  const worker = new Worker(file, { execArgv: [...process.execArgv, '--experimental-strip-types'] });
+  try {
+    return await new Promise((resolve, reject) => {
+      const replies = new Map<number, HashReply['reply']>();
+      worker.on('error', reject);
+      worker.on('message', ({ index, reply }: HashReply) => {
+        replies.set(index, reply);
+        if (replies.size === queue.jobs.length) resolve(replies);
+      });
+      worker.postMessage(queue);
+    });
+  } finally {
+    await worker.terminate();
+  }
+}
+
+describe.each([
+  ['its TypeScript source', 'src/release/hashWorker.ts'],
+  ['the tsc output in dist/', 'dist/release/hashWorker.js'],
+])('the hashing worker, from %s', (_from, file) => {
+  it('hashes the queue it is given: SHA-256, size, seal, and the planned entries of a zip', async () => {
+    const root = tempRoot();
+    const data = randomBytes(3 * 1024 * 1024 + 7);
+    const plain = path.join(root, 'plain.bin');
+    fs.writeFileSync(plain, data);
+    const license = 'license text\n'.repeat(10);
+    const binary = randomBytes(200 * 1024);
+    const zipBytes = makeZip([
+      { name: 'LICENSE', data: license, deflate: true },
+      { name: 'terraform-provider-x', data: binary },
+    ]);
+    const zip = path.join(root, 'x.zip');
+    fs.writeFileSync(zip, zipBytes);
+    const { plan } = await planZipHash(zip, 'x.zip');
+    const key = randomBytes(16);
+    const jobs = [
+      { path: plain, storedLater: false, seal: { key, nonce: randomBytes(12) } },
+      { path: zip, plan, storedLater: false, seal: { key, nonce: randomBytes(12) } },
+    ];
+    const replies = await run(path.join(ROOT, file), { jobs, claim: new SharedArrayBuffer(4) });
+
+    const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
+    const gmac = (bytes: Uint8Array, nonce: Uint8Array): string => {
+      const cipher = createCipheriv('aes-128-gcm', key, nonce);
+      cipher.setAAD(bytes);
+      cipher.final();
+      return cipher.getAuthTag().toString('hex');
+    };
+    expect(replies.get(0)).toEqual({
+      ok: true,
+      digest: { path: plain, sha256: sha256(data), bytes: data.length },
+      seal: { nonce: Buffer.from(jobs[0]!.seal.nonce).toString('hex'), tag: gmac(data, jobs[0]!.seal.nonce) },
+    });
+    expect(replies.get(1)).toEqual({
+      ok: true,
+      digest: {
+        path: zip,
+        sha256: sha256(zipBytes),
+        bytes: zipBytes.length,
+        entries: [sha256(license), sha256(binary)],
+      },
+      seal: {
+        nonce: Buffer.from(jobs[1]!.seal.nonce).toString('hex'),
+        tag: gmac(zipBytes, jobs[1]!.seal.nonce),
+      },
+    });
+  });
+
+  it('answers a file it cannot read with its path and code instead of failing', async () => {
+    const missing = path.join(tempRoot(), 'gone.zip');
+    const jobs = [
+      { path: missing, storedLater: false, seal: { key: randomBytes(16), nonce: randomBytes(12) } },
+    ];
+    const replies = await run(path.join(ROOT, file), { jobs, claim: new SharedArrayBuffer(4) });
+    expect(replies.get(0)).toMatchObject({ ok: false, path: missing, code: 'ENOENT' });
+  });
+});
