@@ -339,13 +339,17 @@ function checkWorkerStart(metafile, work) {
 /**
  * What a bundle carries instead of reading it beside itself: src/cli/version.ts becomes the version it was built
  * with; src/runtask/formats/sarifSchema.ts the SARIF schema of assets/; src/lockfile/wasm.ts a module holding the HCL parser's WebAssembly (tree-sitter's runtime and the grammar
- * in assets/); and web-tree-sitter and openpgp their CommonJS builds.
+ * in assets/); src/runtask/server/spawnHelperPath.ts a module handing Node the source of the handler runner
+ * (`helperSource`) as `-e <source>`, since a single executable runs only what it carries (every bundle does the
+ * same, so that the package has no second file to find beside its chunks); and web-tree-sitter and openpgp their
+ * CommonJS builds.
  * @param {string} version
  * @returns {esbuild.Plugin}
  */
 function embedded(version) {
   const wasmModule = path.join(ROOT, 'src', 'lockfile', 'wasm.ts');
   const versionModule = path.join(ROOT, 'src', 'cli', 'version.ts');
+  const helperPathModule = path.join(ROOT, 'src', 'runtask', 'server', 'spawnHelperPath.ts');
   return {
     name: 'embedded',
     setup(build) {
@@ -369,6 +373,16 @@ function embedded(version) {
           contents: `// src/runtask/formats/sarifSchema.ts, bundled: assets/sarif-schema-2.1.0.json\nexport function sarifSchema() {\n  return ${JSON.stringify(JSON.parse(schema))};\n}\n`,
         };
       });
+      build.onLoad({ filter: /[\\/]src[\\/]runtask[\\/]server[\\/]spawnHelperPath\.ts$/ }, async (args) => {
+        if (path.resolve(args.path) !== helperPathModule) return undefined;
+        return {
+          loader: 'js',
+          contents:
+            '// src/runtask/server/spawnHelperPath.ts, bundled: src/runtask/server/spawnHelper.ts as a source string\n' +
+            `const HELPER_SOURCE = ${JSON.stringify(await helperSource())};\n` +
+            "export function helperArgs() {\n  return ['-e', HELPER_SOURCE];\n}\n",
+        };
+      });
       build.onLoad({ filter: /[\\/]src[\\/]lockfile[\\/]wasm\.ts$/ }, (args) => {
         if (path.resolve(args.path) !== wasmModule) return undefined;
         const runtime = fs.readFileSync(require.resolve('web-tree-sitter/web-tree-sitter.wasm'));
@@ -384,6 +398,26 @@ function embedded(version) {
       });
     },
   };
+}
+
+/**
+ * The handler runner's program (src/runtask/server/spawnHelper.ts) compiled into one script for `node -e`: its
+ * types stripped, its type-only imports gone, wrapped in a function so that it declares nothing global. It imports
+ * nothing at run time, so the script is the module's own code.
+ * @returns {Promise<string>}
+ */
+export async function helperSource() {
+  const result = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: ROOT,
+    entryPoints: ['src/runtask/server/spawnHelper.ts'],
+    format: 'iife',
+    legalComments: 'none',
+    write: false,
+  });
+  const [file] = result.outputFiles;
+  if (file === undefined) throw new Error('esbuild gave no output for src/runtask/server/spawnHelper.ts');
+  return file.text;
 }
 
 /**

@@ -81,6 +81,7 @@ export function envWithNode(line, env = process.env) {
 export const RUNTIME_TESTS = [
   'test/release/hashing.test.ts',
   'test/runtask/server/spawner.test.ts',
+  'test/runtask/server/spawnHelper.test.ts',
   'test/cli/program.test.ts',
   'test/commands/verify/bin.test.ts',
   'test/install/package.test.ts',

@@ -26,7 +26,13 @@ export function registerRuntask(program: ProgramCommand): void {
         'act as the platform against it, in another terminal': `${KEY} runtask send http://127.0.0.1:8080/ --expect passed`,
       }),
     );
+  registerServe(group);
+  registerCallback(group);
+  registerSend(group);
+}
 
+/** `runtask serve`: the integrator. */
+function registerServe(group: ProgramCommand): void {
   group
     .command('serve')
     .description('run a run task integrator: verify, answer 200, run --exec per request, report back')
@@ -82,7 +88,10 @@ export function registerRuntask(program: ProgramCommand): void {
           'runtask serve --routes routes.yaml',
       }),
     );
+}
 
+/** `runtask callback`: one task result callback. */
+function registerCallback(group: ProgramCommand): void {
   group
     .command('callback')
     .description('send one task result callback (e.g. from a CI job)')
@@ -113,7 +122,10 @@ export function registerRuntask(program: ProgramCommand): void {
           'RUNTASK_ACCESS_TOKEN=<token> runtask callback --url <callback url> --status running --message Scanning',
       }),
     );
+}
 
+/** `runtask send`: the platform's side, judging an integrator. */
+function registerSend(group: ProgramCommand): void {
   group
     .command('send')
     .description(

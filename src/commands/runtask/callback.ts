@@ -8,8 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { ApiError, InterruptedError, TimeoutError, UsageError } from '../../errors.js';
-import { sendCallback } from '../../runtask/callback/client.js';
-import { loggableUrl, originNotAllowed, parsePlatformHosts } from '../../runtask/callback/origins.js';
+import { sendCallback, type CallbackOutcome } from '../../runtask/callback/client.js';
+import {
+  loggableUrl,
+  originNotAllowed,
+  parsePlatformHosts,
+  type PlatformOrigins,
+} from '../../runtask/callback/origins.js';
 import {
   TASK_RESULT_STATUSES,
   VERIFICATION_TOKEN,
@@ -104,16 +109,17 @@ async function readOutcomes(flags: CallbackFlags, context: RunContext): Promise<
   };
 }
 
-/** Sends the callback; resolves with the exit code or throws the error that decides it. */
-export async function runCallbackCommand(context: RunContext, flags: CallbackFlags): Promise<number> {
-  const { output } = context;
+/** Checks `--fail-on` (exit 2 on a bad one). */
+function checkFailOn(flags: CallbackFlags): void {
   if (flags.failOn !== undefined && !(FAIL_ON as readonly string[]).includes(flags.failOn)) {
     throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}, got "${flags.failOn}"`, {
       hint: 'error fails on errors only (the default); never always passes.',
     });
   }
-  // A scanner's report decides the status and message unless they are given (read first: exit 2 on a bad one).
-  const outcomes = await readOutcomes(flags, context);
+}
+
+/** The flags with the status and message a scanner's report decides, unless given; checks the status. */
+function withReportStatus(flags: CallbackFlags, outcomes: OutcomesInput): CallbackFlags & { status: string } {
   const fromReport = outcomes.kind === 'report' ? outcomes.result : undefined;
   if (fromReport !== undefined) {
     flags = {
@@ -130,7 +136,22 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
       },
     );
   }
-  const deadlineMs = parseDuration(flags.timeout, '--timeout');
+  return { ...flags, status: flags.status };
+}
+
+/** Where the callback goes, with what token, and the saved request it answers (when given). */
+interface CallbackTarget {
+  url: string;
+  token: string;
+  allowed: PlatformOrigins;
+  payload: RunTaskRequest | undefined;
+}
+
+/**
+ * The callback URL and the access token, from the flags, the environment or the saved request; refuses the
+ * verification request's token and a URL on a host the token may not go to.
+ */
+async function callbackTarget(flags: CallbackFlags, context: RunContext): Promise<CallbackTarget> {
   const allowed = parsePlatformHosts(flags.platformHost);
   const payload = await readPayload(flags, context);
   const url = flags.url ?? payload?.task_result_callback_url;
@@ -148,7 +169,7 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
       hint: 'The token is the access_token of the run task request; it lives 10 minutes.',
     });
   }
-  output.addSecret(token);
+  context.output.addSecret(token);
   if (token === VERIFICATION_TOKEN) {
     throw new UsageError(
       'the saved request is the platform\'s verification request ("test-token"): it expects no callback',
@@ -158,7 +179,19 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
     );
   }
   if (!allowed.allows(url)) throw originNotAllowed('callback URL', url, allowed);
+  return { url, token, allowed, payload };
+}
 
+/**
+ * The task result to send, checked against the documented limits; its outcomes dropped (with a warning) when the
+ * saved request says the platform does not accept them.
+ */
+function checkedResult(
+  flags: CallbackFlags & { status: string },
+  outcomes: OutcomesInput,
+  payload: RunTaskRequest | undefined,
+  context: RunContext,
+): TaskResult {
   const candidate = {
     status: flags.status,
     message: flags.message,
@@ -186,22 +219,24 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
   const result = checked.result;
   if (payload !== undefined && result.outcomes !== undefined && !acceptsOutcomes(payload)) {
     if (result.outcomes.length > 0) {
-      output.warn(
+      context.output.warn(
         `the platform did not offer outcomes (capabilities.outcomes is not true): ${result.outcomes.length} not sent`,
       );
     }
     delete result.outcomes;
   }
-  output.debug(`→ PATCH ${loggableUrl(url)}`);
-  const sent = await sendCallback({
-    url,
-    token,
-    result,
-    allowed,
-    deadlineMs,
-    signal: context.signal,
-    onRetry: (info) => output.info(`retrying the callback in ${info.delayMs}ms: ${info.reason}`),
-  });
+  return result;
+}
+
+/** What the delivery came to: exit 0 with a summary when sent, else the error that decides the exit code. */
+function deliveryOutcome(
+  sent: CallbackOutcome,
+  result: TaskResult,
+  target: CallbackTarget,
+  flags: CallbackFlags,
+  context: RunContext,
+): number {
+  const { output } = context;
   switch (sent.kind) {
     case 'sent': {
       const summary = {
@@ -236,6 +271,29 @@ export async function runCallbackCommand(context: RunContext, flags: CallbackFla
     case 'aborted':
       throw new InterruptedError('interrupted before the callback was delivered');
     case 'not-allowed':
-      throw originNotAllowed('callback URL', url, allowed);
+      throw originNotAllowed('callback URL', target.url, target.allowed);
   }
+}
+
+/** Sends the callback; resolves with the exit code or throws the error that decides it. */
+export async function runCallbackCommand(context: RunContext, given: CallbackFlags): Promise<number> {
+  const { output } = context;
+  checkFailOn(given);
+  // A scanner's report decides the status and message unless they are given (read first: exit 2 on a bad one).
+  const outcomes = await readOutcomes(given, context);
+  const flags = withReportStatus(given, outcomes);
+  const deadlineMs = parseDuration(flags.timeout, '--timeout');
+  const target = await callbackTarget(flags, context);
+  const result = checkedResult(flags, outcomes, target.payload, context);
+  output.debug(`→ PATCH ${loggableUrl(target.url)}`);
+  const sent = await sendCallback({
+    url: target.url,
+    token: target.token,
+    result,
+    allowed: target.allowed,
+    deadlineMs,
+    signal: context.signal,
+    onRetry: (info) => output.info(`retrying the callback in ${info.delayMs}ms: ${info.reason}`),
+  });
+  return deliveryOutcome(sent, result, target, flags, context);
 }

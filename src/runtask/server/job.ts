@@ -1,6 +1,6 @@
 /**
  * One accepted job: its two abort switches (the work: queue, plan, handler; the delivery: callbacks), its phase,
- * and its progress reports — a first `running` callback at once, then one per `--heartbeat`, never two at a time,
+ * its record in the job store, and its progress reports — a first `running` callback at once, then one per `--heartbeat`, never two at a time,
  * so that the platform's 10-minute progress window stays open while the job waits or runs.
  */
 import type { CheckInput } from './check.js';
@@ -9,6 +9,8 @@ import type { PlatformOrigins } from '../callback/origins.js';
 import { reportResult, type ReportDeps } from './report.js';
 import type { CallbackBackoff } from '../callback/client.js';
 import type { Slots } from './slots.js';
+import type { JobRecord } from './store.js';
+import { readRunTaskRequest, type TaskResult } from '../../terraform/runtask/payload.js';
 
 /**
  * Why a job's work was aborted: shutdown, a hard stop, the platform refusing its token, or another instance
@@ -52,8 +54,34 @@ export class Job {
     readonly acceptedAt: Date,
   ) {}
 
+  /** The job a stored record stands for (taken from the queue, or over from another instance). */
+  static fromRecord(record: JobRecord): Job {
+    const { request, raw } = readRunTaskRequest(record.request);
+    const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
+    if (typeof record.checkStartedAt === 'string') job.startedAt = Date.parse(record.checkStartedAt);
+    return job;
+  }
+
   get id(): string {
     return this.input.id;
+  }
+
+  /** The job's record in the job store, in `phase` (with its final result once it has one). */
+  record(phase: JobRecord['phase'], result?: TaskResult): JobRecord {
+    return {
+      version: 1,
+      id: this.id,
+      acceptedAt: this.acceptedAt.toISOString(),
+      phase,
+      request: this.input.raw,
+      checkStartedAt: this.startedAt === undefined ? null : new Date(this.startedAt).toISOString(),
+      ...(result === undefined ? {} : { result }),
+    };
+  }
+
+  /** The fields that name this job in the log. */
+  logFields(): Record<string, string | undefined> {
+    return { job: this.id, run_id: this.input.request.run_id };
   }
 
   /** What a callback of this job needs. */

@@ -8,16 +8,17 @@
  */
 import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
-import type { JobQueue, JobRecord, JobStore, Role, StoreHealth } from './store.js';
+import type { JobQueue, JobStore, Role, StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
-import { readRunTaskRequest, type TaskResult } from '../../terraform/runtask/payload.js';
+import type { TaskResult } from '../../terraform/runtask/payload.js';
 import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
 import { reportResult, shapeFinalResult } from './report.js';
 import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE, type StopReason } from './job.js';
 import { recoveredVerdict, storeStart } from './checkStart.js';
+import { QUEUED_MESSAGE, QueueProgress } from './queueProgress.js';
 
-export { RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE };
+export { QUEUED_MESSAGE, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE };
 
 /** Settings of the job manager. */
 export interface JobSettings extends CheckSettings {
@@ -35,17 +36,6 @@ export interface JobSettings extends CheckSettings {
   retired?: boolean;
 }
 
-/** The `running` message of a job waiting in the shared queue for a worker. */
-export const QUEUED_MESSAGE = 'Queued: waiting for a free worker.';
-
-/** The job a stored record stands for (taken from the queue, or over from another instance). */
-function jobOf(record: JobRecord): Job {
-  const { request, raw } = readRunTaskRequest(record.request);
-  const job = new Job({ id: record.id, request, raw }, new Date(record.acceptedAt));
-  if (typeof record.checkStartedAt === 'string') job.startedAt = Date.parse(record.checkStartedAt);
-  return job;
-}
-
 /** The jobs of one integrator process. */
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
@@ -58,10 +48,8 @@ export class JobManager {
   private pollTimer: NodeJS.Timeout | undefined;
   private pulling: Promise<void> | undefined;
   private pullAgain = false;
-  private progressTimer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
-  /** Aborts the queued jobs' `running` callbacks at a stop. */
-  private readonly sweeps = new AbortController();
+  /** The progress callbacks of the shared queue's jobs (queueProgress.ts). */
+  private queueProgress: QueueProgress | undefined;
   private readonly role: Role;
 
   constructor(
@@ -109,11 +97,9 @@ export class JobManager {
     // A front keeps nothing: the job waits in the shared queue for a worker.
     const queue = this.role === 'front' ? this.store.queue : undefined;
     const stored =
-      queue !== undefined
-        ? queue.enqueue(this.record(job, 'queued'))
-        : this.store.accept(this.record(job, 'accepted'));
+      queue !== undefined ? queue.enqueue(job.record('queued')) : this.store.accept(job.record('accepted'));
     const storing = stored.catch((error: unknown) => {
-      this.log.error('job.error', `could not store job ${job.id}: ${String(error)}`, this.fields(job));
+      this.log.error('job.error', `could not store job ${job.id}: ${String(error)}`, job.logFields());
       return 'unsaved' as const;
     });
     // A copy arriving while this one is answered learns the outcome from here.
@@ -161,13 +147,9 @@ export class JobManager {
    */
   async recover(): Promise<number> {
     const queue = this.store.queue;
-    if (queue !== undefined && this.progressTimer === undefined && !this.stopping) {
+    if (queue !== undefined && this.queueProgress === undefined && !this.stopping) {
       // Any role keeps the queued jobs' progress windows open (one instance per job and heartbeat sends).
-      this.progressTimer = setInterval(
-        () => this.sweep(queue),
-        Math.max(250, Math.min(10_000, this.settings.heartbeatMs / 4)),
-      );
-      this.progressTimer.unref();
+      this.queueProgress = new QueueProgress(queue, this.settings, this.log);
     }
     // A front runs nothing: the workers take over what instances that died left, and pull the queue.
     if (this.role === 'front') return 0;
@@ -229,7 +211,7 @@ export class JobManager {
     const records = await queue.claim(free);
     // Claimed as a stop began, a job still runs: the stop's grace applies to it like to the others.
     for (const record of records) {
-      const job = jobOf(record);
+      const job = Job.fromRecord(record);
       const { request } = job.input;
       this.log.info('job.claimed', `took job ${record.id} from the queue`, {
         job: record.id,
@@ -241,38 +223,11 @@ export class JobManager {
     }
   }
 
-  /** Sends the `running` callback of each queued job whose heartbeat is due (when this instance wins it). */
-  private sweep(queue: JobQueue): void {
-    if (this.sweeping !== undefined || this.stopping) return;
-    const { heartbeatMs, callbackTimeoutMs, allowed, retry } = this.settings;
-    this.sweeping = queue
-      .dueForProgress(heartbeatMs)
-      .then(async (records) => {
-        await Promise.all(
-          records.map((record) => {
-            const { request } = readRunTaskRequest(record.request);
-            return reportResult(
-              { id: record.id, request, allowed, log: this.log, signal: this.sweeps.signal, retry },
-              { status: 'running', message: QUEUED_MESSAGE },
-              Math.min(heartbeatMs, callbackTimeoutMs),
-              'progress',
-            );
-          }),
-        );
-      })
-      .catch((error: unknown) => {
-        this.log.error('job.error', `could not report the queued jobs: ${String(error)}`, {});
-      })
-      .finally(() => {
-        this.sweeping = undefined;
-      });
-  }
-
   private async takeOver(): Promise<number> {
     const records = await this.store.takeOver();
     for (const record of records) {
       if (this.jobs.has(record.id)) continue;
-      const job = jobOf(record);
+      const job = Job.fromRecord(record);
       const { request } = job.input;
       const verdict = recoveredVerdict(record, this.store.kind, this.settings.retired !== true);
       const fields = { job: record.id, run_id: request.run_id, phase: record.phase };
@@ -334,24 +289,7 @@ export class JobManager {
     this.stopping = true;
     clearInterval(this.takeOverTimer);
     clearInterval(this.pollTimer);
-    clearInterval(this.progressTimer);
-    this.sweeps.abort('stopped');
-  }
-
-  private record(job: Job, phase: JobRecord['phase'], result?: TaskResult): JobRecord {
-    return {
-      version: 1,
-      id: job.id,
-      acceptedAt: job.acceptedAt.toISOString(),
-      phase,
-      request: job.input.raw,
-      checkStartedAt: job.startedAt === undefined ? null : new Date(job.startedAt).toISOString(),
-      ...(result === undefined ? {} : { result }),
-    };
-  }
-
-  private fields(job: Job): Record<string, string | undefined> {
-    return { job: job.id, run_id: job.input.request.run_id };
+    this.queueProgress?.stop();
   }
 
   private async run(job: Job): Promise<void> {
@@ -362,7 +300,7 @@ export class JobManager {
       release = await this.slots.acquire(job.work.signal);
       job.phase = 'running';
       job.startedAt = Date.now();
-      const start = this.record(job, 'accepted');
+      const start = job.record('accepted');
       const stored = await storeStart(this.store, start, job.work.signal, this.settings.storeRetryMs ?? 1000);
       if (stored === 'lost') job.work.abort('lost' satisfies StopReason);
       if (stored === 'stored')
@@ -372,7 +310,7 @@ export class JobManager {
         this.log.error(
           'job.error',
           `the check failed inside the integrator: ${String(error)}`,
-          this.fields(job),
+          job.logFields(),
         );
         interpreted = {
           result: { status: 'failed', message: 'The integrator failed to run the check; see its log.' },
@@ -406,17 +344,17 @@ export class JobManager {
     job.phase = 'reporting';
     // Stored for another holder to deliver should this one die; the delivery does not wait for it (a database
     // that hangs must not hold final callbacks back). Unsaved, the store writes it once it can, and says so.
-    const reported = this.store.report(this.record(job, 'reporting', result)).catch((error: unknown) => {
+    const reported = this.store.report(job.record('reporting', result)).catch((error: unknown) => {
       this.log.error(
         'job.error',
         `could not store the result of job ${job.id}: ${String(error)}`,
-        this.fields(job),
+        job.logFields(),
       );
     });
     await job.stopProgress();
     const outcome = await reportResult(job.reportDeps(this.settings, this.log), result, deadlineMs, 'final');
     this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
-      ...this.fields(job),
+      ...job.logFields(),
       status: result.status,
       delivered: outcome.kind === 'sent',
     });
@@ -435,7 +373,7 @@ export class JobManager {
     this.log.error(
       'job.error',
       `job ${job.id} failed inside the integrator: ${String(error)}`,
-      this.fields(job),
+      job.logFields(),
     );
   }
 }

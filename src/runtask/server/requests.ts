@@ -18,9 +18,10 @@ import {
   PAYLOAD_VERSION,
   isVerificationRequest,
   parseRunTaskRequest,
+  type ParsedRunTaskRequest,
 } from '../../terraform/runtask/payload.js';
 import { parseRequestTarget } from '../../net/requestTarget.js';
-import type { IntegratorOptions } from './server.js';
+import type { IntegratorOptions } from './integratorOptions.js';
 
 /** One run task the integrator serves: its path, key and platform hosts, and its jobs. */
 export interface RouteContext {
@@ -88,28 +89,21 @@ function jobId(taskResultId: string | undefined): string {
     : `job-${randomUUID()}`;
 }
 
-/** Handles one request; resolves once the answer is sent. */
-export async function handleRequest(
+/** Answers `GET /healthz` and `GET /metrics` (when served); false for any other request. */
+async function answerProbe(
   context: RequestContext,
   req: IncomingMessage,
   res: ServerResponse,
-): Promise<void> {
-  let { log } = context;
-  const remote = req.socket.remoteAddress;
-  const target = parseRequestTarget(req.url, req.headers.host);
-  if (!target.ok) {
-    log.warn('request.rejected', `refused a request: ${target.reason}`, { http: 400, remote });
-    req.resume();
-    return refuse(res, 400, 'bad request', target.reason);
-  }
-  const { path } = target.target;
+  path: string,
+): Promise<boolean> {
   const probe = req.method === 'GET' || req.method === 'HEAD';
   if (path === '/healthz' && probe) {
     tagRequest(res, { probe: true });
     // 503 while new jobs would be refused (stopping, or a journal that cannot be written), so that a load
     // balancer sends them elsewhere; the jobs already accepted run and report either way.
     const health = context.health();
-    return send(res, health.status === 'ok' ? 200 : 503, health);
+    send(res, health.status === 'ok' ? 200 : 503, health);
+    return true;
   }
   if (path === '/metrics' && probe && context.metrics !== undefined) {
     tagRequest(res, { probe: true });
@@ -118,28 +112,36 @@ export async function handleRequest(
       'content-type': context.metrics.contentType,
       'content-length': String(Buffer.byteLength(text)),
     });
-    return void res.end(text);
+    res.end(text);
+    return true;
   }
-  const route =
-    context.routes === undefined
-      ? path === context.options.path
-        ? context
-        : undefined
-      : context.routes.get(path);
-  if (route === undefined) {
-    // With several routes, the others are not named: each tenant knows its own URL only.
-    const detail =
-      context.routes === undefined
-        ? `run task requests go to ${context.options.path}`
-        : 'no run task is served at this path';
-    return refuse(res, 404, 'not found', detail);
-  }
-  tagRequest(res, { route: route.options.path });
+  return false;
+}
+
+/** The route a path is served by: the only one, or one of `context.routes`. */
+function routeAt(context: RequestContext, path: string): RouteContext | undefined {
+  if (context.routes !== undefined) return context.routes.get(path);
+  return path === context.options.path ? context : undefined;
+}
+
+/** Who sent a request, and where its answer goes. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  log: EventLog;
+  remote: string | undefined;
+}
+
+/**
+ * Reads the body of a POST to a route, refusing it on a worker, while stopping, over the limit, or when its
+ * signature does not match the route's key; the body's text, or undefined once the request is answered.
+ */
+async function readSignedBody(
+  context: RequestContext,
+  route: RouteContext,
+  { req, res, log, remote }: Exchange,
+): Promise<string | undefined> {
   const { options, jobs } = route;
-  log = route.log ?? log;
-  if (req.method !== 'POST') {
-    return refuse(res, 405, 'method not allowed', 'run task requests are POSTs', { allow: 'POST' });
-  }
   if (jobs.serving === 'worker') {
     // Only a load balancer set up to send requests to workers too gets here: it should try a front instead.
     req.resume();
@@ -147,21 +149,24 @@ export async function handleRequest(
       http: 503,
       remote,
     });
-    return refuse(
+    refuse(
       res,
       503,
       'worker only',
       'this integrator instance runs queued checks only (--role worker): send run task requests to a front (--role front or all)',
     );
+    return undefined;
   }
   const body = await readBody(req, options.bodyLimit ?? BODY_LIMIT);
   if (context.stopping()) {
     log.warn('request.rejected', 'refused a request: the integrator is stopping', { http: 503, remote });
-    return refuse(res, 503, 'stopping', 'the integrator is shutting down; retry', { connection: 'close' });
+    refuse(res, 503, 'stopping', 'the integrator is shutting down; retry', { connection: 'close' });
+    return undefined;
   }
   if (body === 'too-large') {
     log.warn('request.rejected', 'refused a request: body over the limit', { http: 413, remote });
-    return refuse(res, 413, 'payload too large', `the body is over ${options.bodyLimit ?? BODY_LIMIT} bytes`);
+    refuse(res, 413, 'payload too large', `the body is over ${options.bodyLimit ?? BODY_LIMIT} bytes`);
+    return undefined;
   }
   if (
     options.hmacKey !== undefined &&
@@ -169,50 +174,71 @@ export async function handleRequest(
   ) {
     const reason = req.headers[SIGNATURE_HEADER] ? 'signature does not match' : 'no signature';
     log.warn('request.rejected', `refused a request: ${reason}`, { http: 401, remote });
-    return refuse(
-      res,
-      401,
-      'unauthorized',
-      'the X-TFC-Task-Signature header is missing or does not match the body',
-    );
+    refuse(res, 401, 'unauthorized', 'the X-TFC-Task-Signature header is missing or does not match the body');
+    return undefined;
   }
   // Decoded once: the emptiness check and the parse read the same text.
-  const text = body.toString('utf8');
+  return body.toString('utf8');
+}
+
+/** A run task request that may become a job. */
+type RunTask = Extract<ParsedRunTaskRequest, { kind: 'request' }>;
+
+/**
+ * Reads a signed body as a run task request: answers the verification requests (empty, or the platform's test)
+ * with 200 and refuses what is not JSON, not payload version 1, or has no usable callback; the request, or
+ * undefined once the request is answered.
+ */
+function readRunTask(text: string, route: RouteContext, { res, log, remote }: Exchange): RunTask | undefined {
   if (text.trim() === '') {
     log.info('request.verification', 'answered a verification request (empty body)', { remote });
     tagRequest(res, { outcome: 'verification' });
-    return send(res, 200);
+    send(res, 200);
+    return undefined;
   }
   const parsed = parseRunTaskRequest(text);
   if (parsed.kind === 'malformed') {
     log.warn('request.rejected', `refused a request: ${parsed.reason}`, { http: 400, remote });
-    return refuse(res, 400, 'bad request', parsed.reason);
+    refuse(res, 400, 'bad request', parsed.reason);
+    return undefined;
   }
-  const { request, raw, ignored } = parsed;
+  const { request, raw } = parsed;
   if (isVerificationRequest(request)) {
     log.info('request.verification', 'answered a verification request', { remote, stage: request.stage });
     tagRequest(res, { outcome: 'verification' });
-    return send(res, 200);
+    send(res, 200);
+    return undefined;
   }
   if (request.payload_version !== PAYLOAD_VERSION) {
     const version = JSON.stringify(raw.payload_version ?? null);
     log.warn('request.rejected', `refused a request: payload_version ${version}`, { http: 422, remote });
-    return refuse(
+    refuse(
       res,
       422,
       'unsupported payload_version',
       `payload_version ${version} is not 1, the only one understood`,
     );
+    return undefined;
   }
-  const problem = admissionProblem(request, options.allowed);
+  const problem = admissionProblem(request, route.options.allowed);
   if (problem !== undefined) {
     log.error('request.rejected', `refused a request: ${problem}`, {
       http: 422,
       remote,
       run_id: request.run_id,
     });
-    return refuse(res, 422, 'cannot report a result', problem);
+    refuse(res, 422, 'cannot report a result', problem);
+    return undefined;
   }
+  return parsed;
+}
+
+/**
+ * Makes a job of a run task request: 200 once its record is stored (or when it is a copy of a job already
+ * running), 503 with Retry-After when its record cannot be stored.
+ */
+async function acceptJob(jobs: JobManager, task: RunTask, { res, log, remote }: Exchange): Promise<void> {
+  const { request, raw, ignored } = task;
   const id = jobId(request.task_result_id);
   const fields = { job: id, run_id: request.run_id, stage: request.stage };
   if (ignored.length > 0)
@@ -257,4 +283,39 @@ export async function handleRequest(
     },
   );
   send(res, 200);
+}
+
+/** Handles one request; resolves once the answer is sent. */
+export async function handleRequest(
+  context: RequestContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const remote = req.socket.remoteAddress;
+  const target = parseRequestTarget(req.url, req.headers.host);
+  if (!target.ok) {
+    context.log.warn('request.rejected', `refused a request: ${target.reason}`, { http: 400, remote });
+    req.resume();
+    return refuse(res, 400, 'bad request', target.reason);
+  }
+  const { path } = target.target;
+  if (await answerProbe(context, req, res, path)) return;
+  const route = routeAt(context, path);
+  if (route === undefined) {
+    // With several routes, the others are not named: each tenant knows its own URL only.
+    const detail =
+      context.routes === undefined
+        ? `run task requests go to ${context.options.path}`
+        : 'no run task is served at this path';
+    return refuse(res, 404, 'not found', detail);
+  }
+  tagRequest(res, { route: route.options.path });
+  const exchange: Exchange = { req, res, log: route.log ?? context.log, remote };
+  if (req.method !== 'POST') {
+    return refuse(res, 405, 'method not allowed', 'run task requests are POSTs', { allow: 'POST' });
+  }
+  const text = await readSignedBody(context, route, exchange);
+  if (text === undefined) return;
+  const task = readRunTask(text, route, exchange);
+  if (task !== undefined) await acceptJob(route.jobs, task, exchange);
 }

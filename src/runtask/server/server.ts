@@ -7,15 +7,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import { listen } from '../../net/listen.js';
-import type { PlatformOrigins } from '../callback/origins.js';
 import { prepareHandlers } from './handler.js';
-import { JobManager, type JobSettings } from './jobs.js';
+import { JobManager } from './jobs.js';
 import { Journal } from './journal.js';
 import type { JobStore } from './store.js';
-import type { DatabaseTimeouts } from './databaseFaults.js';
 import { withoutDatabaseEnv } from './redact.js';
-import type { ResultReading } from './handlerResult.js';
-import type { EventLog } from './log.js';
 import { IntegratorMetrics } from './metrics.js';
 import { handleRequest, refuse, type RequestContext, type RouteContext } from './requests.js';
 import {
@@ -27,52 +23,10 @@ import {
   type ServedRoute,
 } from './routing.js';
 
+import type { IntegratorOptions, RouteOptions } from './integratorOptions.js';
+
 export { BODY_LIMIT } from './requests.js';
-
-/** One run task of several (`--routes`): its path, key and handler, each with its own jobs and journal. */
-export interface RouteOptions {
-  /** Normalised: starts with `/`, no trailing `/` (but `/` itself), not /healthz or /metrics. */
-  path: string;
-  hmacKey: string | undefined;
-  exec: string;
-  timeoutMs: number;
-  timeoutText: string;
-  /** Handlers of this route running at once (each route has its own slots). */
-  maxJobs: number;
-  allowed: PlatformOrigins;
-  /** How this route's handler output is read (default: the integrator's). */
-  reading?: ResultReading;
-}
-
-/** Everything the integrator needs. */
-export interface IntegratorOptions extends JobSettings {
-  host: string;
-  port: number;
-  /** The path the platform POSTs to, e.g. `/`. */
-  path: string;
-  /**
-   * Several run tasks, each on its own path (a routes file): then `path`, `exec`, `hmacKey`, `timeoutMs` and
-   * `maxJobs` above are not used. Route `/` keeps its journal in `stateDir`, the others in
-   * `stateDir/routes/<name>`, so that a restart finishes each job with its own route's settings.
-   */
-  routes?: readonly RouteOptions[];
-  stateDir: string;
-  log: EventLog;
-  /** Largest accepted body in bytes (default 1 MiB). */
-  bodyLimit?: number;
-  /** Opens the job store of a route (tests); default: PostgreSQL when `databaseUrl` is set, else the journal. */
-  openStore?: (log: EventLog) => Promise<JobStore>;
-  /** The PostgreSQL job store shared by several instances (postgres.ts): a queue per route. */
-  databaseUrl?: string;
-  /** Its lease: how long a job of an instance that died stays held (default 60 s). */
-  leaseMs?: number;
-  /** With the database: how often a worker with free slots looks at the queue (default 1 s). */
-  pollEveryMs?: number;
-  /** With the database: connections in this instance's pool (default 10). */
-  poolSize?: number;
-  /** With the database: its statement and connect timeouts and retry delay (databaseFaults.ts). */
-  databaseTimeouts?: DatabaseTimeouts;
-}
+export type { IntegratorOptions, RouteOptions } from './integratorOptions.js';
 
 /** The store of a route without a database: given (tests), or the journal in `dir`. */
 async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {
@@ -119,29 +73,39 @@ export interface Integrator {
   destroy(): Promise<void>;
 }
 
-/** Starts the integrator: job stores, HTTP server, then recovery of what a previous process left. */
-export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
+/** The routes to serve: those of the routes file, or the one the options describe. */
+function configuredRoutes(options: IntegratorOptions): RouteOptions[] {
+  if (options.routes) return [...options.routes];
+  return [
+    {
+      path: options.path,
+      hmacKey: options.hmacKey,
+      exec: options.exec,
+      timeoutMs: options.timeoutMs,
+      timeoutText: options.timeoutText,
+      maxJobs: options.maxJobs,
+      allowed: options.allowed,
+    },
+  ];
+}
+
+/** Lets go of every route's store; a crash keeps the journal's lock file and the PostgreSQL leases. */
+async function releaseAll(served: readonly ServedRoute[], crash = false): Promise<void> {
+  for (const route of served) await route.journal.release(crash ? { crash: true } : {});
+}
+
+/**
+ * Opens the job store and the job manager of each route, and of each route no longer served whose jobs a previous
+ * process left in its folder (`retired`). On a failure, what was opened is released again.
+ */
+async function openRoutes(
+  options: IntegratorOptions,
+  configured: readonly RouteOptions[],
+): Promise<ServedRoute[]> {
   const { log } = options;
   const routed = options.routes !== undefined;
   const shared = options.databaseUrl !== undefined || options.openStore !== undefined;
-  const configured: RouteOptions[] = options.routes
-    ? [...options.routes]
-    : [
-        {
-          path: options.path,
-          hmacKey: options.hmacKey,
-          exec: options.exec,
-          timeoutMs: options.timeoutMs,
-          timeoutText: options.timeoutText,
-          maxJobs: options.maxJobs,
-          allowed: options.allowed,
-        },
-      ];
   const served: ServedRoute[] = [];
-  // A crash keeps the journal's lock file and the PostgreSQL leases (others take the jobs over after them).
-  const releaseAll = async (crash = false): Promise<void> => {
-    for (const route of served) await route.journal.release(crash ? { crash: true } : {});
-  };
   // On a database, each route has a queue of its own, all of them on one pg-boss (one connection pool).
   const queues =
     options.databaseUrl !== undefined && options.openStore === undefined
@@ -169,14 +133,16 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
       await open({ ...configured[0]!, path: leftover.path, allowed }, leftover.dir, true);
     }
   } catch (error) {
-    await releaseAll();
+    await releaseAll(served);
     throw error;
   }
-  prepareHandlers();
-  let stopping = false;
+  return served;
+}
+
+/** The integrator's /metrics: every route's jobs, the store's health, and the shared queues' depth. */
+function integratorMetrics(options: IntegratorOptions, served: readonly ServedRoute[]): IntegratorMetrics {
   // The shared queues (PostgreSQL): their depth is the same on every instance.
   const queued = served.filter((r) => !r.retired && r.journal.queue !== undefined);
-  const role = options.role ?? 'all';
   const metrics = new IntegratorMetrics(
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
     {
@@ -194,10 +160,21 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   );
   for (const route of served) metrics.watch(route.route.path, route.log);
   // The shared store logs its takeovers on the integrator's log (a store serves the whole process).
-  log.subscribe((event) => {
+  options.log.subscribe((event) => {
     if (event.event === 'store.took_over') metrics.takeovers.inc();
   });
+  return metrics;
+}
 
+/** What the request handler sees of the integrator: the routes served, /healthz, /metrics, a stop under way. */
+function requestContext(
+  options: IntegratorOptions,
+  served: readonly ServedRoute[],
+  metrics: IntegratorMetrics,
+  stopping: () => boolean,
+): RequestContext {
+  const routed = options.routes !== undefined;
+  const role = options.role ?? 'all';
   const contexts = new Map<string, RouteContext>();
   for (const route of served.filter((r) => !r.retired)) {
     contexts.set(route.route.path, {
@@ -207,22 +184,31 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
     });
   }
   const first = served[0]!;
-  const context: RequestContext = {
+  return {
     options: { ...first.route, bodyLimit: options.bodyLimit },
     jobs: first.jobs,
-    log,
-    stopping: () => stopping,
+    log: options.log,
+    stopping,
     ...(routed ? { routes: contexts } : {}),
     health: () => ({
-      ...combinedHealth(served, stopping, routed, options.databaseUrl !== undefined ? 'postgres' : 'journal'),
+      ...combinedHealth(
+        served,
+        stopping(),
+        routed,
+        options.databaseUrl !== undefined ? 'postgres' : 'journal',
+      ),
       role,
     }),
     metrics,
   };
+}
+
+/** The HTTP server: each request handled (a failure answered 500), each answer counted. */
+function integratorServer(context: RequestContext, metrics: IntegratorMetrics): Server {
   const server: Server = createServer((req, res) => {
     res.on('finish', () => metrics.countAnswer(res));
     handleRequest(context, req, res).catch((error: unknown) => {
-      log.error('request.error', `could not handle a request: ${String(error)}`, {});
+      context.log.error('request.error', `could not handle a request: ${String(error)}`, {});
       if (!res.headersSent) refuse(res, 500, 'internal error', 'the integrator failed; see its log');
       else res.destroy();
     });
@@ -233,12 +219,25 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   // A request body (at most 1 MiB) that takes longer than this is a slowloris, not the platform: drop it
   // (Node's default would hold such a connection for 5 minutes).
   server.requestTimeout = 90_000;
+  return server;
+}
+
+/** Starts the integrator: job stores, HTTP server, then recovery of what a previous process left. */
+export async function startIntegrator(options: IntegratorOptions): Promise<Integrator> {
+  const served = await openRoutes(options, configuredRoutes(options));
+  prepareHandlers();
+  let stopping = false;
+  const metrics = integratorMetrics(options, served);
+  const server = integratorServer(
+    requestContext(options, served, metrics, () => stopping),
+    metrics,
+  );
   const listening = await listen(server, {
     host: options.host,
     port: options.port,
     name: 'the integrator',
   }).catch(async (error: unknown) => {
-    await releaseAll();
+    await releaseAll(served);
     throw error;
   });
   const close = (graceMs?: number): Promise<void> => listening.close(graceMs);
@@ -247,12 +246,13 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
   } catch (error) {
     // A start that cannot read its journal must end, not keep a port open with nobody to stop it.
     await close();
-    await releaseAll();
+    await releaseAll(served);
     throw error;
   }
   const idle = async (): Promise<void> => {
     await Promise.all(served.map((r) => r.jobs.idle()));
   };
+  const first = served[0]!;
   return {
     url: `${listening.url}${first.route.path}`,
     port: listening.port,
@@ -266,13 +266,13 @@ export async function startIntegrator(options: IntegratorOptions): Promise<Integ
       stopping = true;
       await Promise.all(served.map((r) => r.jobs.drain(graceMs)));
       await close();
-      await releaseAll();
+      await releaseAll(served);
     },
     async destroy() {
       stopping = true;
       await close(0);
       await Promise.all(served.map((r) => r.jobs.destroy()));
-      await releaseAll(true);
+      await releaseAll(served, true);
     },
   };
 }

@@ -5,103 +5,21 @@
  * request is acknowledged. The helper is a bare Node process of a few tens of MB: it forks quickly, and its
  * waits block only itself. It runs each command through the shell in its own process group, collects stdout
  * (up to a limit) and the tail of stderr, and reports the pid at start and the outcome at exit. Killing
- * (timeouts, shutdown) stays with the integrator, which signals the process group by that pid.
+ * (timeouts, shutdown) stays with the integrator, which signals the process group by that pid. The helper's
+ * program is spawnHelper.ts, started as spawnHelperPath.ts says; what the two send each other, spawnProtocol.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Pacer } from './pace.js';
+import { helperArgs } from './spawnHelperPath.js';
+import type { HelperMessage, SpawnOutcome, SpawnRequest } from './spawnProtocol.js';
 
-/** One handler to start. */
-export interface SpawnRequest {
-  command: string;
-  cwd: string;
-  env: Record<string, string>;
-  stdoutLimit: number;
-  stderrTail: number;
-  /** How long to wait for the output pipes to close once the handler itself has exited. */
-  closeWaitMs: number;
-}
-
-/** How a handler ended, as the helper saw it. */
-export interface SpawnOutcome {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stdoutTruncated: boolean;
-  stderrTail: string;
-  spawnError?: string;
-}
+export type { SpawnOutcome, SpawnRequest } from './spawnProtocol.js';
 
 /** Called as the handler starts (with its pid, which is also its process group) and when it is over. */
 export interface SpawnCallbacks {
   started(pid: number): void;
   ended(outcome: SpawnOutcome): void;
 }
-
-type HelperMessage =
-  { type: 'started'; id: number; pid: number } | ({ type: 'ended'; id: number } & SpawnOutcome);
-
-/** The helper's whole program. It is serialised with `toString()`, so it must not use anything from outside. */
-function helperMain(): void {
-  const { spawn: start } = process.getBuiltinModule('node:child_process');
-  const send = (message: unknown): void => {
-    if (process.connected) process.send?.(message);
-  };
-  const killGroup = (pid: number | undefined, signal: NodeJS.Signals): void => {
-    if (pid === undefined) return;
-    try {
-      process.kill(process.platform === 'win32' ? pid : -pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  // This function is the helper process's whole program (its own src/cli/): the process it reads is the helper's.
-  // eslint-disable-next-line no-restricted-properties -- the helper's own main program, see above
-  process.on('disconnect', () => process.exit(0));
-  // eslint-disable-next-line no-restricted-properties -- the helper's own main program, see above
-  process.on('message', (message: { id: number; request: SpawnRequest }) => {
-    const { id, request } = message;
-    let stdout = '';
-    let stdoutTruncated = false;
-    let stderr = '';
-    let done = false;
-    const end = (outcome: Record<string, unknown>): void => {
-      if (done) return;
-      done = true;
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      send({ type: 'ended', id, stdout, stdoutTruncated, stderrTail: stderr, ...outcome });
-    };
-    const child = start(request.command, {
-      shell: true,
-      cwd: request.cwd,
-      env: request.env,
-      detached: process.platform !== 'win32',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.on('spawn', () => send({ type: 'started', id, pid: child.pid }));
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length + chunk.length > request.stdoutLimit) {
-        stdoutTruncated = true;
-        stdout += chunk.slice(0, Math.max(0, request.stdoutLimit - stdout.length));
-      } else stdout += chunk;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-request.stderrTail);
-    });
-    child.on('error', (error: Error) => end({ exitCode: null, signal: null, spawnError: error.message }));
-    child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
-      // Leftovers in the group (a background process holding stdout open) go with the handler.
-      killGroup(child.pid, 'SIGKILL');
-      const closeWait = setTimeout(() => end({ exitCode: code, signal }), request.closeWaitMs);
-      child.on('close', () => {
-        clearTimeout(closeWait);
-        end({ exitCode: code, signal });
-      });
-    });
-  });
-}
-
-const HELPER_SOURCE = `(${helperMain.toString()})();`;
 
 /** The helper process of this integrator, started on first use and restarted if it dies. */
 export class Spawner {
@@ -135,7 +53,7 @@ export class Spawner {
 
   private ensureHelper(): ChildProcess {
     if (this.helper !== undefined && this.helper.connected) return this.helper;
-    const helper = spawn(process.execPath, ['-e', HELPER_SOURCE], {
+    const helper = spawn(process.execPath, helperArgs(), {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: {},
     });
