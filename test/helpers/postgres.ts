@@ -155,7 +155,9 @@ async function startCluster(
   while (outcome === undefined) {
     if (await answers(port, password)) return;
     if (Date.now() > deadline) {
-      throw new Error(`no answer on port ${port} in ${START_TIMEOUT_MS / 1000} s:\n${lines.join('').slice(-4000)}`);
+      throw new Error(
+        `no answer on port ${port} in ${START_TIMEOUT_MS / 1000} s:\n${lines.join('').slice(-4000)}`,
+      );
     }
     await sleep(200);
   }

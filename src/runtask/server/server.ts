@@ -34,7 +34,7 @@ async function openStore(options: IntegratorOptions, dir: string): Promise<JobSt
   return Journal.open(dir, options.log);
 }
 
-/** The PostgreSQL store of each route, by path: one queue each (`routeQueue`), sharing one pg-boss. */
+/** The PostgreSQL store of each route, by path: one queue each (`routeQueue`), sharing one connection pool. */
 async function openQueues(
   options: IntegratorOptions,
   routes: readonly RouteOptions[],
@@ -106,7 +106,7 @@ async function openRoutes(
   const routed = options.routes !== undefined;
   const shared = options.databaseUrl !== undefined || options.openStore !== undefined;
   const served: ServedRoute[] = [];
-  // On a database, each route has a queue of its own, all of them on one pg-boss (one connection pool).
+  // On a database, each route has a queue of its own, all of them on one connection pool.
   const queues =
     options.databaseUrl !== undefined && options.openStore === undefined
       ? await openQueues(options, configured, routed)
