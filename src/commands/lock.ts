@@ -7,8 +7,8 @@
  * written only after everything passed, atomically (a temporary file renamed over it, its mode kept; a link is
  * replaced, never written through).
  */
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { writeFileAtomically } from '../atomicWrite.js';
 import { UsageError } from '../errors.js';
 import { lockAddress } from '../lockfile/address.js';
 import { canonicalConstraints } from '../lockfile/constraints.js';
@@ -132,7 +132,7 @@ export async function runLock(context: RunContext, session: Session, options: Lo
   );
 
   const write = options.dryRun !== true && merged.outcome !== 'unchanged';
-  if (write) await writeAtomically(lockFile, merged.text, existing?.mode);
+  if (write) writeLockFile(lockFile, merged.text, existing?.mode);
   const chosen = platforms ?? material.platforms.map(platformName);
   const previous = merged.previous?.entry.version;
   const document: LockDocument = {
@@ -267,21 +267,14 @@ async function readLockFile(
 }
 
 /**
- * Writes `text` to `file` through a temporary file in the same folder renamed over it; `mode` kept. A symbolic
- * link at `file` is replaced by the new file, never written through: what it points to (a file outside the
- * project, a device) is left alone.
+ * Writes `text` to `file` atomically (src/atomicWrite.ts: a temporary file in the same folder renamed over it);
+ * `mode` kept. A symbolic link at `file` is replaced by the new file, never written through: what it points to (a
+ * file outside the project, a device) is left alone.
  */
-async function writeAtomically(file: string, text: string, mode: number | undefined): Promise<void> {
-  const temporary = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
+function writeLockFile(file: string, text: string, mode: number | undefined): void {
   try {
-    await fs.writeFile(temporary, text, { mode: mode ?? 0o644, flag: 'wx' });
-    if (mode !== undefined) await fs.chmod(temporary, mode);
-    await fs.rename(temporary, file);
+    writeFileAtomically(file, text, mode === undefined ? {} : { mode });
   } catch (error) {
-    await fs.rm(temporary, { force: true });
     throw new UsageError(`${file} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
       hint: 'Check that its folder exists and is writable.',
       details: { file },

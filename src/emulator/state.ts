@@ -5,7 +5,8 @@
  * e.g. the data folder is full) in neither, so that a client's 500 never hides a change a restart would lose.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, existsSync, rmSync } from 'node:fs';
+import { writeFileAtomically } from '../atomicWrite.js';
 import { join } from 'node:path';
 
 /** An uploaded (or awaited) file: the flag flips at `flagAt` (upload time plus the configured delay). */
@@ -198,14 +199,11 @@ export class Store {
     }
   }
 
-  /** Writes the metadata atomically: a temporary file renamed over the old one (removed if that fails). */
+  /** Writes the metadata atomically (src/atomicWrite.ts: a temporary file renamed over the old one). */
   private save(): void {
-    const tmp = `${this.statePath}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, JSON.stringify(this.data));
-      renameSync(tmp, this.statePath);
+      writeFileAtomically(this.statePath, JSON.stringify(this.data));
     } catch (error) {
-      rmSync(tmp, { force: true });
       throw new StoreWriteError(this.statePath, (error as NodeJS.ErrnoException).code ?? String(error));
     }
   }

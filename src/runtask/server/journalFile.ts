@@ -20,7 +20,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { syncDir, tempName, writeAll } from './atomicWrite.js';
+import { syncDir, tempName, writeAll } from '../../atomicWrite.js';
 import { codeOf } from './errorCode.js';
 import { JOURNAL_FILE, blankLine } from './journalRecord.js';
 

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
-import { writeAtomically } from './atomicWrite.js';
+import { writeFileAtomically } from '../../atomicWrite.js';
 import { codeOf } from './errorCode.js';
 import { isRecord } from './journalRecord.js';
 import { setAside } from './journalStart.js';
@@ -59,10 +59,10 @@ export function lockHolder(dir: string): number | undefined {
 
 /** Writes this process's lock into `dir` (atomically). */
 export function writeLock(dir: string): void {
-  writeAtomically(
-    dir,
-    LOCK_FILE,
+  writeFileAtomically(
+    join(dir, LOCK_FILE),
     JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n',
+    { mode: 0o600 },
   );
 }
 
