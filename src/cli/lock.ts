@@ -13,7 +13,10 @@ export function registerLock(program: ProgramCommand): void {
     .description(
       "write the provider's block in a .terraform.lock.hcl with every platform's hashes, from a local release or from what the registry serves",
     )
-    .argument('[release-dir]', 'the release folder goreleaser wrote (default: ./dist; none with --registry)')
+    .argument(
+      '[release-dir]',
+      'the release folder goreleaser wrote (default: ./dist; none with --registry; one named check: ./check)',
+    )
     .option(
       '--lock-file <path>',
       'the lock file to write or update (created when missing)',
