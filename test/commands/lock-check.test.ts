@@ -13,6 +13,7 @@ import { readJunit } from '../../src/runtask/formats/junit.js';
 import { readSarif } from '../../src/runtask/formats/sarif.js';
 import { validateSarifSchema } from '../../src/runtask/formats/sarifValidate.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
@@ -144,6 +145,19 @@ describe('provider lock check', () => {
     expect(result.stdout).toContain('provider versions list --name example');
   });
 
+  it('finds a version terraform init would refuse as served (a wrong h1: in packages)', async () => {
+    const emulator = await start({
+      packageHashes: true,
+      faults: [{ path: '**/download/*/*', wrongHash: 'h1', platform: 'linux_amd64' }],
+    });
+    await publishAll(emulator);
+    const result = await check(emulator, configuration(emulator, FIXTURE_BLOCK), '--json');
+    expect(result.exitCode).toBe(3);
+    const document = JSON.parse(result.stdout) as { findings: { rule: string; message: string }[] };
+    expect(document.findings.map((f) => f.rule)).toEqual(['version-refused']);
+    expect(document.findings[0]!.message).toMatch(/linux_amd64: the registry serves h1:\S+ in packages/);
+  });
+
   it('finds a missing lock file without asking the registry anything', async () => {
     const emulator = await start();
     const dir = tempRoot('configuration');
@@ -205,6 +219,16 @@ describe('provider lock check', () => {
       `${addressOf(emulator)} 1.2.3 does not meet the policy's versions "~> 2.0"`,
     );
     expect(result.stdout).not.toContain('hashicorp/random is not a provider');
+  });
+
+  it('leaves provider lock its release folder: one named check is given as ./check', async () => {
+    const cwd = tempRoot('project');
+    fs.cpSync(path.join(REPO_ROOT, 'fixtures', 'release'), path.join(cwd, 'check'), { recursive: true });
+    const key = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
+    const argv = ['lock', './check', '--key', key, '--organization', 'example-org', '--dry-run'];
+    const result = await runCli(argv, { cwd });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Dry run: .terraform.lock.hcl would be created');
   });
 
   it.each([
