@@ -57,6 +57,7 @@ describe('README.md is a manual a user reads top to bottom', () => {
       'docs/publish.md',
       'docs/verify.md',
       'docs/lock.md',
+      'docs/supply-chain.md',
       'docs/reads.md',
       'docs/cleanup.md',
       'docs/runtask.md',

@@ -74,6 +74,10 @@ const expected: Record<string, Expected> = {
   'provider lock ./dist --key signing-key.asc --organization my-org': { local: 0 },
   'provider lock --registry --version 1.2.3 --organization my-org --name example   # from what the registry serves':
     { registry: 0 },
+  // The lock file the two lines above left holds app.terraform.io/my-org/example (the local release's block) beside
+  // the emulator's: the emulator is not app.terraform.io, so that block is a provider from elsewhere (a finding).
+  'provider lock check . --organization my-org --format sarif --output lock.sarif  # CI: hold the lock file to the registry':
+    { registry: 3 },
   "provider mirror hashicorp/random --versions '~> 3.6' --platforms linux_amd64,darwin_arm64 --organization my-org":
     { skip: 'reads registry.terraform.io; test/mirror/ runs the same flow with an emulator as the origin' },
   "provider mirror hashicorp/random --versions '~> 3.6' --to-dir ./mirror     # air gap, step 1: verified folders, no token":

@@ -195,9 +195,14 @@ export function complete(program: Command, words: readonly string[]): Completion
     return { candidates: commandsStarting(helpFor, current, true), directive: 'done' };
   }
 
-  if (positionals === 0) {
-    const commands = commandsStarting(command, current, false);
-    if (subcommandsOf(command).length > 0) return { candidates: commands, directive: 'done' };
+  if (positionals === 0 && subcommandsOf(command).length > 0) {
+    // A command with an argument of its own beside its subcommands (`lock [release-dir]` and `lock check`): a
+    // subcommand once its first letters are typed, else the argument's values (a folder's name).
+    const ownArgument = command.registeredArguments.length > 0;
+    const commands = commandsStarting(command, current, ownArgument);
+    if (!ownArgument || (current !== '' && !afterDashes && commands.length > 0)) {
+      return { candidates: commands, directive: 'done' };
+    }
   }
 
   const declared = command.registeredArguments;

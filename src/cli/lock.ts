@@ -1,18 +1,22 @@
-/** `provider lock [release-dir]`: flags → the run's session (settings only: no token) → `runLock`. */
+/** `provider lock [release-dir]` (and `lock check`, ./lockCheck.ts): flags → the run's session (settings only: no token) → `runLock`. */
 import type { LockFlags } from '../commands/lock.js';
 import type { CommandRun, ProgramCommand } from './command.js';
 import { local } from './help.js';
+import { registerLockCheck } from './lockCheck.js';
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
-/** Registers the command. */
+/** Registers the command, and `lock check` under it. */
 export function registerLock(program: ProgramCommand): void {
-  program
+  const lock = program
     .command('lock')
     .description(
       "write the provider's block in a .terraform.lock.hcl with every platform's hashes, from a local release or from what the registry serves",
     )
-    .argument('[release-dir]', 'the release folder goreleaser wrote (default: ./dist; none with --registry)')
+    .argument(
+      '[release-dir]',
+      'the release folder goreleaser wrote (default: ./dist; none with --registry; one named check: ./check)',
+    )
     .option(
       '--lock-file <path>',
       'the lock file to write or update (created when missing)',
@@ -22,7 +26,6 @@ export function registerLock(program: ProgramCommand): void {
       '--platform <os_arch>',
       'record h1: for this platform only (repeatable; default: every platform of the release)',
       collect,
-      [],
     )
     .option('--constraints <expr>', 'set the block\'s constraints, e.g. "~> 1.2" (default: kept as they are)')
     .option('--dry-run', 'print the block (a diff when the file has one) and write nothing')
@@ -61,4 +64,7 @@ export function registerLock(program: ProgramCommand): void {
           'lock fixtures/release --key fixtures/keys/other.pub.asc --organization example-org --dry-run',
       }),
     );
+  // `lock check …`: the words after `check` are its own, so its --platform is not taken as lock's.
+  lock.enablePositionalOptions();
+  registerLockCheck(lock);
 }

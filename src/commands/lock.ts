@@ -205,7 +205,8 @@ export function registrySource(context: RunContext, session: Session, versionTex
   };
 }
 
-function parsePlatforms(values: string[] | undefined): string[] | undefined {
+/** The `--platform` values (repeatable, comma-separated too), checked; undefined when none is given. */
+export function parsePlatforms(values: string[] | undefined): string[] | undefined {
   if (values === undefined || values.length === 0) return undefined;
   const out: string[] = [];
   for (const value of values.flatMap((v) => v.split(','))) {
@@ -224,7 +225,7 @@ function parsePlatforms(values: string[] | undefined): string[] | undefined {
  * The lock file as read: its parsed text and mode, or undefined when there is none yet. Only a regular file of
  * sane size is read (a link to /dev/zero or a named pipe is refused at once, exit 2, rather than read forever).
  */
-async function readLockFile(
+export async function readLockFile(
   file: string,
   shown: string,
 ): Promise<{ parsed: ParsedLockFile; mode: number } | undefined> {

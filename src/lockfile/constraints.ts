@@ -4,9 +4,10 @@
  * hashicorp/terraform: internal/getproviders/types.go): duplicates dropped, omitted version parts written as 0,
  * sorted by version then by operator (> >= = ~>(patch) ~>(minor) <= < !=), joined with ", ", `=` written as
  * nothing, a minor-only `~>` with two parts (`~> 2` is `~> 2.0`). The lock file parser expects that form, so
- * `--constraints` is rewritten into it.
+ * `--constraints` is rewritten into it. `provider lock check` also holds a locked version against constraints from
+ * its policy file, as Terraform selects versions (`versionMeets`).
  */
-import { compare } from 'semver';
+import { compare, parse } from 'semver';
 import { UsageError } from '../errors.js';
 
 type Operator = '>' | '>=' | '=' | '~>patch' | '~>minor' | '<=' | '<' | '!=';
@@ -50,6 +51,55 @@ const ONE = new RegExp(
 
 /** Parses a constraint string (`>= 1.2, < 2.0`, `~> 1.2`) into Terraform's canonical form; UsageError if it is not one. */
 export function canonicalConstraints(input: string, flag = '--constraints'): string {
+  const selections = parseSelections(input, flag);
+  const unique = new Map(selections.map((s) => [key(s), s]));
+  const sorted = [...unique.values()].sort(
+    (a, b) => compareBoundary(a, b) || PRIORITY[a.op] - PRIORITY[b.op],
+  );
+  return sorted.map(render).join(', ');
+}
+
+/**
+ * Whether `version` meets every selection of `constraints`, as Terraform selects provider versions
+ * (apparentlymart/go-versions, which Terraform's `versions.MeetingConstraints` uses): `~> 1.2` is `>= 1.2.0,
+ * < 2.0.0`, `~> 1.2.3` is `>= 1.2.3, < 1.3.0`, and a pre-release is selected only by a selection that names it
+ * exactly (`= 2.0.0-beta.1`). `flag` names where the constraints come from in the UsageError of a bad one.
+ */
+export function versionMeets(version: string, constraints: string, flag: string): boolean {
+  const selections = parseSelections(constraints, flag);
+  const parsed = parse(version);
+  if (parsed === null) return false;
+  if (parsed.prerelease.length > 0) {
+    const exact = selections.some((s) => s.op === '=' && compare(boundary(s), version) === 0);
+    if (!exact) return false;
+  }
+  return selections.every((s) => meets(parsed.version, s));
+}
+
+function meets(version: string, s: Selection): boolean {
+  const order = compare(version, boundary(s));
+  switch (s.op) {
+    case '>':
+      return order > 0;
+    case '>=':
+      return order >= 0;
+    case '=':
+      return order === 0;
+    case '!=':
+      return order !== 0;
+    case '<=':
+      return order <= 0;
+    case '<':
+      return order < 0;
+    case '~>patch':
+      return order >= 0 && compare(version, `${s.major}.${s.minor + 1}.0-0`) < 0;
+    case '~>minor':
+      return order >= 0 && compare(version, `${s.major + 1}.0.0-0`) < 0;
+  }
+}
+
+// The selections of a constraint string, as written; UsageError naming `flag` when it is not one.
+function parseSelections(input: string, flag: string): Selection[] {
   const fail = (why: string): UsageError =>
     new UsageError(`${flag} ${JSON.stringify(input)} is not a version constraint: ${why}`, {
       hint: 'Write it as in required_providers, e.g. "~> 1.2" or ">= 1.2.0, < 2.0.0".',
@@ -72,21 +122,20 @@ export function canonicalConstraints(input: string, flag = '--constraints'): str
       metadata,
     });
   }
-  const unique = new Map(selections.map((s) => [key(s), s]));
-  const sorted = [...unique.values()].sort(
-    (a, b) => compareBoundary(a, b) || PRIORITY[a.op] - PRIORITY[b.op],
-  );
-  return sorted.map(render).join(', ');
+  return selections;
 }
 
 function key(s: Selection): string {
   return `${s.op} ${s.major}.${s.minor}.${s.patch}-${s.prerelease}+${s.metadata}`;
 }
 
+// The version a selection is bounded by, without its build metadata.
+function boundary(s: Selection): string {
+  return `${s.major}.${s.minor}.${s.patch}${s.prerelease === '' ? '' : `-${s.prerelease}`}`;
+}
+
 function compareBoundary(a: Selection, b: Selection): number {
-  const version = (s: Selection) =>
-    `${s.major}.${s.minor}.${s.patch}${s.prerelease === '' ? '' : `-${s.prerelease}`}`;
-  const byVersion = compare(version(a), version(b));
+  const byVersion = compare(boundary(a), boundary(b));
   if (byVersion !== 0) return byVersion;
   return a.metadata < b.metadata ? -1 : a.metadata > b.metadata ? 1 : 0;
 }

@@ -61,6 +61,12 @@ describe('commands', () => {
     expect(values('--organization my-org --json runtask se')).toEqual(['serve', 'send']);
   });
 
+  it('offers lock check once its first letters are typed (lock takes a folder of its own), then its flags', () => {
+    expect(values('lock ch')).toEqual(['check']);
+    expect(values('lock check --al')).toEqual(['--allow']);
+    expect(tab('lock check ')).toEqual({ candidates: [], directive: 'dirs' });
+  });
+
   it('after help, offers the commands it can explain (not help itself), once', () => {
     expect(values('help ')).toContain('lock');
     expect(values('help ')).not.toContain('help');

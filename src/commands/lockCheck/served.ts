@@ -1,0 +1,79 @@
+/**
+ * What the private registry serves for a locked version, as `provider lock check` holds a lock block against it:
+ * read and checked as `provider lock --registry` reads it (`provider check --download`'s consumer check: the
+ * signature, SHA256SUMS against every platform, every zip downloaded to a temporary file and hashed for its
+ * `h1:`, the registry protocol's `packages` read and checked where served). GETs only. A version the registry
+ * does not have is an answer (`unknown`), and so is one terraform init would refuse (`refused`); any other
+ * failure (the API unreachable, a token refused) is thrown as it is.
+ */
+import { ApiError, VerificationError } from '../../errors.js';
+import type { ServedAnswer } from '../../lockfile/audit.js';
+import { checkConsumerView } from '../../consumer/check.js';
+import { normalizeVersion } from '../../release/version.js';
+import { platformName } from '../../terraform/names.js';
+import type { RunContext } from '../context.js';
+import type { RegistrySession } from '../session.js';
+
+/** Reads what the registry serves for a provider type's version; each (type, version) read once per run. */
+export type ServedReader = (type: string, version: string) => Promise<ServedAnswer>;
+
+/** The reader of one run, over its registry session. */
+export function servedReader(context: RunContext, registry: () => Promise<RegistrySession>): ServedReader {
+  const answers = new Map<string, Promise<ServedAnswer>>();
+  return (type, version) => {
+    const key = `${type}\n${version}`;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = readServed(context, registry, type, version);
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+}
+
+async function readServed(
+  context: RunContext,
+  registry: () => Promise<RegistrySession>,
+  type: string,
+  version: string,
+): Promise<ServedAnswer> {
+  if (normalizeVersion(version) !== version) {
+    return { state: 'unknown', why: `"${version}" is not a version the registry could serve` };
+  }
+  const session = await registry();
+  const address = { organization: session.organization, namespace: session.namespace, name: type };
+  context.output.info(
+    `Downloading every package of ${session.namespace}/${type} ${version} to hash it, as terraform providers lock would`,
+  );
+  try {
+    const report = await checkConsumerView({
+      client: session.client,
+      address,
+      version,
+      output: context.output,
+      download: true,
+      lockHashes: true,
+      tmpDir: context.tmpDir,
+      signal: context.signal,
+      now: context.now,
+    });
+    return {
+      state: 'served',
+      served: {
+        platforms: report.platforms.map((p) => ({
+          platform: platformName(p),
+          h1: p.hashes.filter((hash) => hash.startsWith('h1:')),
+        })),
+        zh: report.shasums.zh,
+        packages: report.platforms.flatMap((p) => p.packages?.hashes ?? []),
+      },
+    };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404)
+      return { state: 'unknown', why: error.messageLines[0] ?? error.message };
+    if (error instanceof VerificationError) {
+      return { state: 'refused', why: error.messageLines.map((line) => line.trim()).join(' ') };
+    }
+    throw error;
+  }
+}
