@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmarks, side by side: every figure is a ratio against a baseline measured in the same run.
 //
-//   npm run bench                  # all eight figures (builds first); about 10 minutes on 2 cores
+//   npm run bench                  # all nine figures (builds first); about 14 minutes on 2 cores
 //   npm run bench -- --quick       # the same figures, smaller and shorter: under two minutes
 //   npm run bench -- --large       # figure 1 with 13 × 128 MiB instead of 13 × 32 MiB
 //   npm run bench -- --only startup,verify               # some figures (all their rows)
@@ -13,7 +13,7 @@
 // repetitions. A run with either writes bench/results/<name>-partial.json, never the committed results.
 // Prints one table (figure, ours, baseline, ratio, target, met) and writes it with the details as JSON to
 // bench/results/latest.json (latest-quick.json for --quick). Temporary data (GBs) is removed after the run.
-// Figures: startup, verify, loopback, bare, network, memory, integrator, scaleout (see docs/performance.md).
+// Figures: startup, verify, loopback, bare, network, memory, integrator, scaleout, mirror (docs/performance.md).
 // Releases are shaped as goreleaser writes them (bench/lib/release.mjs) unless a row says "stored".
 // It measures the Node that runs it, which must be one the project supports (22.14 or later).
 import * as fs from 'node:fs';
@@ -23,6 +23,7 @@ import { bareFigure } from './figures/bare.mjs';
 import { integratorFigure } from './figures/integrator.mjs';
 import { loopbackFigure } from './figures/loopback.mjs';
 import { memoryFigure } from './figures/memory.mjs';
+import { mirrorFigure } from './figures/mirror.mjs';
 import { scaleoutFigure } from './figures/scaleout.mjs';
 import { networkFigure } from './figures/network.mjs';
 import { startupFigure } from './figures/startup.mjs';
@@ -33,7 +34,17 @@ import { hashOnce } from './lib/publish.mjs';
 import { makeRelease } from './lib/release.mjs';
 import { machine, renderTable, writeResults } from './lib/rows.mjs';
 
-const FIGURES = ['startup', 'verify', 'loopback', 'bare', 'network', 'memory', 'integrator', 'scaleout'];
+const FIGURES = [
+  'startup',
+  'verify',
+  'loopback',
+  'bare',
+  'network',
+  'memory',
+  'integrator',
+  'scaleout',
+  'mirror',
+];
 /** The oldest Node the project supports (package.json's engines): figures of an older one say nothing. */
 const NODE_FLOOR = [22, 14];
 const args = process.argv.slice(2);
@@ -114,6 +125,7 @@ const planned = quick
         ]),
         reps: 3,
       },
+      mirror: { sizeMiB: 8, reps: 1 },
       verifyReps: 5,
       startupReps: 15,
       seconds: 2,
@@ -135,6 +147,8 @@ const planned = quick
           // Each side's median of 11: on two cores shared with the emulator one run of either varies by ±15 %.
           reps: 11,
         },
+        // 3 versions × 5 platforms of this size, origin to destination; each run of either side moves 244 MB.
+        mirror: { sizeMiB: 32, reps: 5 },
       },
       ...{ startupReps: 41, seconds: 20, warmupSeconds: 3, maxJobs: 64 },
     };
@@ -145,6 +159,7 @@ const plan =
         ...planned,
         ...{ reps: repsOverride, verifyReps: repsOverride, startupReps: repsOverride },
         bare: { ...planned.bare, reps: repsOverride },
+        mirror: { ...planned.mirror, reps: repsOverride },
       };
 // `concurrency`: the fixed number the default is compared with (the default before `auto`).
 const NETWORK = { latency: '40ms', bandwidth: '25MB/s', totalBandwidth: '100MB/s', concurrency: 4 };
@@ -256,6 +271,7 @@ try {
     const measured = await scaleoutFigure({ work, perInstance: quick ? 8 : 24, log });
     rows.push(...measured.filter((r) => wants(r.id)));
   }
+  if (only.includes('mirror')) rows.push(...(await mirrorFigure({ work, ...plan.mirror, wants, log })));
 } finally {
   cleanup();
 }

@@ -10,7 +10,11 @@ export function registerMirror(program: ProgramCommand): void {
     .description(
       'copy providers from a public registry, verified (signature, sums, zips), into your organization or a folder',
     )
-    .argument('<providers...>', 'providers on the origin, as <namespace>/<type> (e.g. hashicorp/random)')
+    .argument('[providers...]', 'providers on the origin, as <namespace>/<type> (e.g. hashicorp/random)')
+    .option(
+      '--manifest <file>',
+      'a YAML file of providers, each with its versions (constraints, latest: N) and platforms, instead of arguments',
+    )
     .option('--from <host-or-url>', 'the origin registry (default registry.terraform.io)')
     .option('--versions <constraints>', 'Terraform constraints, e.g. "~> 3.6" (default: the latest version)')
     .option('--platforms <os_arch,…>', 'only these platforms, e.g. linux_amd64,darwin_arm64 (default: all)')
@@ -36,6 +40,8 @@ export function registerMirror(program: ProgramCommand): void {
           "mirror hashicorp/random --versions '~> 3.6.0' --to-dir ./mirror",
         'straight into your organization, then the source address and state command to use':
           'mirror hashicorp/random hashicorp/tls --organization my-org',
+        'every provider a manifest lists, with its own versions and platforms':
+          'mirror --manifest mirror.yaml --organization my-org',
       }),
     );
 }

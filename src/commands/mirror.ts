@@ -18,7 +18,7 @@ import {
 import { sourceChanges } from '../mirror/changes.js';
 import { DEFAULT_ORIGIN, type OriginProvider } from '../mirror/origin.js';
 import { mirrorDocument, renderMirror, type MirrorDocument } from '../mirror/report.js';
-import type { MirrorDestination } from '../mirror/run.js';
+import type { MirrorDestination, MirrorTarget } from '../mirror/run.js';
 import { parsePlatforms, parseProviders, versionSelector } from '../mirror/select.js';
 import type { PublishTuning } from '../publish/tuning.js';
 import type { RunContext } from './context.js';
@@ -31,6 +31,7 @@ export interface MirrorFlags {
   platforms?: string;
   dryRun?: boolean;
   toDir?: string;
+  manifest?: string;
 }
 
 /** What `provider mirror` is asked to do: the flags, the providers named, publish's tuning (from the environment). */
@@ -42,10 +43,9 @@ export interface MirrorOptions extends MirrorFlags {
 /** Runs `provider mirror <namespace>/<type>…`; returns 0, or throws the first failed version's kind of error. */
 export const runMirror: SessionCore<MirrorOptions> = async (context, session, options) => {
   const { output } = context;
-  const providers = parseProviders(options.providers);
-  const select = versionSelector(options.versions);
-  const platforms = parsePlatforms(options.platforms);
-  const apiHost = parseHostname(options.from ?? DEFAULT_ORIGIN, '--from');
+  const { targets, from } = await mirrorTargets(context, options);
+  const providers = targets.map((t) => t.provider);
+  const apiHost = parseHostname(options.from ?? from ?? DEFAULT_ORIGIN, '--from');
   const toDir = options.toDir === undefined ? undefined : nonEmpty(options.toDir, '--to-dir');
   let destination: MirrorDestination | undefined;
   if (toDir === undefined) {
@@ -68,7 +68,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
   const root = toDir === undefined ? await mkdtemp(path.join(context.tmpDir, 'provider-mirror-')) : toDir;
   try {
     const outcome = await run({
-      ...{ origin, providers, select, platforms, destination, output, signal: context.signal },
+      ...{ origin, targets, destination, output, signal: context.signal },
       originUrl: apiHost.baseUrl,
       toDir: path.resolve(context.cwd, root),
       dryRun: options.dryRun === true,
@@ -95,6 +95,38 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
     if (toDir === undefined) await rm(root, { recursive: true, force: true });
   }
 };
+
+/**
+ * The providers to mirror, each with its versions and platforms: from the arguments and `--versions`/`--platforms`,
+ * or from `--manifest` (which then holds them all: giving both is refused, before any request).
+ */
+async function mirrorTargets(
+  context: RunContext,
+  options: MirrorOptions,
+): Promise<{ targets: MirrorTarget[]; from: string | undefined }> {
+  if (options.manifest === undefined) {
+    const select = versionSelector(options.versions);
+    const platforms = parsePlatforms(options.platforms);
+    const targets = parseProviders(options.providers).map((provider) => ({ provider, select, platforms }));
+    return { targets, from: undefined };
+  }
+  const given = [
+    ...(options.providers.length > 0 ? ['provider arguments'] : []),
+    ...(options.versions === undefined ? [] : ['--versions']),
+    ...(options.platforms === undefined ? [] : ['--platforms']),
+  ];
+  if (given.length > 0) {
+    throw new UsageError(
+      `--manifest names the providers, their versions and platforms: ${given.join(', ')} too is ambiguous`,
+      {
+        hint: 'Put every provider in the manifest (versions:, latest:, platforms: per entry), or leave --manifest out.',
+      },
+    );
+  }
+  const manifest = nonEmpty(options.manifest, '--manifest');
+  const { readManifest } = await import('../mirror/manifest.js');
+  return readManifest(path.resolve(context.cwd, manifest), manifest);
+}
 
 function nonEmpty(value: string, flag: string): string {
   if (value.trim() === '')

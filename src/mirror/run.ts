@@ -16,14 +16,19 @@ import type { OriginVersion } from './schemas.js';
 import type { VersionSelector } from './select.js';
 import { stageVersion, verifyFolder } from './stage.js';
 
+/** One provider to mirror, with the versions and platforms chosen for it (flags, or its manifest entry). */
+export interface MirrorTarget {
+  provider: OriginProvider;
+  select: VersionSelector;
+  /** undefined: every platform the origin lists. */
+  platforms: PlatformKey[] | undefined;
+}
+
 /** What a run is asked to do. */
 export interface MirrorRunInput {
   origin: Origin;
   originUrl: string;
-  providers: OriginProvider[];
-  select: VersionSelector;
-  /** undefined: every platform the origin lists. */
-  platforms: PlatformKey[] | undefined;
+  targets: MirrorTarget[];
   /** `--to-dir`, or without it the scratch folder versions are staged in before they are published. */
   toDir: string;
   /** Without `--to-dir`: the private registry each version is published to (then removed from `toDir`). */
@@ -85,7 +90,8 @@ export interface MirrorOutcome {
 export async function runMirror(input: MirrorRunInput): Promise<MirrorOutcome> {
   const reports: ProviderReport[] = [];
   const errors: ProviderError[] = [];
-  for (const provider of input.providers) {
+  for (const target of input.targets) {
+    const { provider } = target;
     const source = `${input.origin.host}/${provider.namespace}/${provider.type}`;
     let listed: OriginVersion[];
     try {
@@ -98,12 +104,12 @@ export async function runMirror(input: MirrorRunInput): Promise<MirrorOutcome> {
       reports.push({ source, versions: [], error: toErrorDocument(error) });
       continue;
     }
-    const chosen = input.select(listed.map((v) => v.version));
+    const chosen = target.select(listed.map((v) => v.version));
     if (chosen.length === 0) input.output.warn(`${source}: no version matches`);
     const versions: VersionReport[] = [];
     for (const version of chosen) {
       const entry = listed.find((v) => v.version === version)!;
-      versions.push(await mirrorVersion(input, provider, entry, errors));
+      versions.push(await mirrorVersion(input, target, entry, errors));
     }
     reports.push({ source, versions, error: null });
   }
@@ -117,16 +123,17 @@ export function versionFolder(toDir: string, provider: OriginProvider, version: 
 
 async function mirrorVersion(
   input: MirrorRunInput,
-  provider: OriginProvider,
+  target: MirrorTarget,
   entry: OriginVersion,
   errors: ProviderError[],
 ): Promise<VersionReport> {
   const { output } = input;
+  const { provider } = target;
   const version = entry.version;
   const folder = versionFolder(input.toDir, provider, version);
   const listed = (entry.platforms ?? []).map((p) => ({ os: p.os, arch: p.arch })).sort(comparePlatforms);
   const listedNames = new Set(listed.map(platformName));
-  const wanted = input.platforms ?? listed;
+  const wanted = target.platforms ?? listed;
   const platforms = wanted.filter((p) => listedNames.has(platformName(p)));
   const unavailable = wanted.filter((p) => !listedNames.has(platformName(p))).map(platformName);
   const base: VersionReport = {

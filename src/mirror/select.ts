@@ -15,7 +15,7 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/i;
 export function parseProviders(args: readonly string[]): OriginProvider[] {
   if (args.length === 0) {
     throw new UsageError('Name at least one provider to mirror, as <namespace>/<type>', {
-      hint: 'For example: provider mirror hashicorp/random --to-dir ./mirror',
+      hint: 'For example: provider mirror hashicorp/random --to-dir ./mirror (or list them in a file: --manifest mirror.yaml)',
     });
   }
   const seen = new Set<string>();
@@ -35,15 +35,20 @@ export function parseProviders(args: readonly string[]): OriginProvider[] {
   return out;
 }
 
-/** `--platforms linux_amd64,darwin_arm64`, sorted; undefined without the flag (every platform). */
-export function parsePlatforms(text: string | undefined): PlatformKey[] | undefined {
+/**
+ * `--platforms linux_amd64,darwin_arm64` (or a manifest entry's list, `where` naming it), sorted; undefined
+ * without the flag (every platform).
+ */
+export function parsePlatforms(
+  text: string | readonly string[] | undefined,
+  where = '--platforms',
+): PlatformKey[] | undefined {
   if (text === undefined) return undefined;
-  const parts = text
-    .split(',')
+  const parts = (typeof text === 'string' ? text.split(',') : text)
     .map((p) => p.trim())
     .filter((p) => p !== '');
   if (parts.length === 0) {
-    throw new UsageError('--platforms is empty', {
+    throw new UsageError(`${where} is empty`, {
       hint: 'Give os_arch pairs: --platforms linux_amd64,darwin_arm64',
     });
   }
@@ -51,7 +56,7 @@ export function parsePlatforms(text: string | undefined): PlatformKey[] | undefi
   for (const part of parts) {
     const platform = parsePlatformName(part);
     if (platform === undefined) {
-      throw new UsageError(`--platforms: ${JSON.stringify(part)} is not an os_arch pair`, {
+      throw new UsageError(`${where}: ${JSON.stringify(part)} is not an os_arch pair`, {
         hint: 'Give os_arch pairs as Go names them: --platforms linux_amd64,darwin_arm64',
       });
     }
@@ -63,18 +68,29 @@ export function parsePlatforms(text: string | undefined): PlatformKey[] | undefi
 /** Chooses versions from a list: the constraints' matches, or the latest release without constraints. */
 export type VersionSelector = (versions: readonly string[]) => string[];
 
-/** `--versions`, parsed now (a bad constraint is a UsageError before any request). */
-export function versionSelector(text: string | undefined): VersionSelector {
+/**
+ * `--versions`, parsed now (a bad constraint is a UsageError before any request; `where` names it). With
+ * `latest` (a manifest's `latest: N`), only the newest N of what it selects; without constraints, the newest
+ * release (or N of them).
+ */
+export function versionSelector(
+  text: string | undefined,
+  options: { latest?: number | undefined; where?: string } = {},
+): VersionSelector {
+  const { latest } = options;
+  const newest = (chosen: string[]): string[] => (latest === undefined ? chosen : chosen.slice(-latest));
   if (text === undefined) {
     return (versions) => {
       const releases = sortVersions(versions).filter((v) => parse(v)?.prerelease.length === 0);
-      return releases.slice(-1);
+      return releases.slice(-(latest ?? 1));
     };
   }
-  const canonical = canonicalConstraints(text, '--versions');
+  const canonical = canonicalConstraints(text, options.where ?? '--versions');
   const tests = canonical.split(', ').map(constraintTest);
   return (versions) =>
-    sortVersions(versions).filter((v) => tests.every((t) => t.matches(v)) && releaseOrPinned(v, tests));
+    newest(
+      sortVersions(versions).filter((v) => tests.every((t) => t.matches(v)) && releaseOrPinned(v, tests)),
+    );
 }
 
 interface ConstraintTest {
