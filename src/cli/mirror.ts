@@ -38,9 +38,7 @@ export function registerMirror(program: ProgramCommand): void {
           'mirror hashicorp/random --platforms linux_amd64,darwin_arm64 --to-dir ./mirror --dry-run',
         'versions 3.6.x for an air-gapped registry: verified folders, then provider publish <folder>':
           "mirror hashicorp/random --versions '~> 3.6.0' --to-dir ./mirror",
-        'straight into your organization, then the source address and state command to use':
-          'mirror hashicorp/random hashicorp/tls --organization my-org',
-        'every provider a manifest lists, with its own versions and platforms':
+        'straight into your organization, each provider of a manifest with its own versions and platforms':
           'mirror --manifest mirror.yaml --organization my-org',
       }),
     );
