@@ -16,7 +16,9 @@ import { lineDiff } from '../lockfile/diff.js';
 import { mergeLock, type MergeResult } from '../lockfile/merge.js';
 import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/parse.js';
 import { entryHashes, releaseMaterial, type LockMaterial, type LockSource } from '../lockfile/source.js';
-import { checkConsumerView } from '../consumer/check.js';
+import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.js';
+import type { RegistryClient } from '../registry/http.js';
+import type { ProviderAddress } from '../registry/paths.js';
 import { openVersion } from './manage/context.js';
 import {
   FileTooLargeError,
@@ -181,20 +183,13 @@ export function registrySource(context: RunContext, session: Session, versionTex
     label: 'what the registry serves',
     load: async () => {
       const { provider, version } = await openVersion(context, session, versionText);
-      context.output.info(
-        `Downloading every package of ${provider.source} ${version} to hash it, as terraform providers lock would`,
-      );
-      const report = await checkConsumerView({
-        client: provider.client,
-        address: provider.address,
+      const report = await hashServedPackages(
+        context,
+        provider.client,
+        provider.address,
         version,
-        output: context.output,
-        download: true,
-        lockHashes: true,
-        tmpDir: context.tmpDir,
-        signal: context.signal,
-        now: context.now,
-      });
+        provider.source,
+      );
       return {
         name: provider.address.name,
         version,
@@ -203,6 +198,33 @@ export function registrySource(context: RunContext, session: Session, versionTex
       };
     },
   };
+}
+
+/**
+ * Every package of a version downloaded and hashed as `terraform providers lock` would: the consumer check with
+ * downloads and lock hashes (`shown` names the provider in the line that says so first).
+ */
+export function hashServedPackages(
+  context: RunContext,
+  client: RegistryClient,
+  address: ProviderAddress,
+  version: string,
+  shown: string,
+): Promise<ConsumerCheckReport> {
+  context.output.info(
+    `Downloading every package of ${shown} ${version} to hash it, as terraform providers lock would`,
+  );
+  return checkConsumerView({
+    client,
+    address,
+    version,
+    output: context.output,
+    download: true,
+    lockHashes: true,
+    tmpDir: context.tmpDir,
+    signal: context.signal,
+    now: context.now,
+  });
 }
 
 /** The `--platform` values (repeatable, comma-separated too), checked; undefined when none is given. */

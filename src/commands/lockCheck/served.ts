@@ -8,10 +8,10 @@
  */
 import { ApiError, VerificationError } from '../../errors.js';
 import type { ServedAnswer } from '../../lockfile/audit.js';
-import { checkConsumerView } from '../../consumer/check.js';
 import { normalizeVersion } from '../../release/version.js';
 import { platformName } from '../../terraform/names.js';
 import type { RunContext } from '../context.js';
+import { hashServedPackages } from '../lock.js';
 import type { RegistrySession } from '../session.js';
 
 /** Reads what the registry serves for a provider type's version; each (type, version) read once per run. */
@@ -42,21 +42,9 @@ async function readServed(
   }
   const session = await registry();
   const address = { organization: session.organization, namespace: session.namespace, name: type };
-  context.output.info(
-    `Downloading every package of ${session.namespace}/${type} ${version} to hash it, as terraform providers lock would`,
-  );
   try {
-    const report = await checkConsumerView({
-      client: session.client,
-      address,
-      version,
-      output: context.output,
-      download: true,
-      lockHashes: true,
-      tmpDir: context.tmpDir,
-      signal: context.signal,
-      now: context.now,
-    });
+    const shown = `${session.namespace}/${type}`;
+    const report = await hashServedPackages(context, session.client, address, version, shown);
     return {
       state: 'served',
       served: {
