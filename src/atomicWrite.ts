@@ -1,7 +1,8 @@
 /**
- * Writing files so that a kill, a power loss or a full disk never leaves a torn file under its real name: a whole
- * file goes to a temp file beside it and is renamed into place (`writeFileAtomically`), the rename is made durable
- * by a sync of the folder (`syncDir`), and a buffer is written whole at a position (`writeAll`), however many parts
+ * Writing files so that a kill or a full disk never leaves a torn file under its real name: a whole file goes to a
+ * temp file beside it and is renamed into place (`writeFileAtomically`; the data is not synced first, so after a
+ * power loss some filesystems may hold an empty file: what must survive one, the run task journal, syncs its own
+ * data), the rename is made durable by a sync of the folder (`syncDir`), and a buffer is written whole at a position (`writeAll`), however many parts
  * the kernel takes it in. The one home of that mechanism: the run task journal and its lock file, the emulator's
  * state, and `provider lock`'s lock file write through these.
  */

@@ -5,7 +5,7 @@
  * e.g. the data folder is full) in neither, so that a client's 500 never hides a change a restart would lose.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, existsSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, existsSync, rmSync } from 'node:fs';
 import { writeFileAtomically } from '../atomicWrite.js';
 import { join } from 'node:path';
 
@@ -149,6 +149,9 @@ export class Store {
   /** Opens the store in `dataDir`, creating it (with new tokens) when it holds no state yet. */
   static open(dataDir: string, organization: string): Store {
     mkdirSync(join(dataDir, 'objects'), { recursive: true });
+    // A write of the state cut short by a kill leaves its temp file (src/atomicWrite.ts names them): never read.
+    for (const name of readdirSync(dataDir))
+      if (/^\.state\.json\.[0-9a-f]{12}\.tmp$/.test(name)) rmSync(join(dataDir, name), { force: true });
     const statePath = join(dataDir, 'state.json');
     if (existsSync(statePath)) {
       const data = JSON.parse(readFileSync(statePath, 'utf8')) as StateData;

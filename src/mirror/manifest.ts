@@ -12,10 +12,10 @@
  * Read with the `yaml` package and checked with a zod schema; every problem is a UsageError naming the file and
  * the line, before any request.
  */
-import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import type { MirrorTarget } from './run.js';
 import { parsePlatforms, parseProviders, versionSelector } from './select.js';
 
@@ -45,9 +45,12 @@ export interface MirrorManifest {
 export async function readManifest(file: string, shown: string): Promise<MirrorManifest> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // A regular file of at most 1 MiB (some thousands of providers): never a pipe or a device, never read whole
+    // whatever its size.
+    text = (await readRegularCapped(file, SMALL_FILE_CAPS.key)).bytes.toString('utf8');
   } catch (error) {
-    throw new UsageError(`--manifest ${shown} cannot be read (${(error as NodeJS.ErrnoException).code})`, {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`--manifest ${shown} cannot be read (${why})`, {
       hint: 'Name a YAML file listing the providers to mirror (docs/mirror.md, "A manifest").',
     });
   }

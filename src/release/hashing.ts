@@ -91,6 +91,8 @@ export class HashingSession implements VerifiedFileSource {
    * wait: one left unused (the release failed a check before hashing) never keeps the process alive.
    */
   private readonly ready: Worker[] = [];
+  /** Set by `close`: a warm-up still under way starts no worker after it. */
+  private closed = false;
   /** The main thread's read buffers not in use. */
   private readonly readBuffers: Buffer[] = [];
 
@@ -106,7 +108,8 @@ export class HashingSession implements VerifiedFileSource {
    */
   async startWorkers(paths: string[], options: HashOptions = {}): Promise<void> {
     const { threads } = await sizeUp(paths, options).catch(() => ({ threads: 1 }));
-    while (this.ready.length < threads - 1) {
+    // Closed meanwhile (a command that ended before its warm-up did): nothing to start for.
+    while (!this.closed && this.ready.length < threads - 1) {
       const worker = startHashWorker();
       // Until `runPool` takes it: a failure to start is its error then (an 'error' without a listener would throw).
       const early = (): void => {
@@ -188,6 +191,7 @@ export class HashingSession implements VerifiedFileSource {
 
   /** Stops the workers still waiting and forgets the seals: the command is over. */
   close(): void {
+    this.closed = true;
     for (const worker of this.ready.splice(0)) stopWorker(worker);
     this.seals.clear();
   }

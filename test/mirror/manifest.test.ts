@@ -89,6 +89,17 @@ describe('reading a manifest', () => {
   });
 });
 
+describe('a manifest that is not a small regular file', () => {
+  it('is refused unread: over 1 MiB, or a folder', async () => {
+    const big = manifest(`providers:\n  - source: a/b\n${'#'.repeat(1024 * 1024)}\n`);
+    for (const file of [big, path.dirname(big)]) {
+      const error = await readManifest(file, 'mirror.yaml').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).message).toMatch(/^--manifest mirror\.yaml cannot be read \(/);
+    }
+  });
+});
+
 describe('provider mirror --manifest', () => {
   it("mirrors each entry's selection from the manifest's origin", async () => {
     const all = ['darwin_arm64', 'linux_amd64', 'windows_amd64'];

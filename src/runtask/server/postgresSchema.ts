@@ -103,7 +103,9 @@ async function createVersionTable(client: pg.ClientBase): Promise<void> {
  * migration lock. Throws `NewerSchemaError` on a database at a newer version (changing nothing).
  */
 export async function migrate(client: pg.ClientBase, queues: readonly string[]): Promise<Migration> {
-  await client.query('BEGIN');
+  // Read committed whatever the database's default: each statement after the lock sees what an instance that
+  // held the lock before committed (under repeatable read, the snapshot would predate the lock's grant).
+  await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
   try {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [MIGRATION_LOCK]);
     await createVersionTable(client);

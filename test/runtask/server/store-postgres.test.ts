@@ -67,6 +67,28 @@ describe('PostgreSQL: starting', () => {
     }
   });
 
+  it('instances starting together all start where transactions default to repeatable read', async () => {
+    for (let round = 0; round < 3; round++) {
+      const database = `repeatable_${round}`;
+      await server.createDatabase(database);
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      try {
+        await admin.query(`ALTER DATABASE ${database} SET default_transaction_isolation = 'repeatable read'`);
+      } finally {
+        await admin.end();
+      }
+      const url = server.urlOf(database);
+      const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresStore.open({ url, log })));
+      for (const result of opened) if (result.status === 'fulfilled') await result.value.release();
+      expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
+    }
+  });
+
   it('creates the schema on the first start and finds it on the next (one version row, the queue once)', async () => {
     await server.createDatabase('restart');
     const url = server.urlOf('restart');
