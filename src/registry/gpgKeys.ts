@@ -25,10 +25,7 @@ export async function addGpgKey(
   asciiArmor: string,
 ): Promise<GpgKeyResource> {
   const attributes = { namespace, 'ascii-armor': asciiArmor.trim() };
-  const doc = await client.read('POST', GPG_KEYS_PATH, documentOf(gpgKeyResource), {
-    json: { data: { type: 'gpg-keys', attributes } },
-  });
-  return doc.data;
+  return client.create(GPG_KEYS_PATH, 'gpg-keys', attributes, gpgKeyResource);
 }
 
 /** One registered key by its long key id, or undefined when absent. */

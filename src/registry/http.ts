@@ -14,7 +14,7 @@ import type { Output } from '../ui/output.js';
 import { parseAnswer, type Answer } from './answers.js';
 import { toApiError, unreachableError } from './httpErrors.js';
 import { describeNetworkFailure } from '../net/networkFailure.js';
-import { listOf } from './schemas.js';
+import { documentOf, listOf } from './schemas.js';
 
 import { JSONAPI } from '../terraform/names.js';
 
@@ -106,6 +106,22 @@ export class RegistryClient {
     options: RequestOptions = {},
   ): Promise<z.output<S>> {
     return parseAnswer(this.options.apiHost, await this.exchange(method, path, options), schema);
+  }
+
+  /**
+   * Creates a resource: POSTs the JSON:API document `{"data":{"type","attributes"}}` to `path` and returns the
+   * created resource, its answer parsed by `resource`.
+   */
+  async create<S extends z.ZodType>(
+    path: string,
+    type: string,
+    attributes: object,
+    resource: S,
+  ): Promise<z.output<S>> {
+    const document = await this.read('POST', path, documentOf(resource), {
+      json: { data: { type, attributes } },
+    });
+    return document.data as z.output<S>;
   }
 
   /** GET that must return a document of the shape `schema` describes. */

@@ -45,10 +45,7 @@ export async function createPlatform(
 ): Promise<PlatformResource> {
   const path = platformsPath(address, version);
   // The documented sample payload uses this type string; the registry does not check it.
-  const doc = await client.read('POST', path, documentOf(createdPlatformResource), {
-    json: { data: { type: 'registry-provider-version-platforms', attributes } },
-  });
-  return doc.data;
+  return client.create(path, 'registry-provider-version-platforms', attributes, createdPlatformResource);
 }
 
 /** Deletes one platform and its binary. */

@@ -20,15 +20,8 @@ export async function createProvider(
   address: ProviderAddress,
 ): Promise<ProviderResource> {
   const path = providersPath(address.organization);
-  const doc = await client.read('POST', path, documentOf(providerResource), {
-    json: {
-      data: {
-        type: 'registry-providers',
-        attributes: { name: address.name, namespace: address.namespace, 'registry-name': 'private' },
-      },
-    },
-  });
-  return doc.data;
+  const attributes = { name: address.name, namespace: address.namespace, 'registry-name': 'private' };
+  return client.create(path, 'registry-providers', attributes, providerResource);
 }
 
 /** Deletes a provider and all its versions. */

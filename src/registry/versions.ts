@@ -75,19 +75,8 @@ export async function createVersion(
   attributes: VersionAttributes,
 ): Promise<VersionResource> {
   const path = versionsPath(address);
-  const doc = await client.read('POST', path, documentOf(createdVersionResource), {
-    json: {
-      data: {
-        type: 'registry-provider-versions',
-        attributes: {
-          version: attributes.version,
-          'key-id': attributes.keyId,
-          protocols: attributes.protocols,
-        },
-      },
-    },
-  });
-  return doc.data;
+  const sent = { version: attributes.version, 'key-id': attributes.keyId, protocols: attributes.protocols };
+  return client.create(path, 'registry-provider-versions', sent, createdVersionResource);
 }
 
 /** Deletes a version with its platforms and files. */
