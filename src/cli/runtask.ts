@@ -55,6 +55,10 @@ function registerServe(group: ProgramCommand): void {
       '--fail-on <level>',
       'with a SARIF or JUnit report: error (default), warning, note or never fails the task',
     )
+    .option(
+      '--with-configuration',
+      "download and unpack the run's configuration version for the handler (RUNTASK_CONFIGURATION_DIR)",
+    )
     .option('--max-jobs <n>', 'handlers running at once; the rest queue', '4')
     .option('--grace <duration>', 'on SIGTERM, how long running checks may finish', '30s')
     .option('--callback-timeout <duration>', 'how long a final callback is retried', '5m')
@@ -135,7 +139,10 @@ function registerSend(group: ProgramCommand): void {
     .option('--stage <stage>', 'pre_plan, post_plan, pre_apply or post_apply', 'post_plan')
     .hmacKey()
     .option('--plan-json <file>', 'the plan JSON to serve (`terraform show -json`; default: a small plan)')
-    .option('--config-version <file>', 'the configuration version .tar.gz to serve (default: a tiny one)')
+    .option(
+      '--config-version <file-or-folder>',
+      'the configuration version to serve: a .tar.gz, or a folder to pack (default: a tiny one)',
+    )
     .option('--enforcement <level>', 'mandatory or advisory', 'mandatory')
     .option('--no-outcomes', 'do not offer outcomes (capabilities.outcomes false)')
     .option('--verification', 'send the verification request the platform sends when a run task is created')

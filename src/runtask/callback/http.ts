@@ -3,11 +3,13 @@
  * integrator sends several requests per check, and under load they compete with acknowledging new requests
  * on the one event loop: got spends 0.4–0.8 ms of CPU per request where node:http spends about 0.1 ms
  * (measured on 2 cores; docs/performance.md). The registry client keeps got; this is the hot path only.
- * Never follows a redirect unless asked (`sendToFile` follows the blob link's), never retries by itself.
+ * Never follows a redirect unless asked (`sendToFile` follows the blob link's), never retries by itself; an
+ * answer may be bounded in size (`maxBytes`), and one that goes past the bound is cut off with `TooLargeError`.
  */
 import { createWriteStream } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** A request that got no answer: connection refused or reset, DNS, timeout (`code` as Node names it). */
@@ -17,6 +19,13 @@ export class NetworkError extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** An answer whose body went past the `maxBytes` of its request: the rest was not read. */
+export class TooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the answer is larger than ${maxBytes} bytes`);
   }
 }
 
@@ -35,6 +44,8 @@ export interface RequestOptions {
   /** For the whole exchange, from the request to the last byte of the answer. */
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** The largest body read (default: no bound). */
+  maxBytes?: number | undefined;
 }
 
 // A bounded pool per origin: a burst of callbacks queues for a connection instead of opening hundreds at once.
@@ -48,7 +59,11 @@ const agents = {
 export function send(url: string | URL, options: RequestOptions): Promise<Answer> {
   return exchange(url, options, async (response) => {
     const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const counter = byteCounter(options.maxBytes);
+    for await (const chunk of response) {
+      counter.count((chunk as Buffer).length);
+      chunks.push(chunk as Buffer);
+    }
     return { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) };
   });
 }
@@ -66,7 +81,18 @@ export async function sendToFile(
   const result = await exchange(url, { ...options, method: 'GET' }, async (response) => {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
-      await pipeline(response, createWriteStream(file, { mode: 0o600 }));
+      const counter = byteCounter(options.maxBytes);
+      const bounded = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          try {
+            counter.count(chunk.length);
+            done(null, chunk);
+          } catch (error) {
+            done(error as Error);
+          }
+        },
+      });
+      await pipeline(response, bounded, createWriteStream(file, { mode: 0o600 }));
       return { status };
     }
     response.resume();
@@ -76,6 +102,17 @@ export async function sendToFile(
     return sendToFile(new URL(result.location, url), file, options, redirects - 1);
   }
   return result;
+}
+
+/** Adds up the bytes of a body; throws `TooLargeError` once they pass `maxBytes`. */
+function byteCounter(maxBytes: number | undefined): { count: (bytes: number) => void } {
+  let total = 0;
+  return {
+    count(bytes) {
+      total += bytes;
+      if (maxBytes !== undefined && total > maxBytes) throw new TooLargeError(maxBytes);
+    },
+  };
 }
 
 function exchange<T>(
@@ -100,6 +137,11 @@ function exchange<T>(
     const fail = (error: unknown): void => {
       clearTimeout(timer);
       if (error instanceof NetworkError) return reject(error);
+      if (error instanceof TooLargeError) {
+        // The rest of the body is not wanted: drop the connection rather than read it.
+        request.destroy();
+        return reject(error);
+      }
       // An abort rejects with the signal's reason, an Error (AbortError) in every path that aborts.
       if (options.signal?.aborted) return reject(error instanceof Error ? error : new Error(String(error)));
       const err = error as NodeJS.ErrnoException;
