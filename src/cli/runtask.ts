@@ -86,7 +86,7 @@ function registerServe(group: ProgramCommand): void {
     .runs(() => import('../commands/runtask/serve.js').then((m) => m.runServe), flagsOnly<ServeFlags>)
     .examples(
       local({
-        'on port 8080, a check that always passes': `${KEY} runtask serve --exec true`,
+        "hold each run's lock file to the private registry (the configuration unpacked for the check)": `${KEY} runtask serve --with-configuration --exec 'provider lock check "$RUNTASK_CONFIGURATION_DIR" --format sarif'`,
         'fail any plan that deletes something (the handler reads the plan JSON file)': `${KEY} runtask serve --exec '! grep -q delete "$RUNTASK_PLAN_JSON"'`,
         'one run task per path, each with its own key and handler (docs/runtask.md, "Routes")':
           'runtask serve --routes routes.yaml',
@@ -166,7 +166,7 @@ function registerSend(group: ProgramCommand): void {
       local({
         'judge the integrator on port 8080: it must keep the contract and pass': `${KEY} runtask send http://127.0.0.1:8080/ --expect passed`,
         'the request the platform sends when the run task is created': `${KEY} runtask send http://127.0.0.1:8080/ --verification`,
-        'an advisory pre-apply task, without outcomes': `${KEY} runtask send http://127.0.0.1:8080/ --stage pre_apply --enforcement advisory --no-outcomes`,
+        'serve this folder as the configuration version (for serve --with-configuration)': `${KEY} runtask send http://127.0.0.1:8080/ --config-version . --expect passed`,
       }),
     );
 }
