@@ -57,9 +57,8 @@ const agents = {
 
 /** Sends one request; resolves with the answer (any status), rejects with NetworkError or the abort. */
 export function send(url: string | URL, options: RequestOptions): Promise<Answer> {
-  return exchange(url, options, async (response) => {
+  return exchange(url, options, async (response, counter) => {
     const chunks: Buffer[] = [];
-    const counter = byteCounter(options.maxBytes);
     for await (const chunk of response) {
       counter.count((chunk as Buffer).length);
       chunks.push(chunk as Buffer);
@@ -78,10 +77,9 @@ export async function sendToFile(
   options: Omit<RequestOptions, 'method' | 'body'>,
   redirects = 5,
 ): Promise<{ status: number; location?: string | undefined }> {
-  const result = await exchange(url, { ...options, method: 'GET' }, async (response) => {
+  const result = await exchange(url, { ...options, method: 'GET' }, async (response, counter) => {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
-      const counter = byteCounter(options.maxBytes);
       const bounded = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           try {
@@ -104,22 +102,31 @@ export async function sendToFile(
   return result;
 }
 
-/** Adds up the bytes of a body; throws `TooLargeError` once they pass `maxBytes`. */
-function byteCounter(maxBytes: number | undefined): { count: (bytes: number) => void } {
+/** Adds up the bytes of a body; throws `TooLargeError` once they pass `maxBytes`, and keeps it as `exceeded`. */
+interface ByteCounter {
+  count: (bytes: number) => void;
+  exceeded?: TooLargeError;
+}
+
+function byteCounter(maxBytes: number | undefined): ByteCounter {
   let total = 0;
-  return {
+  const counter: ByteCounter = {
     count(bytes) {
       total += bytes;
-      if (maxBytes !== undefined && total > maxBytes) throw new TooLargeError(maxBytes);
+      if (maxBytes === undefined || total <= maxBytes) return;
+      counter.exceeded = new TooLargeError(maxBytes);
+      throw counter.exceeded;
     },
   };
+  return counter;
 }
 
 function exchange<T>(
   url: string | URL,
   options: RequestOptions,
-  read: (response: http.IncomingMessage) => Promise<T>,
+  read: (response: http.IncomingMessage, counter: ByteCounter) => Promise<T>,
 ): Promise<T> {
+  const counter = byteCounter(options.maxBytes);
   const target = typeof url === 'string' ? new URL(url) : url;
   const secure = target.protocol === 'https:';
   const headers = { ...options.headers };
@@ -136,12 +143,13 @@ function exchange<T>(
     }, options.timeoutMs);
     const fail = (error: unknown): void => {
       clearTimeout(timer);
-      if (error instanceof NetworkError) return reject(error);
-      if (error instanceof TooLargeError) {
-        // The rest of the body is not wanted: drop the connection rather than read it.
+      if (counter.exceeded !== undefined) {
+        // The rest of the body is not wanted: the connection is dropped rather than read (its own error,
+        // "aborted", may come first).
         request.destroy();
-        return reject(error);
+        return reject(counter.exceeded);
       }
+      if (error instanceof NetworkError) return reject(error);
       // An abort rejects with the signal's reason, an Error (AbortError) in every path that aborts.
       if (options.signal?.aborted) return reject(error instanceof Error ? error : new Error(String(error)));
       const err = error as NodeJS.ErrnoException;
@@ -150,7 +158,7 @@ function exchange<T>(
     request.on('error', fail);
     request.on('response', (response) => {
       response.on('error', fail);
-      read(response).then((value) => {
+      read(response, counter).then((value) => {
         clearTimeout(timer);
         resolve(value);
       }, fail);
