@@ -3,7 +3,7 @@
  * headers: traversal, absolute paths, links, devices, FIFOs, too many entries, a bomb) are refused naming the
  * entry, and nothing is written, inside the folder or out of it.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ interface RawEntry {
   type?: string;
   content?: Buffer;
   linkname?: string;
+  /** The mode written in the header (default 0644). */
+  mode?: number;
   /** The size written in the header, when it is not the content's (a bomb declares more than it holds). */
   declaredSize?: number;
 }
@@ -28,7 +30,7 @@ function header(entry: RawEntry): Buffer {
   };
   const octal = (value: number, length: number): string => value.toString(8).padStart(length - 1, '0') + '\0';
   put(0, 100, entry.name);
-  put(100, 8, octal(0o644, 8));
+  put(100, 8, octal(entry.mode ?? 0o644, 8));
   put(108, 8, octal(0, 8));
   put(116, 8, octal(0, 8));
   put(124, 12, octal(entry.declaredSize ?? entry.content?.length ?? 0, 12));
@@ -106,6 +108,19 @@ describe('unpacking a configuration version', () => {
     expect(readFileSync(join(folder, 'main.tf'), 'utf8')).toBe('terraform {}\n');
     expect(readFileSync(join(folder, 'modules', 'net', 'main.tf'), 'utf8')).toBe('# net\n');
     expect(readFileSync(join(folder, '.terraform.lock.hcl'), 'utf8')).toBe('# lock\n');
+  });
+
+  it('leaves folders the job can remove, whatever mode the archive gives them', async () => {
+    writeFileSync(
+      archive,
+      tarGz([
+        { name: 'locked/', type: '5', mode: 0o555 },
+        { name: 'locked/main.tf', content: Buffer.from('# locked\n'), mode: 0o444 },
+      ]),
+    );
+    await unpackConfiguration(archive, folder);
+    rmSync(folder, { recursive: true });
+    expect(existsSync(folder)).toBe(false);
   });
 
   it('refuses a path climbing out with ..', async () => {
