@@ -55,6 +55,10 @@ function registerServe(group: ProgramCommand): void {
       '--fail-on <level>',
       'with a SARIF or JUnit report: error (default), warning, note or never fails the task',
     )
+    .option(
+      '--with-configuration',
+      "download and unpack the run's configuration version for the handler (RUNTASK_CONFIGURATION_DIR)",
+    )
     .option('--max-jobs <n>', 'handlers running at once; the rest queue', '4')
     .option('--grace <duration>', 'on SIGTERM, how long running checks may finish', '30s')
     .option('--callback-timeout <duration>', 'how long a final callback is retried', '5m')
@@ -82,7 +86,7 @@ function registerServe(group: ProgramCommand): void {
     .runs(() => import('../commands/runtask/serve.js').then((m) => m.runServe), flagsOnly<ServeFlags>)
     .examples(
       local({
-        'on port 8080, a check that always passes': `${KEY} runtask serve --exec true`,
+        "hold each run's lock file to the private registry (the configuration unpacked for the check)": `${KEY} runtask serve --with-configuration --exec 'provider lock check "$RUNTASK_CONFIGURATION_DIR" --format sarif'`,
         'fail any plan that deletes something (the handler reads the plan JSON file)': `${KEY} runtask serve --exec '! grep -q delete "$RUNTASK_PLAN_JSON"'`,
         'one run task per path, each with its own key and handler (docs/runtask.md, "Routes")':
           'runtask serve --routes routes.yaml',
@@ -135,7 +139,10 @@ function registerSend(group: ProgramCommand): void {
     .option('--stage <stage>', 'pre_plan, post_plan, pre_apply or post_apply', 'post_plan')
     .hmacKey()
     .option('--plan-json <file>', 'the plan JSON to serve (`terraform show -json`; default: a small plan)')
-    .option('--config-version <file>', 'the configuration version .tar.gz to serve (default: a tiny one)')
+    .option(
+      '--config-version <file-or-folder>',
+      'the configuration version to serve: a .tar.gz, or a folder to pack (default: a tiny one)',
+    )
     .option('--enforcement <level>', 'mandatory or advisory', 'mandatory')
     .option('--no-outcomes', 'do not offer outcomes (capabilities.outcomes false)')
     .option('--verification', 'send the verification request the platform sends when a run task is created')
@@ -159,7 +166,7 @@ function registerSend(group: ProgramCommand): void {
       local({
         'judge the integrator on port 8080: it must keep the contract and pass': `${KEY} runtask send http://127.0.0.1:8080/ --expect passed`,
         'the request the platform sends when the run task is created': `${KEY} runtask send http://127.0.0.1:8080/ --verification`,
-        'an advisory pre-apply task, without outcomes': `${KEY} runtask send http://127.0.0.1:8080/ --stage pre_apply --enforcement advisory --no-outcomes`,
+        'serve this folder as the configuration version (for serve --with-configuration)': `${KEY} runtask send http://127.0.0.1:8080/ --config-version . --expect passed`,
       }),
     );
 }

@@ -10,7 +10,8 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import type { CliResult } from '../helpers/result.js';
 import type { TestPlatform } from './platform.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
+/** The program as users run it. */
+export const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 
 /** One line of the integrator's JSON log. */
 export interface LogLine {
@@ -62,8 +63,10 @@ export function ensureBuilt(): void {
 
 /** Options of `spawnServe`. */
 export interface SpawnServeOptions {
-  platform: TestPlatform;
+  /** The platform the access token may go to (only its URL is used). */
+  platform: Pick<TestPlatform, 'url'>;
   stateDir: string;
+  /** The handler; empty for none (a routes file in `args` names each route's). */
   exec: string;
   /** The HMAC key, given in RUNTASK_HMAC_KEY. */
   key: string;
@@ -86,8 +89,7 @@ function serveArgs(options: SpawnServeOptions): string[] {
     '--json',
     '--port',
     '0',
-    '--exec',
-    options.exec,
+    ...(options.exec === '' ? [] : ['--exec', options.exec]),
     '--platform-host',
     options.platform.url,
     '--state-dir',

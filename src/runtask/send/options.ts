@@ -1,7 +1,8 @@
 /**
  * `runtask send` flags → session settings, every check done before anything listens or is sent (exit 2): the
  * integrator URL, stage, enforcement, `--expect`, durations, port, the HMAC key (a file or an environment
- * variable, never a flag value; the same default variable as `runtask serve`), and the files to serve.
+ * variable, never a flag value; the same default variable as `runtask serve`), and the files to serve (the
+ * configuration version: configuration.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -10,7 +11,8 @@ import type { GlobalFlags } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
 import { RUN_TASK_STAGES, type RunTaskStage } from '../../terraform/runtask/payload.js';
 import { resolveHmacKey } from '../server/options.js';
-import { defaultConfigurationVersion, defaultPlanJson } from './defaults.js';
+import { configurationVersion } from './configuration.js';
+import { defaultPlanJson } from './defaults.js';
 import type { SessionSettings } from './session.js';
 import { DEFAULT_TUNING } from './post.js';
 
@@ -136,14 +138,7 @@ export async function sendOptionsFromFlags(
     flags.publicUrl === undefined ? undefined : webUrl(flags.publicUrl, '--public-url').origin;
   const warnings: string[] = [];
   const { key } = resolveHmacKey(flags, world);
-  const configurationVersion =
-    flags.configVersion === undefined
-      ? defaultConfigurationVersion(world.now())
-      : await readInput(flags.configVersion, '--config-version', world.cwd);
-  if (configurationVersion[0] !== 0x1f || configurationVersion[1] !== 0x8b)
-    warnings.push(
-      `--config-version ${flags.configVersion} is not gzip-compressed; the platform serves a .tar.gz`,
-    );
+  const served = await configurationVersion(flags.configVersion, world.cwd, world.now(), warnings);
   return {
     expected,
     warnings,
@@ -155,7 +150,7 @@ export async function sendOptionsFromFlags(
       outcomesOffered: flags.outcomes !== false,
       hmacKey: key,
       planJson: await planJson(flags, stage, world, warnings),
-      configurationVersion,
+      configurationVersion: served,
       organization: flags.organization ?? 'example-org',
       workspace: 'example-workspace',
       progressWindowMs: parseDuration(flags.progressWindow, '--progress-window'),

@@ -1,11 +1,12 @@
 /**
  * One check, start to result: a private temp folder, the payload file (without the access token), the plan
- * JSON when the stage has one, the handler with its environment, and the result read from what it did.
- * The handler's environment never holds the access token or the HMAC key.
+ * JSON when the stage has one and the configuration version when asked for (checkInputs.ts), the handler with
+ * its environment, and the result read from what it did. The handler's environment never holds the access
+ * token or the HMAC key.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ProviderError } from '../../errors.js';
+import { prepareConfiguration, preparePlanJson, type FetchSettings } from './checkInputs.js';
 import {
   interpretHandlerExit,
   lastLine,
@@ -14,15 +15,11 @@ import {
 } from './handlerResult.js';
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
-import type { PlatformOrigins } from '../callback/origins.js';
 import { withoutAccessToken, type RunTaskRequest } from '../../terraform/runtask/payload.js';
-import { fetchPlanJson } from '../callback/planJson.js';
-import type { CallbackBackoff } from '../callback/client.js';
 
 /** How checks run. */
-export interface CheckSettings {
+export interface CheckSettings extends FetchSettings {
   exec: string;
-  allowed: PlatformOrigins;
   timeoutMs: number;
   /** The timeout as the user wrote it, for messages. */
   timeoutText: string;
@@ -35,9 +32,7 @@ export interface CheckSettings {
   hmacKey?: string | undefined;
   /** How the handler's output is read (default: auto, failing on errors). */
   reading?: ResultReading;
-  planTimeoutMs?: number;
   killGraceMs?: number;
-  retry?: CallbackBackoff | undefined;
 }
 
 /** The job as a check sees it. */
@@ -51,7 +46,7 @@ export interface CheckInput {
 export function handlerEnvironment(
   settings: CheckSettings,
   input: CheckInput,
-  files: { payload: string; plan?: string | undefined },
+  files: { payload: string; plan?: string | undefined; configuration?: string | undefined },
 ): Record<string, string> {
   const secrets = [input.request.access_token, settings.hmacKey].filter((s): s is string => !!s);
   const env: Record<string, string> = {};
@@ -65,6 +60,7 @@ export function handlerEnvironment(
   const facts: Record<string, string | undefined> = {
     RUNTASK_PAYLOAD: files.payload,
     RUNTASK_PLAN_JSON: files.plan,
+    RUNTASK_CONFIGURATION_DIR: files.configuration,
     RUNTASK_STAGE: r.stage,
     RUNTASK_RUN_ID: r.run_id,
     RUNTASK_WORKSPACE_NAME: r.workspace_name,
@@ -91,41 +87,21 @@ export async function runCheck(
   try {
     const payload = join(root, 'payload.json');
     await writeFile(payload, JSON.stringify(withoutAccessToken(input.raw), null, 2) + '\n', { mode: 0o600 });
-    let plan: string | undefined;
-    const planUrl = input.request.plan_json_api_url;
-    if (planUrl !== undefined && input.request.access_token !== undefined) {
-      plan = join(root, 'plan.json');
-      try {
-        const bytes = await fetchPlanJson({
-          url: planUrl,
-          token: input.request.access_token,
-          allowed: settings.allowed,
-          file: plan,
-          deadlineMs: settings.planTimeoutMs ?? 120_000,
-          signal,
-          retry: settings.retry,
-          onRetry: (info) =>
-            log.warn('plan.retry', `retrying the plan JSON download: ${info.reason}`, { ...fields, ...info }),
-        });
-        log.info('plan.fetched', 'fetched the plan JSON', { ...fields, bytes });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        const why = error instanceof ProviderError ? error.message : String(error);
-        log.error('plan.failed', `could not fetch the plan JSON: ${why}`, fields);
-        return {
-          result: { status: 'failed', message: `The check could not start: ${why}` },
-          source: 'plan-error',
-          limits: [],
-        };
-      }
-    }
+    const plan = await preparePlanJson(settings, input, root, log, signal);
+    if ('failed' in plan) return plan.failed;
+    const configuration = await prepareConfiguration(settings, input, root, log, signal);
+    if ('failed' in configuration) return configuration.failed;
     const cwd = join(root, 'work');
     await mkdir(cwd, { mode: 0o700 });
     log.info('handler.started', 'handler started', fields);
     const exit = await runHandler({
       command: settings.exec,
       cwd,
-      env: handlerEnvironment(settings, input, { payload, plan }),
+      env: handlerEnvironment(settings, input, {
+        payload,
+        plan: plan.path,
+        configuration: configuration.path,
+      }),
       timeoutMs: settings.timeoutMs,
       signal,
       ...(settings.killGraceMs === undefined ? {} : { killGraceMs: settings.killGraceMs }),

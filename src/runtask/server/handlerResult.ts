@@ -39,6 +39,7 @@ export interface InterpretedResult {
     | 'aborted'
     | 'spawn-error'
     | 'plan-error'
+    | 'configuration-error'
     | 'invalid-json'
     | 'invalid-report';
   /** Over-the-limit problems left for trimming. */

@@ -23,6 +23,8 @@ export interface RouteOptions {
   allowed: PlatformOrigins;
   /** How this route's handler output is read (default: the integrator's). */
   reading?: ResultReading;
+  /** Hand this route's handler the configuration version, unpacked (default: the integrator's). */
+  withConfiguration?: boolean;
 }
 
 /** Everything the integrator needs. */

@@ -46,6 +46,8 @@ export interface ServeFlags {
   resultFormat?: string;
   /** `--fail-on`: with a SARIF or JUnit report, the least severe level that fails (error, warning, note, never). */
   failOn?: string;
+  /** `--with-configuration`: hand handlers the run's configuration version, unpacked. */
+  withConfiguration?: boolean;
 }
 
 /** The world the options are resolved in. */
@@ -196,6 +198,7 @@ export function serveOptionsFromFlags(
       env: world.env,
       secretEnvNames: [variable, DEFAULT_HMAC_KEY_ENV, 'RUNTASK_ACCESS_TOKEN', DATABASE_URL_ENV],
       reading,
+      withConfiguration: flags.withConfiguration === true,
       role,
       ...store,
     },

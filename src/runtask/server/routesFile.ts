@@ -13,6 +13,7 @@
  *         platform-hosts: [tfe.acme.test]  # optional: default --platform-host
  *         result-format: sarif             # optional: default --result-format (auto)
  *         fail-on: warning                 # optional: default --fail-on (error)
+ *         with-configuration: true         # optional: default --with-configuration (false)
  *       - path: /tenants/acme
  *         hmac-key-file: /run/secrets/acme.key
  *         exec: opa-check --policy acme
@@ -25,11 +26,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { isDuration, parseDuration } from '../../config/duration.js';
+import { parseDuration } from '../../config/duration.js';
 import { parseHostname } from '../../config/hostname.js';
 import { ProviderError, UsageError } from '../../errors.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { ResultReading } from './handlerResult.js';
+import { checkRoute, problem, type Place, type RouteEntry } from './routesSchema.js';
 import {
   anchorExec,
   resultReading,
@@ -38,40 +40,6 @@ import {
   type ServeWorld,
 } from './options.js';
 import type { IntegratorOptions, RouteOptions } from './server.js';
-
-/** The fields of one route. */
-const routeSchema = z.strictObject({
-  path: z.string().min(1),
-  exec: z.string().trim().min(1),
-  'hmac-key-file': z.string().min(1).optional(),
-  'hmac-key-env': z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-    .optional(),
-  timeout: z.union([z.string(), z.number()]).refine(isDuration).optional(),
-  'max-jobs': z.number().int().min(1).max(1000).optional(),
-  'platform-hosts': z.array(z.string().min(1)).min(1).optional(),
-  'result-format': z.string().min(1).optional(),
-  'fail-on': z.string().min(1).optional(),
-});
-
-type RouteEntry = z.infer<typeof routeSchema>;
-type Field = keyof RouteEntry;
-
-const FIELDS = Object.keys(routeSchema.shape) as Field[];
-
-// Written for people: what each field must be, used in the error for a value of the wrong type.
-const EXPECTED: Record<Field, string> = {
-  path: 'a path string such as "/cost" or "/"',
-  exec: 'a non-empty command string',
-  'hmac-key-file': 'the path of a file holding the HMAC key',
-  'hmac-key-env': 'the name of an environment variable holding the HMAC key, such as "ACME_HMAC_KEY"',
-  timeout: 'a duration string such as "20m" or "1h", or a number of seconds',
-  'max-jobs': 'an integer from 1 to 1000',
-  'platform-hosts': 'a non-empty array of hosts, host:port or URLs',
-  'result-format': 'one of auto, json, exit-code, sarif, junit',
-  'fail-on': 'one of error, warning, note, never',
-};
 
 /** Paths the integrator answers itself. */
 const RESERVED = ['/healthz', '/metrics'];
@@ -83,40 +51,6 @@ const SINGLE_ROUTE_FLAGS: [keyof ServeFlags, string][] = [
   ['hmacKeyFile', '--hmac-key-file'],
   ['hmacKeyEnv', '--hmac-key-env'],
 ];
-
-/** Where a problem is: the file, and the route (1-based, with its path when it has one). */
-interface Place {
-  file: string;
-  index?: number;
-  path?: string;
-}
-
-function where(place: Place): string {
-  if (place.index === undefined) return place.file;
-  return `${place.file}: route ${place.index}${place.path === undefined ? '' : ` (${place.path})`}`;
-}
-
-function problem(place: Place, field: string | undefined, message: string, hint: string): UsageError {
-  return new UsageError(`Invalid routes file ${where(place)}: ${message}`, {
-    hint,
-    details: {
-      file: place.file,
-      ...(place.index === undefined ? {} : { route: place.index }),
-      ...(place.path === undefined ? {} : { path: place.path }),
-      ...(field === undefined ? {} : { field }),
-    },
-  });
-}
-
-function describeValue(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
-
-/** A field that would hold a secret itself. */
-function looksSecret(field: string): boolean {
-  return /(^|[-_])(key|secret|token|password)$/i.test(field) || /^hmac[-_]?key$/i.test(field);
-}
 
 /** Reads and parses the file: JSON for `.json`, YAML (which also reads JSON) otherwise. */
 function readDocument(file: string, given: string): unknown {
@@ -163,48 +97,6 @@ function normalisePath(path: string): { path: string } | { reason: string } {
   }
   if (RESERVED.includes(normalised)) return { reason: `${normalised} is the integrator's own` };
   return { path: normalised };
-}
-
-/** Checks one route's fields; throws naming the route and the field. */
-function checkRoute(raw: unknown, place: Place): RouteEntry {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw problem(place, undefined, 'must be an object of fields', `Known fields: ${FIELDS.join(', ')}.`);
-  }
-  const entries = raw as Record<string, unknown>;
-  if (typeof entries.path === 'string') place.path = entries.path;
-  const secret = Object.keys(entries).find(looksSecret);
-  if (secret !== undefined) {
-    throw problem(
-      place,
-      secret,
-      `"${secret}": a key or token in the routes file is refused`,
-      'Remove it; give the route "hmac-key-file" (a file holding the key) or "hmac-key-env" (the variable holding it).',
-    );
-  }
-  const parsed = routeSchema.safeParse(entries);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const field = issue.keys[0]!;
-    const simplify = (text: string): string => text.toLowerCase().replace(/[-_]/g, '');
-    const match = FIELDS.find((known) => simplify(known) === simplify(field));
-    throw problem(
-      place,
-      field,
-      `unknown field "${field}"${match === undefined ? '' : ` (did you mean "${match}"?)`}`,
-      `Known fields: ${FIELDS.join(', ')}.`,
-    );
-  }
-  const field = String(issue.path[0]) as Field;
-  const value = entries[field];
-  throw problem(
-    place,
-    field,
-    value === undefined
-      ? `"${field}" is missing: it must be ${EXPECTED[field]}`
-      : `"${field}" must be ${EXPECTED[field]} (got ${describeValue(value)})`,
-    `Fix "${field}" of route ${place.index} in ${place.file}.`,
-  );
 }
 
 /** Reads a route's key from its file or variable. */
@@ -264,13 +156,71 @@ function routeKey(entry: RouteEntry, place: Place, base: string, world: Pick<Ser
   return key;
 }
 
+/** What routes take from the serve flags when they do not set their own. */
+type RouteDefaults = Pick<RouteOptions, 'timeoutMs' | 'timeoutText' | 'maxJobs' | 'allowed'> & {
+  reading?: ResultReading | undefined;
+  withConfiguration?: boolean | undefined;
+};
+
+/** One checked route resolved: its key read, its command anchored, its duration, hosts and reading parsed. */
+function resolveRoute(
+  entry: RouteEntry,
+  path: string,
+  place: Place,
+  context: { file: string; base: string; world: Pick<ServeWorld, 'env'>; defaults: RouteDefaults },
+  warnings: string[],
+): RouteOptions {
+  const { file, base, world, defaults } = context;
+  const hmacKey = routeKey(entry, place, base, world);
+  const timeoutText = entry.timeout === undefined ? defaults.timeoutText : String(entry.timeout);
+  const timeoutMs =
+    entry.timeout === undefined ? defaults.timeoutMs : parseDuration(timeoutText, `route ${path}: timeout`);
+  if (timeoutMs >= 60 * 60_000) {
+    warnings.push(`route ${path}: timeout ${timeoutText}: the platform gives up on a task after 60 minutes`);
+  }
+  let allowed = defaults.allowed;
+  const hosts = entry['platform-hosts'];
+  if (hosts !== undefined) {
+    try {
+      allowed = new PlatformOrigins(hosts.map((host) => parseHostname(host, '"platform-hosts"').baseUrl));
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      throw problem(place, 'platform-hosts', error.message, error.hint ?? `Fix "platform-hosts" in ${file}.`);
+    }
+  }
+  let reading = defaults.reading;
+  if (entry['result-format'] !== undefined || entry['fail-on'] !== undefined) {
+    try {
+      reading = resultReading(
+        entry['result-format'] ?? defaults.reading?.format ?? 'auto',
+        entry['fail-on'] ?? defaults.reading?.failOn ?? 'error',
+        '"result-format"',
+        '"fail-on"',
+      );
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      const field = error.message.startsWith('"fail-on"') ? 'fail-on' : 'result-format';
+      throw problem(place, field, error.message, error.hint ?? `Fix "${field}" in ${file}.`);
+    }
+  }
+  return {
+    path,
+    hmacKey,
+    exec: anchorExec(entry.exec, base),
+    timeoutMs,
+    timeoutText,
+    maxJobs: entry['max-jobs'] ?? defaults.maxJobs,
+    allowed,
+    ...(reading === undefined ? {} : { reading }),
+    withConfiguration: entry['with-configuration'] ?? defaults.withConfiguration === true,
+  };
+}
+
 /** The routes of a file, checked and resolved (keys read, commands anchored, durations and hosts parsed). */
 export function readRoutesFile(
   given: string,
   world: Pick<ServeWorld, 'env' | 'cwd'>,
-  defaults: Pick<RouteOptions, 'timeoutMs' | 'timeoutText' | 'maxJobs' | 'allowed'> & {
-    reading?: ResultReading | undefined;
-  },
+  defaults: RouteDefaults,
 ): { routes: RouteOptions[]; keyVariables: string[]; warnings: string[] } {
   const file = resolve(world.cwd, given);
   const base = dirname(file);
@@ -309,56 +259,8 @@ export function readRoutesFile(
       );
     }
     seen.set(path, i + 1);
-    const hmacKey = routeKey(entry, place, base, world);
+    routes.push(resolveRoute(entry, path, place, { file, base, world, defaults }, warnings));
     if (entry['hmac-key-env'] !== undefined) keyVariables.push(entry['hmac-key-env']);
-    const timeoutText = entry.timeout === undefined ? defaults.timeoutText : String(entry.timeout);
-    const timeoutMs =
-      entry.timeout === undefined ? defaults.timeoutMs : parseDuration(timeoutText, `route ${path}: timeout`);
-    if (timeoutMs >= 60 * 60_000) {
-      warnings.push(
-        `route ${path}: timeout ${timeoutText}: the platform gives up on a task after 60 minutes`,
-      );
-    }
-    let allowed = defaults.allowed;
-    const hosts = entry['platform-hosts'];
-    if (hosts !== undefined) {
-      try {
-        allowed = new PlatformOrigins(hosts.map((host) => parseHostname(host, '"platform-hosts"').baseUrl));
-      } catch (error) {
-        if (!(error instanceof ProviderError)) throw error;
-        throw problem(
-          place,
-          'platform-hosts',
-          error.message,
-          error.hint ?? `Fix "platform-hosts" in ${file}.`,
-        );
-      }
-    }
-    let reading = defaults.reading;
-    if (entry['result-format'] !== undefined || entry['fail-on'] !== undefined) {
-      try {
-        reading = resultReading(
-          entry['result-format'] ?? defaults.reading?.format ?? 'auto',
-          entry['fail-on'] ?? defaults.reading?.failOn ?? 'error',
-          '"result-format"',
-          '"fail-on"',
-        );
-      } catch (error) {
-        if (!(error instanceof ProviderError)) throw error;
-        const field = error.message.startsWith('"fail-on"') ? 'fail-on' : 'result-format';
-        throw problem(place, field, error.message, error.hint ?? `Fix "${field}" in ${file}.`);
-      }
-    }
-    routes.push({
-      path,
-      hmacKey,
-      exec: anchorExec(entry.exec, base),
-      timeoutMs,
-      timeoutText,
-      maxJobs: entry['max-jobs'] ?? defaults.maxJobs,
-      allowed,
-      ...(reading === undefined ? {} : { reading }),
-    });
   });
   return { routes, keyVariables, warnings };
 }

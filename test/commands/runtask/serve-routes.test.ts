@@ -131,6 +131,12 @@ describe('runtask serve --routes: a bad file is exit 2 before anything listens',
       /route 1 \(\/a\): cannot read the HMAC key file \S*missing\.key: ENOENT/,
     ],
     [
+      'a with-configuration that is not true or false',
+      'routes.yaml',
+      `routes:\n  - ${A}\n    with-configuration: "yes"\n`,
+      /route 1 \(\/a\): "with-configuration" must be true or false \(got "yes"\)/,
+    ],
+    [
       'a bad platform host',
       'routes.yaml',
       `routes:\n  - ${A}\n    platform-hosts: ["ftp://x"]\n`,

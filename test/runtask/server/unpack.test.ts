@@ -1,0 +1,182 @@
+/**
+ * Unpacking a configuration version: a good archive lands in the folder; hostile ones (built here as raw tar
+ * headers: traversal, absolute paths, links, devices, FIFOs, too many entries, a bomb) are refused naming the
+ * entry, and nothing is written, inside the folder or out of it.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/unpack.js';
+import { tempDir } from '../../helpers/tmp.js';
+
+interface RawEntry {
+  name: string;
+  /** The ustar type flag: '0' file, '1' hard link, '2' symbolic link, '3' character device, '5' folder, '6' FIFO. */
+  type?: string;
+  content?: Buffer;
+  linkname?: string;
+  /** The mode written in the header (default 0644). */
+  mode?: number;
+  /** The size written in the header, when it is not the content's (a bomb declares more than it holds). */
+  declaredSize?: number;
+}
+
+/** One ustar header block, written byte by byte, whatever it claims. */
+function header(entry: RawEntry): Buffer {
+  const block = Buffer.alloc(512);
+  const put = (offset: number, length: number, text: string): void => {
+    block.write(text, offset, length, 'ascii');
+  };
+  const octal = (value: number, length: number): string => value.toString(8).padStart(length - 1, '0') + '\0';
+  put(0, 100, entry.name);
+  put(100, 8, octal(entry.mode ?? 0o644, 8));
+  put(108, 8, octal(0, 8));
+  put(116, 8, octal(0, 8));
+  put(124, 12, octal(entry.declaredSize ?? entry.content?.length ?? 0, 12));
+  put(136, 12, octal(1_700_000_000, 12));
+  put(148, 8, '        ');
+  put(156, 1, entry.type ?? '0');
+  put(157, 100, entry.linkname ?? '');
+  put(257, 6, 'ustar\0');
+  put(263, 2, '00');
+  let sum = 0;
+  for (const byte of block) sum += byte;
+  put(148, 8, sum.toString(8).padStart(6, '0') + '\0 ');
+  return block;
+}
+
+/** A .tar.gz of raw entries; a bomb's body is zeros up to its declared size (which gzip shrinks to little). */
+function tarGz(entries: RawEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const size = entry.declaredSize ?? entry.content?.length ?? 0;
+    const body = Buffer.alloc(Math.ceil(size / 512) * 512);
+    entry.content?.copy(body);
+    blocks.push(header(entry), body);
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
+let root: string;
+let folder: string;
+let archive: string;
+
+beforeEach(() => {
+  // The folder sits two levels down, so that `../x` and `../../x` would land in folders this test watches.
+  root = tempDir('unpack');
+  folder = join(root, 'job', 'configuration');
+  mkdirSync(folder, { recursive: true });
+  archive = join(root, 'cv.tar.gz');
+});
+
+/** Every path under the test's root, but the archive itself. */
+function written(): string[] {
+  return (readdirSync(root, { recursive: true }) as string[]).filter((p) => p !== 'cv.tar.gz').sort();
+}
+
+async function refused(
+  entries: RawEntry[] | Buffer,
+  limits?: { maxEntries: number; maxBytes: number },
+): Promise<UnpackError> {
+  writeFileSync(archive, Buffer.isBuffer(entries) ? entries : tarGz(entries));
+  const error = await unpackConfiguration(archive, folder, limits).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UnpackError);
+  // Nothing written anywhere: not the good entries before the bad one, not the bad one outside.
+  expect(written()).toEqual(['job', join('job', 'configuration')]);
+  return error as UnpackError;
+}
+
+const MAIN_TF = { name: 'main.tf', content: Buffer.from('terraform {}\n') };
+
+describe('unpacking a configuration version', () => {
+  it('unpacks files and folders into the folder', async () => {
+    writeFileSync(
+      archive,
+      tarGz([
+        MAIN_TF,
+        { name: 'modules/', type: '5' },
+        { name: 'modules/net/main.tf', content: Buffer.from('# net\n') },
+        { name: './.terraform.lock.hcl', content: Buffer.from('# lock\n') },
+      ]),
+    );
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(4);
+    expect(readFileSync(join(folder, 'main.tf'), 'utf8')).toBe('terraform {}\n');
+    expect(readFileSync(join(folder, 'modules', 'net', 'main.tf'), 'utf8')).toBe('# net\n');
+    expect(readFileSync(join(folder, '.terraform.lock.hcl'), 'utf8')).toBe('# lock\n');
+  });
+
+  it('leaves folders the job can remove, whatever mode the archive gives them', async () => {
+    writeFileSync(
+      archive,
+      tarGz([
+        { name: 'locked/', type: '5', mode: 0o555 },
+        { name: 'locked/main.tf', content: Buffer.from('# locked\n'), mode: 0o444 },
+      ]),
+    );
+    await unpackConfiguration(archive, folder);
+    rmSync(folder, { recursive: true });
+    expect(existsSync(folder)).toBe(false);
+  });
+
+  it('refuses a path climbing out with ..', async () => {
+    const error = await refused([MAIN_TF, { name: '../x', content: Buffer.from('out') }]);
+    expect(error.message).toContain('"../x" climbs out of the folder with ..');
+    expect(error.entry).toBe('../x');
+    const deeper = await refused([{ name: 'a/../../../x', content: Buffer.from('out') }]);
+    expect(deeper.entry).toBe('a/../../../x');
+  });
+
+  it('refuses an absolute path', async () => {
+    const error = await refused([MAIN_TF, { name: '/etc/x', content: Buffer.from('out') }]);
+    expect(error.message).toContain('"/etc/x" is an absolute path');
+  });
+
+  it('refuses symbolic and hard links, whatever they point at', async () => {
+    const symlink = await refused([{ name: 'escape', type: '2', linkname: '/etc' }, MAIN_TF]);
+    expect(symlink.message).toContain('"escape" is a symbolic link: only files and folders are unpacked');
+    const inside = await refused([MAIN_TF, { name: 'again.tf', type: '2', linkname: 'main.tf' }]);
+    expect(inside.entry).toBe('again.tf');
+    const hardlink = await refused([MAIN_TF, { name: 'passwd', type: '1', linkname: '/etc/passwd' }]);
+    expect(hardlink.message).toContain('"passwd" is a hard link');
+  });
+
+  it('refuses devices and FIFOs', async () => {
+    const device = await refused([MAIN_TF, { name: 'null', type: '3' }]);
+    expect(device.message).toContain('"null" is a CharacterDevice entry');
+    const block = await refused([{ name: 'disk', type: '4' }]);
+    expect(block.message).toContain('"disk" is a BlockDevice entry');
+    const fifo = await refused([{ name: 'pipe', type: '6' }]);
+    expect(fifo.message).toContain('"pipe" is a FIFO entry');
+  });
+
+  it('refuses entries of a type tar does not unpack', async () => {
+    const error = await refused([MAIN_TF, { name: 'sparse', type: 'S', content: Buffer.from('x') }]);
+    expect(error.message).toContain('"sparse" is');
+  });
+
+  it('refuses too many entries', async () => {
+    const entries = Array.from({ length: 11 }, (_, i) => ({ name: `f${i}.tf`, content: Buffer.from('#') }));
+    const error = await refused(entries, { maxEntries: 10, maxBytes: 1024 * 1024 });
+    expect(error.message).toContain('the archive holds more than 10 entries');
+  });
+
+  it('refuses a bomb: a small .tar.gz that unpacks past the limit, at the header declaring it', async () => {
+    const bomb = tarGz([MAIN_TF, { name: 'zeros.bin', declaredSize: 120 * 1024 * 1024 }]);
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const error = await refused(bomb);
+    expect(error.message).toContain('the archive unpacks to more than 104857600 bytes (at "zeros.bin")');
+  });
+
+  it('refuses what is not a .tar.gz', async () => {
+    writeFileSync(archive, 'not an archive at all, just text that goes on for a while '.repeat(20));
+    const error = await unpackConfiguration(archive, folder).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnpackError);
+    expect((error as Error).message).toContain('is not a readable .tar.gz');
+    expect(written()).toEqual(['job', join('job', 'configuration')]);
+  });
+});
