@@ -67,11 +67,12 @@ export function providerResource(app: App, p: StoredProvider, principal: Princip
 function fileLink(
   app: App,
   object: StoredObject,
+  uploaded: boolean,
   principal: Principal,
   upload: string,
   download: string,
 ): Record<string, string> {
-  if (isUploaded(app, object)) {
+  if (uploaded) {
     return { [download]: app.links.sign(app.baseUrl(), 'get', object.key, app.now()) };
   }
   if (principal.role !== 'owner') return {};
@@ -86,9 +87,13 @@ export function versionResource(
   principal: Principal,
 ): VersionResource {
   const platforms = app.store.data.platforms.filter((p) => p.versionId === v.id);
+  // Judged once each: a flag flipping between two reads of the clock must not give a document whose flag says
+  // uploaded and whose links say missing.
+  const shasums = isUploaded(app, v.shasums);
+  const signature = isUploaded(app, v.shasumsSig);
   const links: VersionLinks = {
-    ...fileLink(app, v.shasums, principal, 'shasums-upload', 'shasums-download'),
-    ...fileLink(app, v.shasumsSig, principal, 'shasums-sig-upload', 'shasums-sig-download'),
+    ...fileLink(app, v.shasums, shasums, principal, 'shasums-upload', 'shasums-download'),
+    ...fileLink(app, v.shasumsSig, signature, principal, 'shasums-sig-upload', 'shasums-sig-download'),
   };
   return {
     id: v.id,
@@ -100,8 +105,8 @@ export function versionResource(
       'key-id': v.keyId,
       protocols: v.protocols,
       permissions: permissions(principal),
-      'shasums-uploaded': isUploaded(app, v.shasums),
-      'shasums-sig-uploaded': isUploaded(app, v.shasumsSig),
+      'shasums-uploaded': shasums,
+      'shasums-sig-uploaded': signature,
     },
     relationships: {
       'registry-provider': { data: { id: provider.id, type: 'registry-providers' } },
@@ -152,9 +157,11 @@ export function taggedVersionItem(provider: StoredProvider, v: StoredVersion): T
 
 /** A platform resource. */
 export function platformResource(app: App, p: StoredPlatform, principal: Principal): PlatformResource {
+  const uploaded = isUploaded(app, p.binary);
   const links: PlatformLinks = fileLink(
     app,
     p.binary,
+    uploaded,
     principal,
     'provider-binary-upload',
     'provider-binary-download',
@@ -168,7 +175,7 @@ export function platformResource(app: App, p: StoredPlatform, principal: Princip
       filename: p.filename,
       shasum: p.shasum,
       permissions: permissions(principal),
-      'provider-binary-uploaded': isUploaded(app, p.binary),
+      'provider-binary-uploaded': uploaded,
     },
     relationships: {
       'registry-provider-version': { data: { id: p.versionId, type: 'registry-provider-versions' } },
