@@ -21,6 +21,7 @@ import { mirrorDocument, renderMirror, type MirrorDocument } from '../mirror/rep
 import type { MirrorDestination, MirrorTarget } from '../mirror/run.js';
 import { parsePlatforms, parseProviders, versionSelector } from '../mirror/select.js';
 import type { PublishTuning } from '../publish/tuning.js';
+import { createProgress } from '../ui/progress.js';
 import type { RunContext } from './context.js';
 import type { SessionCore } from './session.js';
 
@@ -66,9 +67,13 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
   });
   // Without --to-dir, each version is staged in a scratch folder, published from it, and removed.
   const root = toDir === undefined ? await mkdtemp(path.join(context.tmpDir, 'provider-mirror-')) : toDir;
+  const progress = await createProgress(output, {
+    stream: context.stderr,
+    now: () => context.now().getTime(),
+  });
   try {
     const outcome = await run({
-      ...{ origin, targets, destination, output, signal: context.signal },
+      ...{ origin, targets, destination, output, progress, signal: context.signal },
       originUrl: apiHost.baseUrl,
       toDir: path.resolve(context.cwd, root),
       dryRun: options.dryRun === true,
@@ -92,6 +97,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
     else renderMirror(output, document);
     return 0;
   } finally {
+    progress.stop();
     if (toDir === undefined) await rm(root, { recursive: true, force: true });
   }
 };

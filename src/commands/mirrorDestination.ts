@@ -43,8 +43,9 @@ export async function privateDestination(
         ),
       );
     },
-    async publish(folder) {
-      // Publish's own report goes into the mirror's: its one JSON document is read from a sink of its own.
+    async publish(folder, progress) {
+      // Publish's own report goes into the mirror's: its one JSON document is read from a sink of its own,
+      // while its steps and uploads are shown on the mirror's progress (nothing of them with --json).
       let text = '';
       const sink: TextStream = { write: (chunk: string) => ((text += chunk), true) };
       const output = new Output({
@@ -62,6 +63,7 @@ export async function privateDestination(
         tuning,
         check: true,
         wait: true,
+        progress,
       });
       const doc = JSON.parse(text.trim()) as {
         version?: { created?: boolean };

@@ -65,6 +65,11 @@ export interface PublishOptions extends PublishFlags {
    * Without it the core opens one.
    */
   hashing?: HashingSession | undefined;
+  /**
+   * Where the steps and uploads are shown, when a caller renders its own run (`provider mirror`, whose
+   * publish reports its JSON document to a sink of its own); without it, the rendering the output chooses.
+   */
+  progress?: Progress | undefined;
 }
 
 /**
@@ -159,7 +164,8 @@ async function publishRelease(
         hashes: entryHashes(releaseMaterial(whole), undefined),
       }),
     };
-    const progress = await createProgress(output, { stream: context.stderr, now: clock });
+    const progress =
+      options.progress ?? (await createProgress(output, { stream: context.stderr, now: clock }));
     try {
       const reading = progress.step(
         `Reading ${address.namespace}/${address.name} ${release.version} on ${hostname}`,

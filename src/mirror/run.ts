@@ -10,6 +10,7 @@ import { ProviderError, VerificationError, toErrorDocument, type ErrorDocument }
 import type { Downloader } from '../registry/downloads.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
+import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { readRecord, type MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
@@ -37,6 +38,8 @@ export interface MirrorRunInput {
   cwd: string;
   downloader: Downloader;
   output: Output;
+  /** One rendering for the whole run: each version's step and downloads, then publish's uploads. */
+  progress: Progress;
   now: () => Date;
   signal?: AbortSignal | undefined;
 }
@@ -51,8 +54,8 @@ export interface MirrorDestination {
     version: string,
     expected: { platform: string; filename: string; shasum: string }[],
   ): Promise<boolean>;
-  /** Publishes a staged folder with publish's core; whether anything was written. */
-  publish(folder: string): Promise<{ wrote: boolean }>;
+  /** Publishes a staged folder with publish's core, its steps and uploads shown on `progress`; whether anything was written. */
+  publish(folder: string, progress: Progress): Promise<{ wrote: boolean }>;
 }
 
 /** One version's outcome. */
@@ -164,7 +167,6 @@ async function mirrorVersion(
         }),
       );
     }
-    output.info(`Mirroring ${label} (${base.platforms.join(', ')})`);
     const staged = await stageVersion({
       ...input,
       provider,
@@ -174,7 +176,7 @@ async function mirrorVersion(
       folder,
       root: input.toDir,
     });
-    const published = input.destination && (await publishStaged(input.destination, provider, folder));
+    const published = input.destination && (await publishStaged(input, input.destination, provider, folder));
     return {
       ...base,
       status: 'mirrored',
@@ -199,12 +201,13 @@ export function destinationSource(destination: MirrorDestination, provider: Orig
 
 /** Publishes a staged folder, then removes it (it was only a scratch copy). */
 async function publishStaged(
+  input: MirrorRunInput,
   destination: MirrorDestination,
   provider: OriginProvider,
   folder: string,
 ): Promise<{ source: string; wrote: boolean }> {
   try {
-    const { wrote } = await destination.publish(folder);
+    const { wrote } = await destination.publish(folder, input.progress);
     return { source: destinationSource(destination, provider), wrote };
   } finally {
     await rm(folder, { recursive: true, force: true });

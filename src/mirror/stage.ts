@@ -1,7 +1,7 @@
 /**
  * One version into one folder, verified before it is there: the platforms' documents are read, the signed list
- * checked (./signed.ts), the zips downloaded into a temporary folder inside `--to-dir` and each compared with
- * the origin's `shasum`, the signer's key and the record written beside them, and the whole folder verified as
+ * checked (./signed.ts), the zips downloaded into a temporary folder inside `--to-dir` (one progress step, the
+ * version's, with a transfer per zip) and each compared with the origin's `shasum`, the signer's key and the record written beside them, and the whole folder verified as
  * `provider verify` does (zip contents included). Only then is it renamed into place; any failure removes the
  * temporary folder, so nothing of a version that does not hold is left.
  */
@@ -16,6 +16,7 @@ import type { VerifiedRelease } from '../release/types.js';
 import { verifyRelease } from '../release/verify.js';
 import { platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
+import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
@@ -38,6 +39,8 @@ export interface StageInput {
   cwd: string;
   downloader: Downloader;
   output: Output;
+  /** Where the version's step and its downloads are shown. */
+  progress: Progress;
   now: () => Date;
   signal?: AbortSignal | undefined;
 }
@@ -97,14 +100,22 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
   await mkdir(input.root, { recursive: true });
   const temp = await mkdtemp(path.join(input.root, '.mirror-'));
   try {
-    const names = releaseFileNames(provider.type, version);
+    const files = releaseFileNames(provider.type, version);
     const extra = mirroredFileNames(provider.type, version);
-    await writeFile(path.join(temp, names.shasums), signed.shasumsBytes);
-    await writeFile(path.join(temp, names.signature), signed.signatureBytes);
+    await writeFile(path.join(temp, files.shasums), signed.shasumsBytes);
+    await writeFile(path.join(temp, files.signature), signed.signatureBytes);
     await writeFile(path.join(temp, extra.key), signed.key.ascii_armor);
     const platforms = documents.map((d) => `${d.os}_${d.arch}`);
     await writeFile(path.join(temp, extra.record), recordText(protocols, mirrorOrigin, platforms));
-    await mapPool(documents, CONCURRENT_DOWNLOADS, (d) => downloadZip(d, temp, label, input));
+    const names = input.platforms.map(platformName).join(', ');
+    const step = input.progress.downloads(`Mirroring ${label} (${names})`, documents.length, label);
+    try {
+      await mapPool(documents, CONCURRENT_DOWNLOADS, (d) => downloadZip(d, temp, label, input));
+    } catch (error) {
+      step.fail();
+      throw error;
+    }
+    step.succeed();
     const release = await verifyFolder(temp, input);
     await rm(input.folder, { recursive: true, force: true });
     await mkdir(path.dirname(input.folder), { recursive: true });
@@ -129,17 +140,27 @@ async function downloadZip(
 ): Promise<void> {
   const file = path.join(temp, document.filename);
   const what = `${document.filename} of ${label}`;
-  input.output.info(`Downloading ${what}`);
-  const digest = await input.downloader.toFile(document.download_url, what, file);
-  if (digest.sha256 !== document.shasum.toLowerCase()) {
-    throw new VerificationError(
-      `${label}: ${document.filename} from ${input.origin.host} hashes to ${digest.sha256}, the origin and its signed SHA256SUMS say ${document.shasum}`,
-      {
-        hint: 'The origin served other bytes than it signed; nothing of the version was written. Try again later, or report it to the origin.',
-        details: { file: document.filename, expected: document.shasum, actual: digest.sha256 },
-      },
-    );
+  const transfer = input.progress.transfer(document.filename, undefined);
+  let sha256: string;
+  try {
+    const onBytes = (received: number, total: number | undefined): void => transfer.update(received, total);
+    ({ sha256 } = await input.downloader.toFile(document.download_url, what, file, undefined, onBytes));
+  } catch (error) {
+    transfer.fail();
+    throw error;
   }
+  if (sha256 === document.shasum.toLowerCase()) {
+    transfer.done();
+    return;
+  }
+  transfer.fail();
+  throw new VerificationError(
+    `${label}: ${document.filename} from ${input.origin.host} hashes to ${sha256}, the origin and its signed SHA256SUMS say ${document.shasum}`,
+    {
+      hint: 'The origin served other bytes than it signed; nothing of the version was written. Try again later, or report it to the origin.',
+      details: { file: document.filename, expected: document.shasum, actual: sha256 },
+    },
+  );
 }
 
 /** The folder verified as `provider verify` would, with the key it carries. */

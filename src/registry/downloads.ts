@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
@@ -47,9 +48,24 @@ export interface Downloader {
   bytes(link: string, what: string, maxBytes?: number, refresh?: FreshLink): Promise<Buffer>;
   /** Streams a (possibly large) file into SHA-256 without keeping it. */
   digest(link: string, what: string, refresh?: FreshLink): Promise<StreamDigest>;
-  /** Streams a (possibly large) file into SHA-256 and into the file `path` (replaced; the caller removes it). */
-  toFile(link: string, what: string, path: string, refresh?: FreshLink): Promise<StreamDigest>;
+  /**
+   * Streams a (possibly large) file into SHA-256 and into the file `path` (replaced; the caller removes it),
+   * telling `onBytes` of what it received (from 0 again on a retry).
+   */
+  toFile(
+    link: string,
+    what: string,
+    path: string,
+    refresh?: FreshLink,
+    onBytes?: ByteProgress,
+  ): Promise<StreamDigest>;
 }
+
+/**
+ * Bytes received so far by the current attempt, and the size its response announced (its Content-Length;
+ * undefined when it sends none, or sends the body encoded).
+ */
+export type ByteProgress = (received: number, total: number | undefined) => void;
 
 const SMALL_FILE_LIMIT = 16 * 1024 * 1024;
 /** Retries after the first attempt. */
@@ -136,27 +152,49 @@ export function createDownloader(options: {
         return { sha256: hash.digest('hex'), bytes };
       });
     },
-    toFile(link, what, path, refresh) {
-      return attempt(link, what, refresh, async (link) => {
+    toFile(link, what, path, refresh, onBytes) {
+      return attempt(link, what, refresh, (link) => {
         output.debug(`→ GET ${link} (${what}, no token, streamed to a temporary file)`);
-        const hash = createHash('sha256');
-        let bytes = 0;
-        // Each attempt starts the file again.
-        await pipeline(
-          plain.stream(link),
-          async function* count(source: AsyncIterable<Buffer>) {
-            for await (const chunk of source) {
-              hash.update(chunk);
-              bytes += chunk.length;
-              yield chunk;
-            }
-          },
-          createWriteStream(path),
-        );
-        return { sha256: hash.digest('hex'), bytes };
+        return streamToFile(plain.stream(link), path, onBytes);
       });
     },
   };
+}
+
+/** One attempt's body into the file `path` (each attempt starts the file again), hashed as it streams in. */
+async function streamToFile(
+  stream: ReturnType<Got['stream']>,
+  path: string,
+  onBytes: ByteProgress | undefined,
+): Promise<StreamDigest> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let total: number | undefined;
+  stream.on('response', (response: IncomingMessage) => {
+    total = announcedSize(response);
+    onBytes?.(0, total);
+  });
+  await pipeline(
+    stream,
+    async function* count(source: AsyncIterable<Buffer>) {
+      for await (const chunk of source) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        onBytes?.(bytes, total);
+        yield chunk;
+      }
+    },
+    createWriteStream(path),
+  );
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+/** The size a response announces for its body as received: none when it is encoded (gzip's is another size). */
+function announcedSize(response: IncomingMessage): number | undefined {
+  const encoding = response.headers['content-encoding'];
+  if (encoding !== undefined && encoding !== 'identity') return undefined;
+  const length = Number(response.headers['content-length']);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
 function toDownloadError(error: unknown, what: string): DownloadError {

@@ -1,8 +1,8 @@
 /**
- * Progress of a long command, three ways: on a terminal an ora spinner per step, byte progress per upload
+ * Progress of a long command, three ways: on a terminal an ora spinner per step, byte progress per transfer
  * (percent, bytes, rate) and one overall line under them (total bytes, rate, time left across every file);
  * elsewhere (CI logs) one plain line per event, without ANSI codes or redraws, and a total line when the
- * uploads end; with `--json` nothing at all (notes go to `--verbose` only). Every mark comes from glyphs.ts.
+ * transfers end; with `--json` nothing at all (notes go to `--verbose` only). Every mark comes from glyphs.ts.
  * Everything written passes through the sink's redaction.
  */
 import type { Ora, Options as OraOptions } from 'ora';
@@ -17,15 +17,16 @@ export interface StepHandle {
   fail(text?: string): void;
 }
 
-/** One file being sent. */
+/** One file being sent or received. */
 export interface TransferHandle {
-  update(transferred: number): void;
+  /** Bytes moved so far; `total` is the size once it is known (a download's Content-Length, as it starts). */
+  update(transferred: number, total?: number): void;
   done(): void;
   fail(): void;
 }
 
-/** A batch of uploads: `succeed` prints the total (files, bytes, time, rate), `fail` ends it without one. */
-export interface UploadsHandle {
+/** A batch of transfers: `succeed` prints the total (files, bytes, time, rate), `fail` ends it without one. */
+export interface BatchHandle {
   succeed(): void;
   fail(): void;
 }
@@ -37,10 +38,16 @@ export interface Progress {
    * A step made of `files` transfers of `bytes` in all: the transfers started until it ends count towards
    * its overall line (on a terminal) and its total line.
    */
-  uploads(text: string, files: number, bytes: number): UploadsHandle;
+  uploads(text: string, files: number, bytes: number): BatchHandle;
+  /**
+   * A step made of `files` downloads of `of` (`acme/example 1.2.0`), whose sizes are not known before each
+   * response starts: its overall line counts files and bytes received, with no percent or time left.
+   */
+  downloads(text: string, files: number, of: string): BatchHandle;
   /** Something worth a line: a retry, a re-fetched link, a lost answer being reconciled. */
   note(text: string): void;
-  transfer(filename: string, total: number): TransferHandle;
+  /** `total` undefined: a download whose size its response will tell (`update`), if it does. */
+  transfer(filename: string, total: number | undefined): TransferHandle;
   /** Stops any spinner (call in `finally`). */
   stop(): void;
 }
@@ -67,6 +74,7 @@ function silentProgress(output: Output): Progress {
   return {
     step: () => ({ succeed: noop, fail: noop }),
     uploads: () => ({ succeed: noop, fail: noop }),
+    downloads: () => ({ succeed: noop, fail: noop }),
     note: (text) => output.debug(text),
     transfer: () => ({ update: noop, done: noop, fail: noop }),
     stop: noop,
@@ -76,35 +84,47 @@ function silentProgress(output: Output): Progress {
 function plainProgress(output: Output, now: () => number): Progress {
   const noop = (): void => undefined;
   let batch: Batch | undefined;
+  /** Prints the batch's step line; its total line when it succeeds. */
+  const startBatch = (text: string, current: Batch): BatchHandle => {
+    output.info(text);
+    batch = current;
+    const end = (): void => {
+      if (batch === current) batch = undefined;
+    };
+    return {
+      succeed: () => {
+        end();
+        output.info(current.totalLine(now()));
+      },
+      fail: end,
+    };
+  };
   return {
     step(text) {
       output.info(text);
       return { succeed: (done) => done !== undefined && output.info(done), fail: noop };
     },
-    uploads(text, files, bytes) {
-      output.info(text);
-      const current = new Batch(files, bytes, now());
-      batch = current;
-      const end = (): void => {
-        if (batch === current) batch = undefined;
-      };
-      return {
-        succeed: () => {
-          end();
-          output.info(current.totalLine(now()));
-        },
-        fail: end,
-      };
-    },
+    uploads: (text, files, bytes) =>
+      startBatch(text, new Batch({ direction: 'upload', bytes }, files, now())),
+    downloads: (text, files, of) => startBatch(text, new Batch({ direction: 'download', of }, files, now())),
     note: (text) => output.info(text),
     transfer(filename, total) {
       const started = now();
       const owner = batch;
+      let size = total;
+      let received = 0;
+      // A download is named as it starts (a stalled one is then in the log); the batch's total line ends it.
+      if (owner?.kind.direction === 'download') output.info(`Downloading ${filename} of ${owner.kind.of}`);
       return {
-        update: noop,
+        update: (transferred, known) => {
+          received = transferred;
+          size = known ?? size;
+        },
         done: () => {
-          owner?.finished(total);
-          output.info(`Uploaded ${filename} (${formatBytes(total)}, ${rate(total, now() - started)})`);
+          const bytes = size ?? received;
+          owner?.finished(bytes);
+          if (owner?.kind.direction === 'download') return;
+          output.info(`Uploaded ${filename} (${formatBytes(bytes)}, ${rate(bytes, now() - started)})`);
         },
         fail: noop,
       };
@@ -116,21 +136,30 @@ function plainProgress(output: Output, now: () => number): Progress {
 /** A transfer on screen. */
 interface Live {
   filename: string;
-  total: number;
+  /** undefined until a download's response tells its size (and for good when it does not). */
+  total: number | undefined;
   transferred: number;
   started: number;
   /** The uploads step it belongs to, if any. */
   batch: Batch | undefined;
 }
 
-/** The files of one `uploads` step: what is planned, and what has been sent completely so far. */
+/**
+ * What a batch moves: uploads, whose files' sizes are all known before the first starts; or downloads of one
+ * subject, whose sizes are known only as each response starts (its Content-Length, if it sends one). The
+ * downloads' overall line counts only what is known, the bytes received: a total summed from the responses
+ * started so far would grow as the batch goes, and its percent and time left would mislead.
+ */
+type BatchKind = { direction: 'upload'; bytes: number } | { direction: 'download'; of: string };
+
+/** The files of one `uploads` or `downloads` step: what is planned, and what has moved completely so far. */
 class Batch {
   private doneFiles = 0;
   private doneBytes = 0;
 
   constructor(
+    readonly kind: BatchKind,
     readonly files: number,
-    readonly bytes: number,
     readonly started: number,
   ) {}
 
@@ -142,20 +171,27 @@ class Batch {
 
   /** The overall line under the per-file lines: every byte sent so far, including the files in flight. */
   overallLine(inFlight: number, at: number): string {
-    const sent = Math.min(this.doneBytes + inFlight, this.bytes);
     const elapsed = at - this.started;
-    const percent = this.bytes === 0 ? 100 : Math.floor((sent / this.bytes) * 100);
+    if (this.kind.direction === 'download') {
+      const received = this.doneBytes + inFlight;
+      return `  all ${this.files} files  ${this.doneFiles}/${this.files} done  ${formatBytes(received)}  ${rate(received, elapsed)}`;
+    }
+    const { bytes } = this.kind;
+    const sent = Math.min(this.doneBytes + inFlight, bytes);
+    const percent = bytes === 0 ? 100 : Math.floor((sent / bytes) * 100);
     // The rate so far over the whole batch, not the last instant's: time left stays steady between frames.
     const perMs = elapsed > 0 ? sent / elapsed : 0;
-    const left = perMs > 0 ? `  ${duration((this.bytes - sent) / perMs)} left` : '';
-    return `  all ${this.files} files  ${String(percent).padStart(3)}%  ${formatBytes(sent)}/${formatBytes(this.bytes)}  ${rate(sent, elapsed)}${left}`;
+    const left = perMs > 0 ? `  ${duration((bytes - sent) / perMs)} left` : '';
+    return `  all ${this.files} files  ${String(percent).padStart(3)}%  ${formatBytes(sent)}/${formatBytes(bytes)}  ${rate(sent, elapsed)}${left}`;
   }
 
   /** The line that stays when the batch ends: what was sent, how long it took, the rate. */
   totalLine(at: number): string {
     const ms = at - this.started;
     const files = `${this.doneFiles} file${this.doneFiles === 1 ? '' : 's'}`;
-    return `Uploaded ${files}: ${formatBytes(this.doneBytes)} in ${elapsedText(ms)} (${rate(this.doneBytes, ms)})`;
+    const what =
+      this.kind.direction === 'upload' ? `Uploaded ${files}` : `Downloaded ${files} of ${this.kind.of}`;
+    return `${what}: ${formatBytes(this.doneBytes)} in ${elapsedText(ms)} (${rate(this.doneBytes, ms)})`;
   }
 }
 
@@ -194,8 +230,15 @@ class InteractiveProgress implements Progress {
     };
   }
 
-  uploads(text: string, files: number, bytes: number): UploadsHandle {
-    const batch = new Batch(files, bytes, this.now());
+  uploads(text: string, files: number, bytes: number): BatchHandle {
+    return this.startBatch(text, new Batch({ direction: 'upload', bytes }, files, this.now()));
+  }
+
+  downloads(text: string, files: number, of: string): BatchHandle {
+    return this.startBatch(text, new Batch({ direction: 'download', of }, files, this.now()));
+  }
+
+  private startBatch(text: string, batch: Batch): BatchHandle {
     this.batch = batch;
     const step = this.step(text);
     const end = (): void => {
@@ -217,24 +260,27 @@ class InteractiveProgress implements Progress {
     this.persist(`  ${text}`);
   }
 
-  transfer(filename: string, total: number): TransferHandle {
+  transfer(filename: string, total: number | undefined): TransferHandle {
     const id = this.nextId++;
     const live: Live = { filename, total, transferred: 0, started: this.now(), batch: this.batch };
     this.live.set(id, live);
     this.spinner.text = this.text();
     return {
-      update: (transferred) => {
+      update: (transferred, known) => {
         live.transferred = transferred;
+        live.total = known ?? live.total;
         this.spinner.text = this.text();
       },
       done: () => {
         this.live.delete(id);
-        live.batch?.finished(total);
+        const bytes = live.total ?? live.transferred;
+        live.batch?.finished(bytes);
+        // The text first: persisting redraws the spinner under the line, and without this transfer.
+        this.spinner.text = this.text();
         const mark = successMark(this.output.color);
         this.persist(
-          `${mark} ${filename} (${formatBytes(total)}, ${rate(total, this.now() - live.started)})`,
+          `${mark} ${filename} (${formatBytes(bytes)}, ${rate(bytes, this.now() - live.started)})`,
         );
-        this.spinner.text = this.text();
       },
       fail: () => {
         this.live.delete(id);
@@ -263,9 +309,10 @@ class InteractiveProgress implements Progress {
 
   private text(): string {
     const lines = [...this.live.values()].map((t) => {
+      const speed = rate(t.transferred, this.now() - t.started);
+      if (t.total === undefined) return `  ${t.filename}  ${formatBytes(t.transferred)}  ${speed}`;
       const percent = t.total === 0 ? 100 : Math.floor((t.transferred / t.total) * 100);
-      const sent = `${formatBytes(t.transferred)}/${formatBytes(t.total)}`;
-      return `  ${t.filename}  ${String(percent).padStart(3)}%  ${sent}  ${rate(t.transferred, this.now() - t.started)}`;
+      return `  ${t.filename}  ${String(percent).padStart(3)}%  ${formatBytes(t.transferred)}/${formatBytes(t.total)}  ${speed}`;
     });
     const batch = this.batch;
     // One file has no "overall" beyond its own line; a finished batch shows its total instead.

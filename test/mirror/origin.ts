@@ -45,6 +45,8 @@ export interface OriginFaults {
   absoluteDiscovery?: boolean;
   /** Service discovery offers no provider registry protocol (a host that is not a registry). */
   noProviders?: boolean;
+  /** Each zip is sent in two halves this many ms apart (with its Content-Length): its download stays on screen. */
+  slowZips?: number;
 }
 
 export const SIGNER_ARMOR = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.pub.asc'), 'utf8');
@@ -109,8 +111,12 @@ export async function startOrigin(releases: OriginRelease[], faults: OriginFault
     const answer = route(origin, url.pathname);
     if (answer === undefined) return json(404, { errors: ['not found'] });
     if (Buffer.isBuffer(answer)) {
-      res.writeHead(200, { 'content-type': 'application/octet-stream' });
-      res.end(answer);
+      const slow = faults.slowZips !== undefined && url.pathname.endsWith('.zip');
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length });
+      if (!slow) return void res.end(answer);
+      const half = Math.floor(answer.length / 2);
+      res.write(answer.subarray(0, half));
+      setTimeout(() => res.end(answer.subarray(half)), faults.slowZips);
       return;
     }
     json(200, answer);
