@@ -47,6 +47,11 @@ export async function openReleaseHashing(cwd: string, dir: string): Promise<Hash
   return session;
 }
 
+/** A repeatable option's values, in the order given (commander's custom option processing). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** The options of a core that takes the flags as they are. */
 export function flagsOnly<T>({ flags }: CommandRun<T>): T & GlobalFlags {
   return flags;

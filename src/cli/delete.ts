@@ -1,9 +1,7 @@
 /** `provider delete <version> [--platform <os>_<arch> ...]`. */
 import type { DeleteFlags } from '../commands/delete.js';
-import { withVersion, type ProgramCommand } from './command.js';
+import { collect, withVersion, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** Registers the command. */
 export function registerDelete(program: ProgramCommand): void {

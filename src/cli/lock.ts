@@ -1,10 +1,8 @@
 /** `provider lock [release-dir]` (and `lock check`, ./lockCheck.ts): flags → the run's session (settings only: no token) → `runLock`. */
 import type { LockFlags } from '../commands/lock.js';
-import type { CommandRun, ProgramCommand } from './command.js';
+import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { local } from './help.js';
 import { registerLockCheck } from './lockCheck.js';
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** Registers the command, and `lock check` under it. */
 export function registerLock(program: ProgramCommand): void {

@@ -1,9 +1,7 @@
 /** `provider lock check [dir]`: flags → the run's session → `runLockCheck`. */
 import type { LockCheckFlags } from '../commands/lockCheck/run.js';
-import type { CommandRun, ProgramCommand } from './command.js';
+import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
-
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** Registers `check` under `provider lock`. */
 export function registerLockCheck(lock: ProgramCommand): void {

@@ -1,6 +1,6 @@
 /** `provider publish [dir]`: flags → tuning and the run's session → `runPublish`. */
 import type { PublishFlags } from '../commands/publish.js';
-import { openReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
+import { collect, openReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -35,7 +35,7 @@ export function registerPublish(program: ProgramCommand): void {
     .option(
       '--tag <key=value>',
       'tag the version (HCP Terraform; repeatable): its tags become exactly these, none given leaves them as they are',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      collect,
     )
     .runsWithSession(
       () => import('../commands/publish.js').then((m) => m.runPublish),

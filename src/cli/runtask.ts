@@ -2,12 +2,8 @@
 import type { CallbackFlags } from '../commands/runtask/callback.js';
 import type { ServeFlags } from '../runtask/server/options.js';
 import type { SendFlags } from '../runtask/send/options.js';
-import { flagsOnly, type CommandRun, type ProgramCommand } from './command.js';
+import { collect, flagsOnly, type CommandRun, type ProgramCommand } from './command.js';
 import { local } from './help.js';
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
 
 // The HMAC key the runtask examples share: any value works, as long as both sides have the same one.
 const KEY = 'RUNTASK_HMAC_KEY=local-test-key';

@@ -1,6 +1,6 @@
 /** `provider versions list` and `versions show <version>`: flags → the run's session → the cores. */
 import type { VersionsListOptions } from '../commands/versions.js';
-import { flagsOnly, withVersion, type ProgramCommand } from './command.js';
+import { collect, flagsOnly, withVersion, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
 
 /** Registers the command group. */
@@ -20,7 +20,7 @@ export function registerVersions(program: ProgramCommand): void {
     .option(
       '--tag <key=value>',
       'only the versions tagged so (HCP Terraform); --tag key for any value; repeat for any of several',
-      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      collect,
     )
     .runsWithSession(
       () => import('../commands/versions.js').then((m) => m.runVersionsList),

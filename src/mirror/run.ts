@@ -7,15 +7,13 @@
 import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ProviderError, VerificationError, toErrorDocument, type ErrorDocument } from '../errors.js';
-import type { Downloader } from '../registry/downloads.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
-import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { readRecord, type MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
 import type { VersionSelector } from './select.js';
-import { stageVersion, verifyFolder } from './stage.js';
+import { stageVersion, verifyFolder, type MirrorRunContext } from './stage.js';
 
 /** One provider to mirror, with the versions and platforms chosen for it (flags, or its manifest entry). */
 export interface MirrorTarget {
@@ -26,7 +24,7 @@ export interface MirrorTarget {
 }
 
 /** What a run is asked to do. */
-export interface MirrorRunInput {
+export interface MirrorRunInput extends MirrorRunContext {
   origin: Origin;
   originUrl: string;
   targets: MirrorTarget[];
@@ -35,13 +33,6 @@ export interface MirrorRunInput {
   /** Without `--to-dir`: the private registry each version is published to (then removed from `toDir`). */
   destination?: MirrorDestination | undefined;
   dryRun: boolean;
-  cwd: string;
-  downloader: Downloader;
-  output: Output;
-  /** One rendering for the whole run: each version's step and downloads, then publish's uploads. */
-  progress: Progress;
-  now: () => Date;
-  signal?: AbortSignal | undefined;
 }
 
 /** The private registry a mirror publishes to (src/commands/mirrorDestination.ts). */

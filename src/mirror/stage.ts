@@ -22,8 +22,19 @@ import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
 import { checkSignedList } from './signed.js';
 
+/** What every part of a mirror run shares: where it runs, how it downloads, where it reports, its clock. */
+export interface MirrorRunContext {
+  cwd: string;
+  downloader: Downloader;
+  output: Output;
+  /** One rendering for the whole run: each version's step and downloads, then publish's uploads. */
+  progress: Progress;
+  now: () => Date;
+  signal?: AbortSignal | undefined;
+}
+
 /** What staging one version needs. */
-export interface StageInput {
+export interface StageInput extends MirrorRunContext {
   origin: Origin;
   /** The origin's base URL, recorded. */
   originUrl: string;
@@ -36,13 +47,6 @@ export interface StageInput {
   folder: string;
   /** `--to-dir`: the temporary folder is made inside it, so that the rename stays on one file system. */
   root: string;
-  cwd: string;
-  downloader: Downloader;
-  output: Output;
-  /** Where the version's step and its downloads are shown. */
-  progress: Progress;
-  now: () => Date;
-  signal?: AbortSignal | undefined;
 }
 
 /** A version staged into its folder. */

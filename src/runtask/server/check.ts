@@ -87,9 +87,10 @@ export async function runCheck(
   try {
     const payload = join(root, 'payload.json');
     await writeFile(payload, JSON.stringify(withoutAccessToken(input.raw), null, 2) + '\n', { mode: 0o600 });
-    const plan = await preparePlanJson(settings, input, root, log, signal);
+    const fetch = { settings, input, root, log, signal };
+    const plan = await preparePlanJson(fetch);
     if ('failed' in plan) return plan.failed;
-    const configuration = await prepareConfiguration(settings, input, root, log, signal);
+    const configuration = await prepareConfiguration(fetch);
     if ('failed' in configuration) return configuration.failed;
     const cwd = join(root, 'work');
     await mkdir(cwd, { mode: 0o700 });

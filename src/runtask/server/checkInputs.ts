@@ -32,6 +32,16 @@ interface FetchInput {
   request: RunTaskRequest;
 }
 
+/** One check's fetch: its settings, its job, the job's folder, its log and its abort signal. */
+export interface CheckFetch {
+  settings: FetchSettings;
+  input: FetchInput;
+  /** The job's own folder: the files go in here. */
+  root: string;
+  log: EventLog;
+  signal: AbortSignal;
+}
+
 /** A file or folder made ready for the handler, or the failed result that ends the check. */
 export type Prepared = { path: string | undefined } | { failed: InterpretedResult };
 
@@ -59,13 +69,7 @@ function couldNotStart(
 }
 
 /** Downloads the plan JSON into `root/plan.json` when the request carries its URL. */
-export async function preparePlanJson(
-  settings: FetchSettings,
-  input: FetchInput,
-  root: string,
-  log: EventLog,
-  signal: AbortSignal,
-): Promise<Prepared> {
+export async function preparePlanJson({ settings, input, root, log, signal }: CheckFetch): Promise<Prepared> {
   const planUrl = input.request.plan_json_api_url;
   const token = input.request.access_token;
   if (planUrl === undefined || token === undefined) return { path: undefined };
@@ -95,13 +99,13 @@ export async function preparePlanJson(
  * With `withConfiguration`, downloads the configuration version and unpacks it into `root/configuration`;
  * the archive itself is removed once unpacked.
  */
-export async function prepareConfiguration(
-  settings: FetchSettings,
-  input: FetchInput,
-  root: string,
-  log: EventLog,
-  signal: AbortSignal,
-): Promise<Prepared> {
+export async function prepareConfiguration({
+  settings,
+  input,
+  root,
+  log,
+  signal,
+}: CheckFetch): Promise<Prepared> {
   if (settings.withConfiguration !== true) return { path: undefined };
   const fields = { job: input.id, run_id: input.request.run_id };
   const what = 'the configuration version';

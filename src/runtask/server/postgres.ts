@@ -121,18 +121,17 @@ export class PostgresStore implements JobStore, JobQueue {
     return this.condition.watch.run(() => this.shared.pool.query(text, values));
   }
 
+  /** The values ACCEPT and WRITE take: the queue, the job, its record, this holder, then the lease or fence. */
+  private recordValues(record: JobRecord, last: number): unknown[] {
+    return [this.queueName, record.id, JSON.stringify(record), this.shared.holder, last];
+  }
+
   async accept(record: JobRecord): Promise<AcceptOutcome> {
     const since = this.condition.mark();
     // A statement is overdue: the database hangs, and this one would wait as long.
     if (this.condition.watch.overdue()) return 'unsaved';
     try {
-      const { rows } = await this.run(sql.ACCEPT, [
-        this.queueName,
-        record.id,
-        JSON.stringify(record),
-        this.shared.holder,
-        this.leaseSeconds,
-      ]);
+      const { rows } = await this.run(sql.ACCEPT, this.recordValues(record, this.leaseSeconds));
       this.condition.ok(since);
       if (rows.length !== 1) return 'duplicate';
       this.held.set(record.id, { fence: Number(rows[0]!.fence) });
@@ -157,13 +156,7 @@ export class PostgresStore implements JobStore, JobQueue {
     const held = this.held.get(record.id);
     if (held === undefined) return 'lost';
     try {
-      const { rows } = await this.run(sql.WRITE, [
-        this.queueName,
-        record.id,
-        JSON.stringify(record),
-        this.shared.holder,
-        held.fence,
-      ]);
+      const { rows } = await this.run(sql.WRITE, this.recordValues(record, held.fence));
       this.condition.ok(since);
       if (rows.length === 1) return 'stored';
       this.lost(record.id);
