@@ -51,19 +51,19 @@ describeJobStore({
   },
 });
 
+/** Three stores opened at once on `url`, then released: 'ok' for each that started, else why it did not. */
+async function startTogether(url: string): Promise<string[]> {
+  const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresStore.open({ url, log })));
+  for (const result of opened) if (result.status === 'fulfilled') await result.value.release();
+  return opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'));
+}
+
 describe('PostgreSQL: starting', () => {
   it('instances starting together on a new database all start: one creates the schema and the queue', async () => {
     for (let round = 0; round < 4; round++) {
       const database = `together_${round}`;
       await server.createDatabase(database);
-      const url = server.urlOf(database);
-      const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresStore.open({ url, log })));
-      for (const result of opened) if (result.status === 'fulfilled') await result.value.release();
-      expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
-        'ok',
-        'ok',
-        'ok',
-      ]);
+      expect(await startTogether(server.urlOf(database))).toEqual(['ok', 'ok', 'ok']);
     }
   });
 
@@ -78,14 +78,7 @@ describe('PostgreSQL: starting', () => {
       } finally {
         await admin.end();
       }
-      const url = server.urlOf(database);
-      const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresStore.open({ url, log })));
-      for (const result of opened) if (result.status === 'fulfilled') await result.value.release();
-      expect(opened.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
-        'ok',
-        'ok',
-        'ok',
-      ]);
+      expect(await startTogether(server.urlOf(database))).toEqual(['ok', 'ok', 'ok']);
     }
   });
 
