@@ -68,6 +68,13 @@ export interface AuditContext {
   rewrite: string;
 }
 
+/** The `provider mirror` command that copies the provider at `address` (`host/namespace/type`) from its host. */
+function mirrorCommand(address: string): string {
+  const [host = '', namespace = '', type = ''] = address.split('/');
+  const from = host === 'registry.terraform.io' ? '' : ` --from ${host}`;
+  return `provider mirror ${namespace}/${type}${from}`;
+}
+
 /** The findings of a provider from elsewhere than the private registry: none when the policy admits it. */
 export function auditOther(entry: LockEntry, policy: LockPolicy, registry: string): LockFinding[] {
   const found = versionFindings(entry, policy);
@@ -77,7 +84,7 @@ export function auditOther(entry: LockEntry, policy: LockPolicy, registry: strin
       ...about(entry, entry.address),
       rule: 'provider-not-allowed',
       message: `${entry.address} is not a provider of the private registry (${registry}), and no --allow pattern admits it`,
-      hint: `Publish it to the private registry (provider mirror ${entry.address} mirrors a public provider) and change its source in required_providers, or admit it with --allow ${entry.address} (or allow: in the policy file).`,
+      hint: `Publish it to the private registry (${mirrorCommand(entry.address)} copies it, verified) and change its source in required_providers, or admit it with --allow ${entry.address} (or allow: in the policy file).`,
     },
     ...found,
   ];

@@ -108,6 +108,8 @@ describe('provider lock check', () => {
       'registry.terraform.io/hashicorp/random is not a provider of the private registry',
     );
     expect(refused.stdout).toContain('--allow registry.terraform.io/hashicorp/random');
+    // The mirror command as it takes a provider: <namespace>/<type>, the public registry being its default origin.
+    expect(refused.stdout).toContain('(provider mirror hashicorp/random copies it, verified)');
     const admitted = await check(emulator, dir, '--allow', 'registry.terraform.io/hashicorp/*');
     expect(admitted.exitCode, admitted.stdout).toBe(0);
     expect(admitted.stdout).toContain('2 providers hold up');
