@@ -9,10 +9,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MiB } from '../lib/env.mjs';
-import { median, warm } from '../lib/proc.mjs';
+import { warm } from '../lib/proc.mjs';
 import { bareOnce, publishOnce } from '../lib/publish.mjs';
 import { PLATFORMS, describe, makeRelease } from '../lib/release.mjs';
-import { infoRow, ratioRow } from '../lib/rows.mjs';
+import { processRows } from '../lib/rows.mjs';
 
 const MB = 1e6;
 
@@ -73,32 +73,15 @@ export async function bareFigure({ work, shapes, reps, wants, log }) {
     fs.rmSync(dir, { recursive: true, force: true });
     const details = { runs, milestonesMs: milestones };
     rows.push(
-      ratioRow({
+      ...processRows({
         id: `publish.bare.${key}`,
         figure: `publish, loopback (${describe(release)}), every check vs a bare publisher (fetch, one by one, no checks)`,
-        ours: median(runs.ours.ms) / 1000,
-        baseline: median(runs.bare.ms) / 1000,
         baselineLabel: 'bare',
-        unit: 's',
-        limit: 1.3,
+        wallLimit: 1.3,
+        cpuLimit: 2,
+        ours: runs.ours,
+        baseline: runs.bare,
         details,
-      }),
-      ratioRow({
-        id: `publish.bare.${key}.cpu`,
-        figure: `  the same, CPU time (user + system)`,
-        ours: median(runs.ours.cpuMs) / 1000,
-        baseline: median(runs.bare.cpuMs) / 1000,
-        baselineLabel: 'bare',
-        unit: 's',
-        limit: 2,
-      }),
-      infoRow({
-        id: `publish.bare.${key}.rss`,
-        figure: `  the same, peak RSS`,
-        ours: median(runs.ours.peakMB),
-        baseline: median(runs.bare.peakMB),
-        baselineLabel: 'bare',
-        unit: 'MB',
       }),
     );
   }

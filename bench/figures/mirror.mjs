@@ -10,9 +10,8 @@
 // it waited for, GNU time) and peak RSS (of the largest process, for the script), medians.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { median } from '../lib/proc.mjs';
 import { curlMirrorOnce, mirrorOnce, startOrigin } from '../lib/mirror.mjs';
-import { infoRow, ratioRow } from '../lib/rows.mjs';
+import { processRows } from '../lib/rows.mjs';
 
 const MB = 1e6;
 /** The versions the origin holds, all mirrored. */
@@ -72,34 +71,16 @@ export async function mirrorFigure({ work, sizeMiB, reps, wants, log }) {
     versions: VERSIONS,
     platforms: PLATFORMS,
   };
-  const rows = [
-    ratioRow({
-      id: `mirror.${key}.wall`,
-      figure: `mirror, emulator to emulator on loopback (${shape}), every check vs curl down and up (no checks)`,
-      ours: median(runs.ours.ms) / 1000,
-      baseline: median(runs.curl.ms) / 1000,
-      baselineLabel: 'curl',
-      unit: 's',
-      limit: 1.5,
-      details,
-    }),
-    ratioRow({
-      id: `mirror.${key}.cpu`,
-      figure: `  the same, CPU time (user + system)`,
-      ours: median(runs.ours.cpuMs) / 1000,
-      baseline: median(runs.curl.cpuMs) / 1000,
-      baselineLabel: 'curl',
-      unit: 's',
-      limit: 2,
-    }),
-    infoRow({
-      id: `mirror.${key}.rss`,
-      figure: `  the same, peak RSS`,
-      ours: median(runs.ours.peakMB),
-      baseline: median(runs.curl.peakMB),
-      baselineLabel: 'curl',
-      unit: 'MB',
-    }),
-  ];
+  const rows = processRows({
+    id: `mirror.${key}.wall`,
+    cpuId: `mirror.${key}`,
+    figure: `mirror, emulator to emulator on loopback (${shape}), every check vs curl down and up (no checks)`,
+    baselineLabel: 'curl',
+    wallLimit: 1.5,
+    cpuLimit: 2,
+    ours: runs.ours,
+    baseline: runs.curl,
+    details,
+  });
   return rows.filter((row) => wants(row.id));
 }

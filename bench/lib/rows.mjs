@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { median } from './proc.mjs';
 
 /**
  * What a figure says about one measure.
@@ -71,6 +72,57 @@ export function limitRow(fields) {
 export function infoRow(fields) {
   const { ours, baseline } = fields;
   return row(fields, { ratio: baseline ? ours / baseline : null, target: '—', met: null });
+}
+
+/**
+ * The three rows of a side-by-side run of whole processes: wall time (a ratio with a target), CPU time (user +
+ * system, a ratio with a target) and peak RSS (for information), each the median of the runs of each side.
+ * @param {{ id: string, cpuId?: string, figure: string, baselineLabel: string, wallLimit: number, cpuLimit: number,
+ *   ours: SideRuns, baseline: SideRuns, details?: unknown }} fields `id` is the wall row's; the others append
+ *   `.cpu` and `.rss` to `cpuId` (default `id`).
+ * @typedef {{ ms: number[], cpuMs: number[], peakMB: number[] }} SideRuns
+ * @returns {Row[]}
+ */
+export function processRows({
+  id,
+  cpuId = id,
+  figure,
+  baselineLabel,
+  wallLimit,
+  cpuLimit,
+  ours,
+  baseline,
+  details,
+}) {
+  const seconds = (/** @type {number[]} */ ms) => median(ms) / 1000;
+  const common = { baselineLabel, unit: 's' };
+  return [
+    ratioRow({
+      ...common,
+      id,
+      figure,
+      ours: seconds(ours.ms),
+      baseline: seconds(baseline.ms),
+      limit: wallLimit,
+      details,
+    }),
+    ratioRow({
+      ...common,
+      id: `${cpuId}.cpu`,
+      figure: '  the same, CPU time (user + system)',
+      ours: seconds(ours.cpuMs),
+      baseline: seconds(baseline.cpuMs),
+      limit: cpuLimit,
+    }),
+    infoRow({
+      ...common,
+      id: `${cpuId}.rss`,
+      figure: '  the same, peak RSS',
+      ours: median(ours.peakMB),
+      baseline: median(baseline.peakMB),
+      unit: 'MB',
+    }),
+  ];
 }
 
 /**
