@@ -3,7 +3,7 @@
  * headers: traversal, absolute paths, links, devices, FIFOs, too many entries, a bomb) are refused naming the
  * entry, and nothing is written, inside the folder or out of it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +119,9 @@ describe('unpacking a configuration version', () => {
       ]),
     );
     await unpackConfiguration(archive, folder);
+    // The owner may write the folder (checked by mode: as root, removing would succeed whatever the mode), so
+    // the job's folder can be removed after the handler by a non-root integrator.
+    expect(statSync(join(folder, 'locked')).mode & 0o700).toBe(0o700);
     rmSync(folder, { recursive: true });
     expect(existsSync(folder)).toBe(false);
   });
