@@ -32,6 +32,17 @@ const PROCESS_CONTEXT = [
   ...['on', 'once', 'off', 'getuid'],
 ];
 
+/**
+ * zod's `z` export is the whole library as one object: importing it keeps every schema type and every locale in
+ * the bundle (686 KB where `import * as z` leaves 196 KB), and loading it cost `provider versions list` some
+ * 17 ms of start-up.
+ */
+const ZOD_NAMESPACE = {
+  selector:
+    "ImportDeclaration[source.value='zod'][importKind='value'] > ImportSpecifier[imported.name='z'][importKind='value']",
+  message: "Write `import * as z from 'zod'`: the `z` object keeps all of zod and its locales in the bundle.",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -101,13 +112,19 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: ['node:process', 'process'].map((name) => ({
-            name,
-            importNames: PROCESS_CONTEXT,
-            message: PROCESS_MESSAGE,
-          })),
+          paths: [
+            ...['node:process', 'process'].map((name) => ({
+              name,
+              importNames: PROCESS_CONTEXT,
+              message: PROCESS_MESSAGE,
+            })),
+          ],
         },
       ],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ZOD_NAMESPACE] },
   },
 );

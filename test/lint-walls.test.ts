@@ -95,6 +95,25 @@ describe('nothing outside src/cli/ reads process.*', () => {
   );
 });
 
+describe('zod is imported as a namespace, so the bundle keeps only what is used', () => {
+  it.each(['src/registry/x.ts', 'src/cli/x.ts'])(
+    "%s: import { z } from 'zod' is refused",
+    async (filePath) => {
+      const problems = await lint(filePath, "import { z } from 'zod';\nexport const s = z.string();\n");
+      expectRefused(problems, 'no-restricted-syntax', "import * as z from 'zod'");
+    },
+  );
+
+  it('import * as z passes, and so does a type-only import of z', async () => {
+    expect(
+      await lint('src/registry/x.ts', "import * as z from 'zod';\nexport const s = z.string();\n"),
+    ).toEqual([]);
+    expect(
+      await lint('src/registry/x.ts', "import type { z } from 'zod';\nexport type S = z.ZodType;\n"),
+    ).toEqual([]);
+  });
+});
+
 describe('the sizes a maintainer reads in src/', () => {
   const lines = (count: number, prefix = '') =>
     Array.from({ length: count }, (_, i) => `${prefix}export const x${i} = ${i};`).join('\n') + '\n';

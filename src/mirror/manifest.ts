@@ -13,7 +13,7 @@
  * the line, before any request.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import type { MirrorTarget } from './run.js';
