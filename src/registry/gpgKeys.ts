@@ -9,7 +9,7 @@ export const GPG_KEYS_PATH = '/api/registry/private/v2/gpg-keys';
 
 /** Every key registered for the namespace, all pages. */
 export async function listGpgKeys(client: RegistryClient, namespace: string): Promise<GpgKeyResource[]> {
-  return client.list(GPG_KEYS_PATH, gpgKeyResource, { 'filter[namespace]': namespace });
+  return client.list(GPG_KEYS_PATH, gpgKeyResource(), { 'filter[namespace]': namespace });
 }
 
 /**
@@ -25,7 +25,7 @@ export async function addGpgKey(
   asciiArmor: string,
 ): Promise<GpgKeyResource> {
   const attributes = { namespace, 'ascii-armor': asciiArmor.trim() };
-  return client.create(GPG_KEYS_PATH, 'gpg-keys', attributes, gpgKeyResource);
+  return client.create(GPG_KEYS_PATH, 'gpg-keys', attributes, gpgKeyResource());
 }
 
 /** One registered key by its long key id, or undefined when absent. */
@@ -35,7 +35,7 @@ export async function getGpgKey(
   keyId: string,
 ): Promise<GpgKeyResource | undefined> {
   const path = `${GPG_KEYS_PATH}/${encodeURIComponent(namespace)}/${encodeURIComponent(keyId)}`;
-  const doc = await orUndefinedOn404(client.get(path, documentOf(gpgKeyResource)));
+  const doc = await orUndefinedOn404(client.get(path, documentOf(gpgKeyResource())));
   return doc?.data;
 }
 

@@ -19,7 +19,7 @@ export async function listPlatforms(
   address: ProviderAddress,
   version: string,
 ): Promise<PlatformResource[]> {
-  return client.list(platformsPath(address, version), platformResource);
+  return client.list(platformsPath(address, version), platformResource());
 }
 
 /** One platform, or undefined when absent. */
@@ -31,7 +31,7 @@ export async function getPlatform(
   arch: string,
 ): Promise<PlatformResource | undefined> {
   const doc = await orUndefinedOn404(
-    client.get(platformsPath(address, version, os, arch), documentOf(platformResource)),
+    client.get(platformsPath(address, version, os, arch), documentOf(platformResource())),
   );
   return doc?.data;
 }
@@ -45,7 +45,7 @@ export async function createPlatform(
 ): Promise<PlatformResource> {
   const path = platformsPath(address, version);
   // The documented sample payload uses this type string; the registry does not check it.
-  return client.create(path, 'registry-provider-version-platforms', attributes, createdPlatformResource);
+  return client.create(path, 'registry-provider-version-platforms', attributes, createdPlatformResource());
 }
 
 /** Deletes one platform and its binary. */

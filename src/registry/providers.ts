@@ -10,7 +10,7 @@ export async function getProvider(
   client: RegistryClient,
   address: ProviderAddress,
 ): Promise<ProviderResource | undefined> {
-  const doc = await orUndefinedOn404(client.get(providerPath(address), documentOf(providerResource)));
+  const doc = await orUndefinedOn404(client.get(providerPath(address), documentOf(providerResource())));
   return doc?.data;
 }
 
@@ -21,7 +21,7 @@ export async function createProvider(
 ): Promise<ProviderResource> {
   const path = providersPath(address.organization);
   const attributes = { name: address.name, namespace: address.namespace, 'registry-name': 'private' };
-  return client.create(path, 'registry-providers', attributes, providerResource);
+  return client.create(path, 'registry-providers', attributes, providerResource());
 }
 
 /** Deletes a provider and all its versions. */

@@ -16,7 +16,7 @@ export function versionTagBindingsPath(versionId: string): string {
 
 /** The tags of a version (by its id), sorted; a binding without a value reads as an empty value. */
 export async function listVersionTags(client: RegistryClient, versionId: string): Promise<Tag[]> {
-  const doc = await client.get(versionTagBindingsPath(versionId), tagBindingList);
+  const doc = await client.get(versionTagBindingsPath(versionId), tagBindingList());
   return sortTags(doc.data.map((b) => ({ key: b.attributes.key, value: b.attributes.value ?? '' })));
 }
 
@@ -30,7 +30,7 @@ export async function setVersionTags(
   version: string,
   tags: readonly Tag[],
 ): Promise<void> {
-  await client.read('PATCH', versionsPath(address, version), documentOf(patchedVersionResource), {
+  await client.read('PATCH', versionsPath(address, version), documentOf(patchedVersionResource()), {
     json: {
       data: {
         type: 'registry-provider-versions',

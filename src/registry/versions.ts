@@ -30,7 +30,7 @@ export async function listVersions(
   client: RegistryClient,
   address: ProviderAddress,
 ): Promise<VersionResource[]> {
-  return client.list(versionsPath(address), versionResource);
+  return client.list(versionsPath(address), versionResource());
 }
 
 /**
@@ -42,7 +42,7 @@ export async function listVersionEntries(
   address: ProviderAddress,
   filters: readonly TagFilter[] = [],
 ): Promise<VersionEntry[]> {
-  const items = await client.list(versionsPath(address), versionListItem, tagFilterQuery(filters));
+  const items = await client.list(versionsPath(address), versionListItem(), tagFilterQuery(filters));
   return items.map((item) => {
     const raw: unknown = (item.attributes as Record<string, unknown>).tags;
     const tags = Array.isArray(raw)
@@ -53,7 +53,7 @@ export async function listVersionEntries(
           }),
         )
       : undefined;
-    const full = versionResource.safeParse(item);
+    const full = versionResource().safeParse(item);
     return { version: item.attributes.version, resource: full.success ? full.data : undefined, tags };
   });
 }
@@ -64,7 +64,9 @@ export async function getVersion(
   address: ProviderAddress,
   version: string,
 ): Promise<VersionResource | undefined> {
-  const doc = await orUndefinedOn404(client.get(versionsPath(address, version), documentOf(versionResource)));
+  const doc = await orUndefinedOn404(
+    client.get(versionsPath(address, version), documentOf(versionResource())),
+  );
   return doc?.data;
 }
 
@@ -76,7 +78,7 @@ export async function createVersion(
 ): Promise<VersionResource> {
   const path = versionsPath(address);
   const sent = { version: attributes.version, 'key-id': attributes.keyId, protocols: attributes.protocols };
-  return client.create(path, 'registry-provider-versions', sent, createdVersionResource);
+  return client.create(path, 'registry-provider-versions', sent, createdVersionResource());
 }
 
 /** Deletes a version with its platforms and files. */

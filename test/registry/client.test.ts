@@ -78,7 +78,7 @@ describe('RegistryClient', () => {
     }
     expect(emulator.requestLog.records[0]).toMatchObject({ contentType: 'application/vnd.api+json' });
     emulator.requestLog.clear();
-    const all = await c.list(base, providerResource);
+    const all = await c.list(base, providerResource());
     expect(all).toHaveLength(130);
     expect(new Set(all.map((p) => p.attributes.name)).size).toBe(130);
     expect(emulator.requestLog.records.map((r) => r.query)).toEqual([

@@ -156,7 +156,7 @@ describe.each([
       ...samples.PROVIDER_LIST_ENVELOPE,
       data: [samples.PROVIDER_GET_RESPONSE.data],
     });
-    expect(listOf(providerResource).safeParse(page)).toEqual({ success: true, data: page });
+    expect(listOf(providerResource()).safeParse(page)).toEqual({ success: true, data: page });
   });
 
   it('deletes accept the empty 204 the platform answers', async () => {
