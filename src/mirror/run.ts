@@ -166,14 +166,15 @@ async function mirrorVersion(
       platforms,
       folder,
       root: input.toDir,
+      verify: input.destination === undefined,
     });
     const published = input.destination && (await publishStaged(input, input.destination, provider, folder));
     return {
       ...base,
       status: 'mirrored',
-      platforms: staged.release.platforms.map(platformName),
+      platforms: staged.platforms.map(platformName),
       unavailable: [...unavailable, ...staged.missing],
-      protocols: staged.release.protocols,
+      protocols: staged.protocols,
       origin: staged.origin,
       ...(published ? { destination: published } : {}),
     };

@@ -1,9 +1,11 @@
 /**
  * One version into one folder, verified before it is there: the platforms' documents are read, the signed list
  * checked (./signed.ts), the zips downloaded into a temporary folder inside `--to-dir` (one progress step, the
- * version's, with a transfer per zip) and each compared with the origin's `shasum`, the signer's key and the record written beside them, and the whole folder verified as
- * `provider verify` does (zip contents included). Only then is it renamed into place; any failure removes the
- * temporary folder, so nothing of a version that does not hold is left.
+ * version's, with a transfer per zip) and each compared with the origin's `shasum`, the signer's key and the
+ * record written beside them, and the whole folder verified as `provider verify` does (zip contents included).
+ * Only then is it renamed into place; any failure removes the temporary folder, so nothing of a version that does
+ * not hold is left. A folder that is only a scratch copy for publish (`verify: false`) skips that last check:
+ * publish's core makes the same one, zip contents included, before its first write.
  */
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -14,7 +16,7 @@ import { mirroredFileNames, releaseFileNames } from '../release/filenames.js';
 import { folderKeySource } from '../release/keySource.js';
 import type { VerifiedRelease } from '../release/types.js';
 import { verifyRelease } from '../release/verify.js';
-import { platformName, type PlatformKey } from '../terraform/names.js';
+import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
@@ -47,11 +49,20 @@ export interface StageInput extends MirrorRunContext {
   folder: string;
   /** `--to-dir`: the temporary folder is made inside it, so that the rename stays on one file system. */
   root: string;
+  /**
+   * Whether to verify the folder as `provider verify` does before it is renamed into place: false only when it
+   * is handed to publish, which verifies it the same way before writing anything (checking it twice would
+   * hash and inflate every byte twice).
+   */
+  verify: boolean;
 }
 
 /** A version staged into its folder. */
 export interface StagedVersion {
-  release: VerifiedRelease;
+  /** The platforms in the folder. */
+  platforms: PlatformKey[];
+  /** The protocols recorded in the folder. */
+  protocols: string[];
   origin: MirrorOrigin;
   /** Platforms the origin lists but serves no download for (hashicorp/terraform#33388). */
   missing: string[];
@@ -120,12 +131,14 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
       throw error;
     }
     step.succeed();
-    const release = await verifyFolder(temp, input);
+    const release = input.verify ? await verifyFolder(temp, input) : undefined;
     await rm(input.folder, { recursive: true, force: true });
     await mkdir(path.dirname(input.folder), { recursive: true });
     await rename(temp, input.folder);
     return {
-      release: { ...release, dir: input.folder },
+      platforms:
+        release?.platforms ?? documents.map((d) => ({ os: d.os, arch: d.arch })).sort(comparePlatforms),
+      protocols: release?.protocols ?? protocols,
       origin: mirrorOrigin,
       missing,
       droppedProtocols: dropped,

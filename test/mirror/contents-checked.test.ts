@@ -1,0 +1,75 @@
+/**
+ * A zip the origin signed whose contents do not hold (an entry that does not inflate to its CRC-32): its SHA-256
+ * matches the signed SHA256SUMS, so only the check of the zip's contents finds it. Into a private registry the
+ * staged folder is handed to publish, whose core checks every zip's contents before its first write (the mirror
+ * does not check them a second time); into `--to-dir` the mirror checks them itself. Either way the version
+ * fails with exit 3 naming the zip, and nothing of it is written: no write request reaches the registry, and no
+ * folder is left.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { emulatorPerTest } from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
+import { FAST, writeRequests } from '../commands/publish/helpers.js';
+import { FIXTURES, signDetached } from '../release/helpers.js';
+import { buildRelease, sha, startOrigin, type OriginRelease } from './origin.js';
+
+const emulator = emulatorPerTest();
+const BROKEN = 'terraform-provider-example_1.2.3_linux_amd64.zip';
+
+/** The release with BROKEN's stored CRC-32 changed, then listed and signed again: the origin signed it so. */
+async function signedBrokenRelease(): Promise<OriginRelease> {
+  const release = await buildRelease('1.2.3', ['darwin_arm64', 'linux_amd64']);
+  const zip = Buffer.from(release.zips.get(BROKEN)!);
+  // The local header's CRC-32 (offset 14) and the central directory's (offset 16 of its record).
+  zip.writeUInt32LE(zip.readUInt32LE(14) ^ 1, 14);
+  const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+  zip.writeUInt32LE(zip.readUInt32LE(central + 16) ^ 1, central + 16);
+  release.zips.set(BROKEN, zip);
+  const sums = release.sums
+    .toString('utf8')
+    .split('\n')
+    .map((line) => (line.endsWith(`  ${BROKEN}`) ? `${sha(zip)}  ${BROKEN}` : line))
+    .join('\n');
+  release.sums = Buffer.from(sums);
+  const secret = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.sec.asc'), 'utf8');
+  release.sig = Buffer.from(await signDetached(release.sums, secret));
+  return release;
+}
+
+describe('provider mirror: a signed zip whose contents do not hold', () => {
+  it('into a private registry: exit 3 naming the zip, and no write request', async () => {
+    const origin = await startOrigin([await signedBrokenRelease()]);
+    const e = await emulator();
+    const cwd = tempRoot();
+    const tmp = path.join(cwd, 'tmp');
+    fs.mkdirSync(tmp);
+    const result = await runCli(
+      ['mirror', 'acme/example', '--from', origin.url, '--hostname', e.url, '--organization', e.organization],
+      { cwd, homeDir: cwd, tmpDir: tmp, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
+    );
+    expect(result.exitCode, result.stderr).toBe(3);
+    expect(result.stderr).toContain(BROKEN);
+    expect(result.stderr).toMatch(/CRC/i);
+    // Every zip was downloaded, and publish read the registry, but nothing was written.
+    expect(origin.requests.filter((p) => p.endsWith('.zip'))).toHaveLength(2);
+    expect(e.requestLog.records.length).toBeGreaterThan(0);
+    expect(writeRequests(e)).toEqual([]);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('into --to-dir: exit 3 naming the zip, and no folder of the version', async () => {
+    const origin = await startOrigin([await signedBrokenRelease()]);
+    const cwd = tempRoot();
+    const result = await runCli(['mirror', 'acme/example', '--from', origin.url, '--to-dir', 'out'], {
+      cwd,
+      homeDir: cwd,
+      env: FAST,
+    });
+    expect(result.exitCode, result.stderr).toBe(3);
+    expect(result.stderr).toContain(BROKEN);
+    expect(fs.existsSync(path.join(cwd, 'out', 'acme', 'example', '1.2.3'))).toBe(false);
+  });
+});
