@@ -195,7 +195,8 @@ describe('provider publish (built bin)', () => {
       });
       await addGpgKey(clients(e).owner, e.organization, 'signer');
       e.requestLog.clear();
-      const result = await provider(e, [], [], tampered(), {}, 'registry').done;
+      // Patient, as above: the held key lookup must not time out (FAST's 2 s) before a loaded machine hashes.
+      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(result.stderr).not.toMatch(/403|forbidden|permission/i);
