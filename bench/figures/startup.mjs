@@ -15,8 +15,9 @@ import { infoRow, ratioRow } from '../lib/rows.mjs';
 /**
  * The target of every start-up row: a ratio to `node -e 0`. The first request's sits above some of its floors (a
  * script that only loads commander and parses a command takes some 1.3 ×, one that sends a GET with node:http
- * 2.1 ×) but not above all: got alone, bundled and cached as the package is, takes 2.4–2.9 × to its GET, which
- * leaves no room for the arguments, the settings and the token (docs/performance.md says so).
+ * 2.1 ×) but hardly above got's: got alone, bundled and cached as the package is, takes 2.4–3.0 × to its GET,
+ * which with commander's part leaves some 10 ms at most for the settings, the token and the command's modules
+ * (docs/performance.md, "Targets that cannot be met").
  */
 const LIMITS = { version: 1.3, help: 1.3, verifyHelp: 1.3, firstRequest: 3.0 };
 
