@@ -77,8 +77,11 @@ export function coreContext(output: Output, parts: Partial<RunContext> = {}): Ru
   };
 }
 
-/** The real program `buildProgram` makes, over an io that runs nothing and prints into captures: to read its commands. */
-export function quietProgram(cwd: string = process.cwd()): ProgramCommand {
+/**
+ * The real program `buildProgram` makes, over an io that runs nothing and prints into captures: to read its
+ * commands. With `only`, the program as a run of that top-level command declares it.
+ */
+export function quietProgram(cwd: string = process.cwd(), only?: string): ProgramCommand {
   const io = {
     argv: [],
     env: {},
@@ -89,5 +92,5 @@ export function quietProgram(cwd: string = process.cwd()): ProgramCommand {
     stdinIsTTY: false,
     signal: new AbortController().signal,
   };
-  return buildProgram(io, { exitCode: 0 });
+  return buildProgram(io, { exitCode: 0 }, only);
 }
