@@ -29,7 +29,6 @@ import { inquirerConfirm } from '../ui/prompt.js';
 import { packageVersion } from './version.js';
 import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
 
-/** Builds the program. `state.exitCode` receives the result of the action that ran. */
 /**
  * Each top-level command's declaration, by the name a user types, with the group its help lists it under, in the
  * order a user meets them (commander lists groups in the order they first appear).
