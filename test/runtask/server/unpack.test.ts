@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/unpack.js';
+import { defaultConfigurationVersion, tarGz as sendTarGz } from '../../../src/runtask/send/defaults.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 interface RawEntry {
@@ -108,6 +109,27 @@ describe('unpacking a configuration version', () => {
     expect(readFileSync(join(folder, 'main.tf'), 'utf8')).toBe('terraform {}\n');
     expect(readFileSync(join(folder, 'modules', 'net', 'main.tf'), 'utf8')).toBe('# net\n');
     expect(readFileSync(join(folder, '.terraform.lock.hcl'), 'utf8')).toBe('# lock\n');
+  });
+
+  it('unpacks what runtask send serves: its default main.tf, and files past one block with their modes', async () => {
+    writeFileSync(archive, defaultConfigurationVersion(new Date(0)));
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(1);
+    expect(readFileSync(join(folder, 'main.tf'), 'utf8')).toBe(
+      'resource "terraform_data" "example" {\n  input = "hello"\n}\n',
+    );
+
+    rmSync(folder, { recursive: true });
+    mkdirSync(folder);
+    const long = Buffer.alloc(1300, 'x');
+    const files = [
+      { name: 'long.tf', content: long },
+      { name: 'after.tf', content: Buffer.from('# after\n') },
+    ];
+    writeFileSync(archive, sendTarGz(files, new Date(1_700_000_000_000)));
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(2);
+    expect(readFileSync(join(folder, 'long.tf')).equals(long)).toBe(true);
+    expect(readFileSync(join(folder, 'after.tf'), 'utf8')).toBe('# after\n');
+    expect(statSync(join(folder, 'after.tf')).mtime.getTime()).toBe(1_700_000_000_000);
   });
 
   it('leaves folders the job can remove, whatever mode the archive gives them', async () => {
