@@ -4,6 +4,7 @@
  * the `main.tf` it came from. The archive is a plain ustar archive, gzip-compressed, as `tar -czf` writes it.
  */
 import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
 
 const MAIN_TF = 'resource "terraform_data" "example" {\n  input = "hello"\n}\n';
 
@@ -68,34 +69,19 @@ export function defaultPlanJson(now: Date): Buffer {
   return Buffer.from(JSON.stringify(plan, null, 2) + '\n', 'utf8');
 }
 
-/** One ustar header block (512 bytes) for a regular file. */
-function tarHeader(name: string, size: number, mtime: number): Buffer {
-  const header = Buffer.alloc(512);
-  const put = (offset: number, length: number, text: string): void => {
-    header.write(text, offset, length, 'ascii');
-  };
-  const octal = (value: number, length: number): string => value.toString(8).padStart(length - 1, '0') + '\0';
-  put(0, 100, name);
-  put(100, 8, octal(0o644, 8));
-  put(108, 8, octal(0, 8));
-  put(116, 8, octal(0, 8));
-  put(124, 12, octal(size, 12));
-  put(136, 12, octal(mtime, 12));
-  put(148, 8, '        ');
-  put(156, 1, '0');
-  put(257, 6, 'ustar\0');
-  put(263, 2, '00');
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  put(148, 8, sum.toString(8).padStart(6, '0') + '\0 ');
-  return header;
+/** One ustar header block (512 bytes) for a regular file, encoded by node-tar (as `--config-version <folder>` is packed). */
+function tarHeader(name: string, size: number, mtime: Date): Buffer {
+  const header = new Header({ path: name, mode: 0o644, uid: 0, gid: 0, size, mtime, type: 'File' });
+  header.encode();
+  if (header.block === undefined) throw new Error(`node-tar encoded no header for ${name}`);
+  return header.block;
 }
 
 /** A gzip-compressed tar archive of the given files. */
 export function tarGz(files: Array<{ name: string; content: Buffer }>, mtime: Date): Buffer {
   const blocks: Buffer[] = [];
   for (const file of files) {
-    blocks.push(tarHeader(file.name, file.content.length, Math.floor(mtime.getTime() / 1000)), file.content);
+    blocks.push(tarHeader(file.name, file.content.length, mtime), file.content);
     const padding = (512 - (file.content.length % 512)) % 512;
     blocks.push(Buffer.alloc(padding));
   }
