@@ -5,6 +5,7 @@
 import { formatTags } from '../registry/tags.js';
 import { formatBytes } from '../terraform/names.js';
 import { GLYPHS, failureMark, successMark } from '../ui/glyphs.js';
+import { literalBlock } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
 import type { PublishDocument } from './document.js';
 
@@ -167,9 +168,15 @@ export function markdownSummary(doc: PublishDocument): string {
     ),
     '',
   ];
-  if (doc.tags !== null) lines.push(`Tags: ${tagsResult(doc.tags, doc.dryRun)}.`, '');
+  // Tags and conflicts carry the registry's words (tags it already held, what it answered): never Markdown.
+  if (doc.tags !== null) lines.push('Tags:', '', ...literalBlock([tagsResult(doc.tags, doc.dryRun)]), '');
   if (doc.conflicts.length > 0) {
-    lines.push('**Conflicts:**', '', ...doc.conflicts.map((c) => `- ${c.subject}: ${c.message}`), '');
+    lines.push(
+      '**Conflicts:**',
+      '',
+      ...literalBlock(doc.conflicts.map((c) => `${c.subject}: ${c.message}`)),
+      '',
+    );
   }
   return lines.join('\n') + '\n';
 }

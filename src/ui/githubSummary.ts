@@ -35,6 +35,14 @@ export function failureSummary(command: string, error: unknown, code = exitCodeF
   if (typeof said === 'string' && said !== '' && !doc.message.includes(said))
     text.push(`server said: ${said}`);
   if (doc.hint) text.push(`hint: ${doc.hint}`);
-  const block = text.flatMap((part) => part.split(/\r\n|\r|\n/)).map((line) => `    ${line}`);
-  return [`### ${command} failed (exit ${code})`, '', ...block, ''].join('\n') + '\n';
+  return [`### ${command} failed (exit ${code})`, '', ...literalBlock(text), ''].join('\n') + '\n';
+}
+
+/**
+ * Text that is not ours (a server's words, its tags) as an indented code block: each line indented four spaces,
+ * so nothing in it is read as Markdown (a link, an image, a heading, HTML, a table row). Put it after a blank
+ * line: an indented block cannot interrupt a paragraph.
+ */
+export function literalBlock(parts: readonly string[]): string[] {
+  return parts.flatMap((part) => part.split(/\r\n|\r|\n/)).map((line) => `    ${line}`);
 }

@@ -6,10 +6,13 @@
  * a bad tag stops the run with exit 2 before any request. `versions list --tag` asks the documented
  * `filter[tagged][i][key|value]` query (providers/index.mdx).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { call, emulatorPerTest } from '../../helpers/emulator/index.js';
 import { normalise } from '../../helpers/normalise.js';
+import { tempRoot } from '../../helpers/tmp.js';
 import { cli, publishAll } from '../helpers.js';
 import { FULL_PUBLISH, jsonOf, publish, writeRequests, writes } from './helpers.js';
 
@@ -92,6 +95,34 @@ describe('provider publish --tag', () => {
     expect((JSON.parse(show.stdout) as { version: { tags: unknown } }).version.tags).toEqual([
       { key: 'environment', value: 'staging' },
     ]);
+  });
+
+  it("puts the registry's own tags in the step summary as literal text, never as Markdown", async () => {
+    const e = await emulator();
+    expect((await publish(e, ['--tag', 'team=core'])).exitCode).toBe(0);
+    // A registry answering tags no client could set: a link, an image, HTML and a line that starts a table row.
+    const hostile =
+      '[click](https://evil.example) ![x](https://evil.example/x.png) <img src=x>\n| forged | row |';
+    const stored = e.store.data.versions.find((v) => v.version === '1.2.3')!;
+    stored.tags = [{ id: 'tb-hostile', key: 'note', value: hostile, createdAt: Date.now() }];
+    const summary = path.join(tempRoot(), 'summary.md');
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
+    const result = await publish(e, ['--tag', 'team=core', '--no-check'], { env });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const text = fs.readFileSync(summary, 'utf8');
+    expect(text).toContain(
+      [
+        'Tags:',
+        '',
+        '    team=core: set (replacing note=[click](https://evil.example) ![x](https://evil.example/x.png) <img src=x>',
+        '    | forged | row |)',
+        '',
+      ].join('\n'),
+    );
+    // Every line holding the registry's words is inside the indented code block.
+    for (const line of text.split('\n').filter((l) => l.includes('evil.example') || l.includes('forged'))) {
+      expect(line.startsWith('    '), line).toBe(true);
+    }
   });
 
   it('--dry-run shows the tags it would set and writes nothing', async () => {
