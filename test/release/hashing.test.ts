@@ -77,6 +77,26 @@ describe('hashing', () => {
     expect([...digests.values()].map((d) => d.sha256).sort()).toEqual([...expected.values()].sort());
   });
 
+  it('a session closed while its warm-up still sizes the files starts no worker after it', async () => {
+    const { paths } = files(3, 1000);
+    const closing = new HashingSession();
+    const pooled = { inlineBelowBytes: 0, parallelism: 3 };
+    // The warm-up first reads the files' sizes; the command ends meanwhile (a check failed early).
+    const warming = closing.startWorkers(paths, pooled);
+    closing.close();
+    await warming;
+    expect(closing.waitingWorkers()).toBe(0);
+    // The same warm-up on an open session starts them (two: one core is the main thread's).
+    const open = new HashingSession();
+    try {
+      await open.startWorkers(paths, pooled);
+      expect(open.waitingWorkers()).toBe(2);
+    } finally {
+      open.close();
+    }
+    expect(open.waitingWorkers()).toBe(0);
+  });
+
   it('reads files hashed at once on the main thread into buffers of their own (each thread reuses its buffers)', async () => {
     // Several files read at the same time, each over several chunks, on the main thread (hashFile: the lock
     // hashes' reads), while a worker pool hashes others: no file's bytes land in another's buffer.
