@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
+import { tempRoot } from '../../helpers/tmp.js';
 import {
   addGpgKey,
   clients,
@@ -162,6 +163,35 @@ describe('provider publish conflicts (exit 5, nothing written)', () => {
     expect(result.stdout).toContain('CONFLICT');
     expect(result.stdout).toContain('Conflicts (the registry holds different content):');
     expect(writeRequests(e)).toEqual([]);
+  });
+});
+
+describe('provider publish: the step summary of a conflict', () => {
+  it("puts the registry's words in a code block, never as Markdown", async () => {
+    const e = await emulator();
+    await seedVersion(e);
+    // A registry answering a key id no client could register: a link, HTML and a line that starts a table row.
+    const hostile = '[click](https://evil.example) <img src=x>\n| forged | row |';
+    e.store.data.versions.find((v) => v.version === '1.2.3')!.keyId = hostile;
+    const summary = path.join(tempRoot(), 'summary.md');
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary };
+    e.requestLog.clear();
+    const result = await publish(e, ['--dry-run'], { env });
+    expect(result.exitCode, result.stderr).toBe(5);
+    expect(writeRequests(e)).toEqual([]);
+    const text = fs.readFileSync(summary, 'utf8');
+    expect(text).toContain(
+      [
+        '**Conflicts:**',
+        '',
+        "    version 1.2.3: the registry's version has key-id [click](https://evil.example) <img src=x>",
+        `    | forged | row |; the release is signed by key ${fixture.keyId}`,
+        '',
+      ].join('\n'),
+    );
+    for (const line of text.split('\n').filter((l) => l.includes('evil.example') || l.includes('forged'))) {
+      expect(line.startsWith('    '), line).toBe(true);
+    }
   });
 });
 
