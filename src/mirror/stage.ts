@@ -131,14 +131,14 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
       throw error;
     }
     step.succeed();
-    const release = input.verify ? await verifyFolder(temp, input) : undefined;
+    // The check proves the folder holds what was just written (these platforms, these protocols), or throws.
+    if (input.verify) await verifyFolder(temp, input);
     await rm(input.folder, { recursive: true, force: true });
     await mkdir(path.dirname(input.folder), { recursive: true });
     await rename(temp, input.folder);
     return {
-      platforms:
-        release?.platforms ?? documents.map((d) => ({ os: d.os, arch: d.arch })).sort(comparePlatforms),
-      protocols: release?.protocols ?? protocols,
+      platforms: documents.map((d) => ({ os: d.os, arch: d.arch })).sort(comparePlatforms),
+      protocols,
       origin: mirrorOrigin,
       missing,
       droppedProtocols: dropped,
