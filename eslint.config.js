@@ -112,13 +112,11 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
-            ...['node:process', 'process'].map((name) => ({
-              name,
-              importNames: PROCESS_CONTEXT,
-              message: PROCESS_MESSAGE,
-            })),
-          ],
+          paths: ['node:process', 'process'].map((name) => ({
+            name,
+            importNames: PROCESS_CONTEXT,
+            message: PROCESS_MESSAGE,
+          })),
         },
       ],
     },
