@@ -3,8 +3,7 @@
  * `terraform_data` resource to create, so it needs no provider) and a configuration version `.tar.gz` holding
  * the `main.tf` it came from. The archive is a plain ustar archive, gzip-compressed, as `tar -czf` writes it.
  */
-import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
+import { Header, Pack, ReadEntry } from 'tar';
 
 const MAIN_TF = 'resource "terraform_data" "example" {\n  input = "hello"\n}\n';
 
@@ -69,27 +68,32 @@ export function defaultPlanJson(now: Date): Buffer {
   return Buffer.from(JSON.stringify(plan, null, 2) + '\n', 'utf8');
 }
 
-/** One ustar header block (512 bytes) for a regular file, encoded by node-tar (as `--config-version <folder>` is packed). */
-function tarHeader(name: string, size: number, mtime: Date): Buffer {
-  const header = new Header({ path: name, mode: 0o644, uid: 0, gid: 0, size, mtime, type: 'File' });
-  header.encode();
-  if (header.block === undefined) throw new Error(`node-tar encoded no header for ${name}`);
-  return header.block;
-}
-
-/** A gzip-compressed tar archive of the given files. */
-export function tarGz(files: Array<{ name: string; content: Buffer }>, mtime: Date): Buffer {
-  const blocks: Buffer[] = [];
+/**
+ * A gzip-compressed tar archive of the given files, packed whole by node-tar (as `--config-version <folder>`
+ * is): each file goes in as an entry read from memory, and the library writes its header, its padding and the
+ * end of the archive.
+ */
+export async function tarGz(files: Array<{ name: string; content: Buffer }>, mtime: Date): Promise<Buffer> {
+  const pack = new Pack({ gzip: true, portable: true });
   for (const file of files) {
-    blocks.push(tarHeader(file.name, file.content.length, mtime), file.content);
-    const padding = (512 - (file.content.length % 512)) % 512;
-    blocks.push(Buffer.alloc(padding));
+    const header = new Header({
+      path: file.name,
+      mode: 0o644,
+      size: file.content.length,
+      mtime,
+      type: 'File',
+    });
+    const entry = new ReadEntry(header);
+    entry.end(file.content);
+    pack.write(entry);
   }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
+  pack.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }
 
 /** The default configuration version: `main.tf` of the default plan. */
-export function defaultConfigurationVersion(now: Date): Buffer {
+export function defaultConfigurationVersion(now: Date): Promise<Buffer> {
   return tarGz([{ name: 'main.tf', content: Buffer.from(MAIN_TF, 'utf8') }], now);
 }

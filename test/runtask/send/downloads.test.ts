@@ -135,7 +135,7 @@ describe('an integrator with the access token', () => {
 
   it('serves --config-version byte for byte', async () => {
     const file = join(dir, 'config.tar.gz');
-    const archive = tarGz([{ name: 'modules/x.tf', content: Buffer.from('# x\n') }], new Date(0));
+    const archive = await tarGz([{ name: 'modules/x.tf', content: Buffer.from('# x\n') }], new Date(0));
     writeFileSync(file, archive);
     let blob: Buffer | undefined;
     const fake = await startFakeIntegrator(async (request, tools) => {
@@ -197,7 +197,7 @@ describe('the links', () => {
         organization: 'org',
         workspace: 'ws',
         planJson: defaultPlanJson(new Date(clock)),
-        configurationVersion: defaultConfigurationVersion(new Date(clock)),
+        configurationVersion: await defaultConfigurationVersion(new Date(clock)),
       });
       const plan = await get(task.issued.planJsonApiUrl!, task.issued.accessToken);
       expect(plan.status).toBe(307);
@@ -228,7 +228,7 @@ describe('the links', () => {
       } as const;
       const files = {
         planJson: defaultPlanJson(now),
-        configurationVersion: defaultConfigurationVersion(now),
+        configurationVersion: await defaultConfigurationVersion(now),
       };
       const prePlan = platform.issueRun({ ...setup, ...files, stage: 'pre_plan' });
       const postPlan = platform.issueRun({ ...setup, ...files, stage: 'post_plan' });

@@ -31,7 +31,7 @@ async function started(): Promise<{ platform: RunTaskPlatform; callback: string;
     organization: 'org',
     workspace: 'ws',
     planJson: defaultPlanJson(now),
-    configurationVersion: defaultConfigurationVersion(now),
+    configurationVersion: await defaultConfigurationVersion(now),
   });
   return { platform, callback: task.issued.callbackUrl, token: task.issued.accessToken };
 }

@@ -112,7 +112,7 @@ describe('unpacking a configuration version', () => {
   });
 
   it('unpacks what runtask send serves: its default main.tf, and files past one block with their modes', async () => {
-    writeFileSync(archive, defaultConfigurationVersion(new Date(0)));
+    writeFileSync(archive, await defaultConfigurationVersion(new Date(0)));
     await expect(unpackConfiguration(archive, folder)).resolves.toBe(1);
     expect(readFileSync(join(folder, 'main.tf'), 'utf8')).toBe(
       'resource "terraform_data" "example" {\n  input = "hello"\n}\n',
@@ -125,7 +125,7 @@ describe('unpacking a configuration version', () => {
       { name: 'long.tf', content: long },
       { name: 'after.tf', content: Buffer.from('# after\n') },
     ];
-    writeFileSync(archive, sendTarGz(files, new Date(1_700_000_000_000)));
+    writeFileSync(archive, await sendTarGz(files, new Date(1_700_000_000_000)));
     await expect(unpackConfiguration(archive, folder)).resolves.toBe(2);
     expect(readFileSync(join(folder, 'long.tf')).equals(long)).toBe(true);
     expect(readFileSync(join(folder, 'after.tf'), 'utf8')).toBe('# after\n');
