@@ -10,12 +10,15 @@ import * as fs from 'node:fs';
 /** An archivist link's object path; after it comes the signed part, which the request log writes `[secret]`. */
 const SIGNED_LINK = /_archivist\/v1\/object\/(?!\[secret\])[^\s"'\\]+/;
 
-/** Folders made by tempDir (test/helpers/tmp.ts): `<tmpdir>/provider-<file>[-<label>]-XXXXXX`. */
+/**
+ * Folders made by tempDir (test/helpers/tmp.ts): `<tmpdir>/provider-<file>[-<label>]-XXXXXX`. Greedy, so that a
+ * label with a six-letter word of its own (`-folder-`) is not taken for the random part.
+ */
 function tempFolders(): RegExp {
   const roots = [...new Set([os.tmpdir(), fs.realpathSync(os.tmpdir())])].map((r) =>
     r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
   );
-  return new RegExp(`(?:${roots.join('|')})/provider-[\\w.-]*?-[A-Za-z0-9]{6}(?![A-Za-z0-9])`, 'g');
+  return new RegExp(`(?:${roots.join('|')})/provider-[\\w.-]*-[A-Za-z0-9]{6}(?![A-Za-z0-9])`, 'g');
 }
 
 /** `text` with its run-dependent parts replaced: `127.0.0.1:<port>`, `<tmp>`, `<time>`, `<duration>`, `<kind>-<id>`. */
