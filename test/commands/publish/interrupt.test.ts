@@ -62,7 +62,8 @@ describe('provider publish interrupted', () => {
 
 describe('provider publish waiting', () => {
   it('polls until the registry reports every file uploaded', async () => {
-    const e = await emulator({ flagDelayMs: 150 });
+    // Long enough that a stalled machine still polls more than once before the flags turn (5 ms polls).
+    const e = await emulator({ flagDelayMs: 1000 });
     const result = await publish(e);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/The registry reports every file uploaded \((\d+) polls\)/);
