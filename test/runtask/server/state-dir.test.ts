@@ -80,7 +80,8 @@ describe('runtask serve when its state dir fails while it serves', () => {
     await p.orExit(platform.waitForHandler(request.run_id));
     expect(jobFiles(stateDir)).toEqual([request.task_result_id]);
 
-    rmSync(stateDir, { recursive: true, force: true }); // a temp cleaner
+    // A temp cleaner; it tries again if the integrator's check re-creates a file while it removes (ENOTEMPTY).
+    rmSync(stateDir, { recursive: true, force: true, maxRetries: 5 });
     platform.release(request.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'fine' }) });
     expect(await finalOf(p, request.task_result_id)).toBe('passed');
     expect(platform.callbacks(request.task_result_id).filter((r) => statusOf(r) !== 'running')).toHaveLength(
@@ -170,11 +171,18 @@ describe('runtask serve whose removed state dir another integrator took', () => 
     await p.orExit(platform.waitForHandler(first.run_id));
 
     // A cleaner removes the folder and another integrator (here: this live test process) starts there at once,
-    // before this one notices: the folder is back, with the other's lock.
-    rmSync(stateDir, { recursive: true, force: true });
-    mkdirSync(stateDir, { mode: 0o700 });
+    // before this one notices: the folder is back, with the other's lock. "Before this one notices" is made
+    // sure of by stopping it meanwhile: its check each second could otherwise fall in the gap and re-create the
+    // folder and its own lock first (the other then yields to it, as it should, but that is another test).
     const otherLock = JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }) + '\n';
-    writeFileSync(join(stateDir, 'integrator.lock'), otherLock);
+    p.child.kill('SIGSTOP');
+    try {
+      rmSync(stateDir, { recursive: true, force: true });
+      mkdirSync(stateDir, { mode: 0o700 });
+      writeFileSync(join(stateDir, 'integrator.lock'), otherLock);
+    } finally {
+      p.child.kill('SIGCONT');
+    }
 
     const taken = await p.waitForEvent('journal.taken');
     expect(taken).toMatchObject({ level: 'error', pid: process.pid });
