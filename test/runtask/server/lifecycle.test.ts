@@ -62,7 +62,9 @@ describe('SIGTERM', () => {
         '--platform-host',
         platform.url,
         '--grace',
-        '1s',
+        // The late request and /healthz below must land within it: 3 s, so that a stalled machine cannot close
+        // the server under them first.
+        '3s',
         '--max-jobs',
         '1',
         '--state-dir',
