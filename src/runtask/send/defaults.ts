@@ -1,7 +1,8 @@
 /**
  * What `runtask send` serves when no files are given: a small but complete `terraform show -json` plan (one
  * `terraform_data` resource to create, so it needs no provider) and a configuration version `.tar.gz` holding
- * the `main.tf` it came from. The archive is a plain ustar archive, gzip-compressed, as `tar -czf` writes it.
+ * the `main.tf` it came from. The archive is a ustar archive (a PAX header for a name too long for ustar),
+ * gzip-compressed, as `tar -czf` writes it.
  */
 import { Header, Pack, ReadEntry } from 'tar';
 

@@ -199,7 +199,8 @@ describe('provider publish (built bin)', () => {
       const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
-      // Only the error is looked at: the progress lines name the emulator's host, whose port may hold "403".
+      // The error, not the progress lines before it, must not speak of the refusal; those name the emulator's
+      // host, whose random port may hold "403", and folders, whose names are not the product's words.
       const error = result.stderr.slice(result.stderr.indexOf('error:'));
       expect(error).toMatch(/^error: /);
       expect(error).not.toMatch(/\b403\b|forbidden|permission/i);

@@ -68,6 +68,14 @@ async function publishThrough(rule: FaultRule): Promise<Emulator> {
   const result = await publish(e, [], { env });
   expect(result.exitCode, result.stderr).toBe(0);
   expect(e.faults.fired[0], 'the fault fired').toBeGreaterThan(0);
+  if (rule.delayMs !== undefined) {
+    // A slow answer is one the client gave up on: the request log has it closed without an answer (status 0).
+    const slowed = e.requestLog.records.filter((r) => r.fault !== undefined);
+    expect(
+      slowed.map((r) => r.status),
+      'the slowed request was given up on',
+    ).toContain(0);
+  }
   expectComplete(e);
   expectNoDuplicates(e);
   expectNoSecrets(result.stdout + result.stderr, e, 'output');
