@@ -2,6 +2,7 @@
 import type { LockCheckFlags } from '../commands/lockCheck/run.js';
 import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
+import { packageVersion } from './version.js';
 
 /** Registers `check` under `provider lock`. */
 export function registerLockCheck(lock: ProgramCommand): void {
@@ -26,7 +27,11 @@ export function registerLockCheck(lock: ProgramCommand): void {
     .option('--output <file>', 'write the --format report to this file (the text goes to stdout)')
     .runsWithSession(
       () => import('../commands/lockCheck/run.js').then((m) => m.runLockCheck),
-      ({ flags, args }: CommandRun<LockCheckFlags>) => ({ ...flags, dir: args[0] ?? '.' }),
+      ({ flags, args }: CommandRun<LockCheckFlags>) => ({
+        ...flags,
+        dir: args[0] ?? '.',
+        toolVersion: packageVersion(),
+      }),
     )
     .examples(
       local({

@@ -30,9 +30,11 @@ export interface LockCheckFlags {
   json?: boolean;
 }
 
-/** What `provider lock check` is asked to do: the flags and the configuration's root. */
+/** What `provider lock check` is asked to do: the flags, the configuration's root and the program's version. */
 export interface LockCheckOptions extends LockCheckFlags {
   dir: string;
+  /** The program's version, which the SARIF log names its tool by. */
+  toolVersion: string;
 }
 
 const FORMATS = ['sarif', 'junit'] as const;
@@ -91,7 +93,7 @@ export async function runLockCheck(
     providers: providers.map(({ address, version, origin, line }) => ({ address, version, origin, line })),
     findings,
   };
-  await report(context, document, format, options.output);
+  await report(context, document, format, options);
   return document.ok ? 0 : 3;
 }
 
@@ -128,12 +130,13 @@ async function report(
   context: RunContext,
   document: LockCheckDocument,
   format: (typeof FORMATS)[number] | undefined,
-  file: string | undefined,
+  options: LockCheckOptions,
 ): Promise<void> {
   const { output } = context;
+  const file = options.output;
   if (output.json) return output.resultJson(document);
   if (format === undefined) return renderLockCheck(output, document);
-  const sarif = format === 'sarif' ? lockCheckSarif(document) : undefined;
+  const sarif = format === 'sarif' ? lockCheckSarif(document, options.toolVersion) : undefined;
   if (file === undefined) {
     if (sarif !== undefined) output.resultJson(sarif);
     else for (const line of lockCheckJunit(document)) output.result(line);

@@ -3,19 +3,23 @@
  * check's kinds of findings), as GitHub code scanning uploads it and as `runtask serve` reads a handler's report
  * (src/runtask/formats/sarif.ts): every result an `error` located at its provider's block in the lock file (the
  * file itself for a missing one), its message the finding's with its hint, and the provider, version and
- * subject as properties.
+ * subject as properties. Its rules carry what GitHub code scanning requires (a full description and help), and
+ * the driver the program's version.
  */
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { LOCK_RULES, type LockRule } from '../../lockfile/audit.js';
 import type { LockCheckDocument } from './report.js';
+import { plainText, RULE_TEXTS, ruleName } from './rules.js';
 
 /** Where the SARIF log says its rules are explained. */
 const HELP_URI = 'https://github.com/provider-cli/provider/blob/main/docs/supply-chain.md';
 
 const RULE_IDS = Object.keys(LOCK_RULES) as LockRule[];
 
-/** The SARIF 2.1.0 log of a check. */
-export function lockCheckSarif(document: LockCheckDocument): Record<string, unknown> {
-  const uri = document.lockFile.replace(/\\/g, '/').replace(/^\.\//, '');
+/** The SARIF 2.1.0 log of a check; `version` is the program's. */
+export function lockCheckSarif(document: LockCheckDocument, version: string): Record<string, unknown> {
+  const uri = artifactUri(document.lockFile);
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -24,11 +28,14 @@ export function lockCheckSarif(document: LockCheckDocument): Record<string, unkn
         tool: {
           driver: {
             name: 'provider lock check',
+            version,
             informationUri: HELP_URI,
             rules: RULE_IDS.map((id) => ({
               id,
-              name: id,
+              name: ruleName(id),
               shortDescription: { text: LOCK_RULES[id] },
+              fullDescription: { text: RULE_TEXTS[id].fullDescription },
+              help: { text: plainText(RULE_TEXTS[id].help), markdown: RULE_TEXTS[id].help },
               helpUri: `${HELP_URI}#${id}`,
               defaultConfiguration: { level: 'error' },
             })),
@@ -59,4 +66,18 @@ export function lockCheckSarif(document: LockCheckDocument): Record<string, unkn
       },
     ],
   };
+}
+
+/**
+ * The lock file as a SARIF artifact URI: a relative path stays relative (code scanning takes it from the
+ * repository's root), each segment percent-encoded; an absolute one is a `file:` URL, as a relative reference may
+ * not begin with a slash (the SARIF Multitool's SARIF1004).
+ */
+function artifactUri(file: string): string {
+  if (path.isAbsolute(file)) return pathToFileURL(file).href;
+  const segments = file
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '')
+    .split('/');
+  return segments.map((segment) => encodeURIComponent(segment)).join('/');
 }
