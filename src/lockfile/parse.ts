@@ -5,6 +5,9 @@
  * (hashicorp/terraform: internal/depsfile/locks_file.go, `decodeProviderLockFromHCL`). A file that does not
  * parse, or a block of the updated provider that Terraform would refuse, is a LockFileError (exit 2) naming the
  * file and line.
+ *
+ * Before parsing, every line is held to MAX_LINE_LENGTH: the HCL grammar's scanner makes a token of each character
+ * inside quotes, some 180 bytes of parser memory a character, so one string of 7 MiB cost 1.3 GB and 6 s.
  */
 import { UsageError } from '../errors.js';
 import { firstSyntaxError, parseHcl, type HclNode } from './hcl.js';
@@ -60,12 +63,19 @@ const MISSING: Record<string, string> = {
   object_end: 'a closing }',
 };
 
+/**
+ * The longest line read, in characters: Terraform writes one hash a line, and its longest line, a provider
+ * block's first, holds an address of at most some 400 characters. A line at this length costs the parser ~12 MB.
+ */
+export const MAX_LINE_LENGTH = 64 * 1024;
+
 function fail(file: string, line: number, problem: string): LockFileError {
   return new LockFileError(`${file}:${line}: ${problem}`, { hint: HINT, details: { file, line } });
 }
 
 /** Parses the lock file's text; throws LockFileError for a syntax error. `file` names it in messages. */
 export async function parseLockFile(text: string, file: string): Promise<ParsedLockFile> {
+  checkLineLengths(text, file);
   const root = await parseHcl(text);
   // HCL's quoted strings end on their line (hclsyntax: "Unterminated template string"); tree-sitter's grammar
   // lets one run on, so an unclosed quote is found here, on its own line, rather than at the end of the file.
@@ -94,7 +104,8 @@ export async function parseLockFile(text: string, file: string): Promise<ParsedL
   }
   const nodes: HclNode[] = [];
   for (const child of root.children) {
-    if (child.type === 'body') nodes.push(...child.children);
+    // One at a time: spread into push, 200 000 items overflowed the stack.
+    if (child.type === 'body') for (const item of child.children) nodes.push(item);
     else nodes.push(child);
   }
   const items: LockFileItem[] = [];
@@ -113,7 +124,7 @@ export async function parseLockFile(text: string, file: string): Promise<ParsedL
     const labels = node.children.filter((c) => c.type === 'string_lit' || c.type === 'identifier').slice(1);
     const line = node.startPosition.row + 1;
     const label =
-      labels.length === 1 && labels[0]!.type === 'string_lit' ? stringValue(labels[0]!) : undefined;
+      labels.length === 1 && labels[0]!.type === 'string_lit' ? stringValue(labels[0]!, file) : undefined;
     if (label === undefined) throw fail(file, line, 'a provider block takes one quoted label, its address');
     providers.push({ ...item, kind: 'block', label, line, node });
   }
@@ -143,12 +154,12 @@ export function readProviderBlock(block: ProviderBlock, file: string): LockedPro
     seen.set(name, line);
     const expression = node.children.find((c) => c.type === 'expression');
     if (name === 'version' || name === 'constraints') {
-      const value = expression === undefined ? undefined : literalString(expression);
+      const value = expression === undefined ? undefined : literalString(expression, file);
       if (value === undefined) throw fail(file, line, `${name} must be a quoted string`);
       if (name === 'version') version = value;
       else constraints = value;
     } else if (name === 'hashes') {
-      const list = expression === undefined ? undefined : stringList(expression);
+      const list = expression === undefined ? undefined : stringList(expression, file);
       if (list === undefined) throw fail(file, line, 'hashes must be a list of quoted strings');
       hashes = list;
     } else {
@@ -160,37 +171,63 @@ export function readProviderBlock(block: ProviderBlock, file: string): LockedPro
 }
 
 // A string literal's value (`"…"` without interpolation), or undefined for anything else.
-function literalString(expression: HclNode): string | undefined {
+function literalString(expression: HclNode, file: string): string | undefined {
   const literal = expression.children[0];
   if (literal?.type !== 'literal_value') return undefined;
   const string = literal.children[0];
-  return string?.type === 'string_lit' ? stringValue(string) : undefined;
+  return string?.type === 'string_lit' ? stringValue(string, file) : undefined;
 }
 
 // A tuple of string literals, or undefined for anything else.
-function stringList(expression: HclNode): string[] | undefined {
+function stringList(expression: HclNode, file: string): string[] | undefined {
   const tuple = expression.children[0]?.children[0];
   if (tuple?.type !== 'tuple') return undefined;
   const values: string[] = [];
   for (const child of tuple.namedChildren) {
     if (child.type === 'comment' || child.type === 'tuple_start' || child.type === 'tuple_end') continue;
-    const value = child.type === 'expression' ? literalString(child) : undefined;
+    const value = child.type === 'expression' ? literalString(child, file) : undefined;
     if (value === undefined) return undefined;
     values.push(value);
   }
   return values;
 }
 
-// The value of a `string_lit` node: its text between the quotes, HCL escapes decoded.
-function stringValue(node: HclNode): string {
+/**
+ * The value of a `string_lit` node: its text between the quotes, HCL escapes decoded. A `\\u`/`\\U` escape of no
+ * Unicode character (a surrogate, or above U+10FFFF) is refused, as HCL refuses it ("Invalid escape sequence":
+ * hashicorp/hcl, hclsyntax/parser.go, `utf8.RuneLen` of -1).
+ */
+function stringValue(node: HclNode, file: string): string {
   const raw = node.text.slice(1, -1);
   return raw.replace(
     /\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))|([$%])\4\{/gs,
-    (_, u4?: string, u8?: string, c?: string, doubled?: string) => {
+    (escape: string, u4?: string, u8?: string, c?: string, doubled?: string) => {
       if (doubled !== undefined) return `${doubled}{`;
-      if (u4 !== undefined) return String.fromCharCode(parseInt(u4, 16));
-      if (u8 !== undefined) return String.fromCodePoint(parseInt(u8, 16));
+      const hex = u4 ?? u8;
+      if (hex !== undefined) {
+        const code = parseInt(hex, 16);
+        if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+          const problem = `the escape ${escape} is not a Unicode character: this is not valid HCL`;
+          throw fail(file, node.startPosition.row + 1, problem);
+        }
+        return String.fromCodePoint(code);
+      }
       return ({ n: '\n', r: '\r', t: '\t' } as Record<string, string>)[c!] ?? c!;
     },
   );
+}
+
+/** Throws LockFileError naming the first line longer than MAX_LINE_LENGTH. */
+function checkLineLengths(text: string, file: string): void {
+  let line = 1;
+  for (let start = 0; start <= text.length; line++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    if (end - start > MAX_LINE_LENGTH) {
+      const problem = `this line is ${end - start} characters long, more than the ${MAX_LINE_LENGTH} a lock file's lines may hold`;
+      throw fail(file, line, problem);
+    }
+    if (newline === -1) break;
+    start = newline + 1;
+  }
 }
