@@ -15,6 +15,7 @@ import {
 } from './handlerResult.js';
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
+import { holdsSecret } from './redact.js';
 import { withoutAccessToken, type RunTaskRequest } from '../../terraform/runtask/payload.js';
 
 /** How checks run. */
@@ -42,7 +43,10 @@ export interface CheckInput {
   raw: Record<string, unknown>;
 }
 
-/** The handler's environment: the inherited one without secrets, plus the RUNTASK_* facts of this run. */
+/**
+ * The handler's environment: the inherited one without the integrator's secrets (the variables that name them,
+ * and values that hold the access token or the HMAC key: `holdsSecret`), plus the RUNTASK_* facts of this run.
+ */
 export function handlerEnvironment(
   settings: CheckSettings,
   input: CheckInput,
@@ -52,7 +56,7 @@ export function handlerEnvironment(
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(settings.env)) {
     if (value === undefined || settings.secretEnvNames.includes(name)) continue;
-    if (secrets.some((secret) => value.includes(secret))) continue;
+    if (holdsSecret(value, secrets)) continue;
     if (name.startsWith('RUNTASK_')) continue;
     env[name] = value;
   }

@@ -63,8 +63,25 @@ export function withoutPasswords(text: string, secrets: readonly string[]): stri
 const PG_VARIABLE = /^PG(?!P_)[A-Z_]+$/;
 
 /**
+ * How long a secret must be for a value that merely contains it to count as holding it (a URL with the
+ * database password in it, `key=<the HMAC key>`). A shorter one is matched as the whole value only: a one-letter
+ * key is a letter of most values, and removing every variable that has it would take away what handlers need
+ * (`PATH`, a registry token).
+ */
+export const CONTAINED_SECRET_MIN = 8;
+
+/** Whether an environment value holds one of `secrets`: equal to one, or containing one long enough to tell. */
+export function holdsSecret(value: string, secrets: readonly string[]): boolean {
+  return secrets.some(
+    (secret) =>
+      secret !== '' &&
+      (value === secret || (secret.length >= CONTAINED_SECRET_MIN && value.includes(secret))),
+  );
+}
+
+/**
  * The environment handlers inherit, without the database's credentials when the integrator uses one: the PG*
- * variables node-postgres reads, and any variable whose value holds the URL's password.
+ * variables node-postgres reads, and any variable whose value holds the URL's password (`holdsSecret`).
  */
 export function withoutDatabaseEnv(
   env: Record<string, string | undefined>,
@@ -74,8 +91,7 @@ export function withoutDatabaseEnv(
   const secrets = passwordsOf(databaseUrl);
   return Object.fromEntries(
     Object.entries(env).filter(
-      ([name, value]) =>
-        !PG_VARIABLE.test(name) && !secrets.some((secret) => value?.includes(secret) === true),
+      ([name, value]) => !PG_VARIABLE.test(name) && !(value !== undefined && holdsSecret(value, secrets)),
     ),
   );
 }
