@@ -11,6 +11,7 @@
  */
 import { UsageError } from '../errors.js';
 import { firstSyntaxError, parseHcl, type HclNode } from './hcl.js';
+import { visible } from './visible.js';
 
 /** A top-level item of the file: a block, an attribute or a comment, with its source range (code units). */
 export interface LockFileItem {
@@ -166,7 +167,8 @@ export function readProviderBlock(block: ProviderBlock, file: string): LockedPro
       throw fail(file, line, `unsupported argument ${JSON.stringify(name)} in a provider block`);
     }
   }
-  if (version === undefined) throw fail(file, block.line, `the block of ${block.label} has no version`);
+  if (version === undefined)
+    throw fail(file, block.line, `the block of ${visible(block.label)} has no version`);
   return { version, constraints, hashes, line: block.line };
 }
 

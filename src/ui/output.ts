@@ -158,9 +158,17 @@ export class Output {
     this.stderr.write(this.jsonLine(value));
   }
 
-  /** One JSON line, redacted; its strings the same to a JSON reader (see `resultJson`). */
+  /**
+   * One JSON line, redacted; its strings the same to a JSON reader (see `resultJson`). DEL and the C1 controls,
+   * which JSON lets through raw and a terminal may act on, are written `\u007f`…`\u009f` like the C0 ones.
+   */
   private jsonLine(value: unknown): string {
-    const text = this.redact(JSON.stringify(value));
+    const text = this.redact(
+      JSON.stringify(value).replace(
+        /[\u007f-\u009f]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      ),
+    );
     return (this.job === 'github' ? text.replace(/##\[/g, '##\\u005b') : text) + '\n';
   }
 

@@ -1,15 +1,22 @@
 /**
  * `provider lock check --format junit`: the check as JUnit XML, as CI systems show test reports and as
  * `runtask serve` reads a handler's report (src/runtask/formats/junit.ts): one suite; one failed test case per
- * finding (its class the provider, or the lock file), and one passing case per provider without findings.
+ * finding (its class the provider, or the lock file), and one passing case per provider without findings. A
+ * control character of an address, which XML 1.0 cannot hold even as a character reference, is written `\u001b`.
  */
+import { escapeChar } from '../../lockfile/visible.js';
 import type { LockCheckDocument } from './report.js';
 
 const SUITE = 'provider lock check';
 
-/** Escapes text for an XML attribute or element. */
+/**
+ * Escapes text for an XML attribute or element. What XML 1.0 cannot hold (C0 controls, surrogates left alone,
+ * U+FFFE, U+FFFF: §2.2) is written `\uXXXX`, and so are tab, line breaks (an attribute would not keep them), DEL
+ * and C1, as the text output writes them.
+ */
 function xml(text: string): string {
   return text
+    .replace(/[\p{Cc}\p{Cs}\uFFFE\uFFFF]/gu, escapeChar)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

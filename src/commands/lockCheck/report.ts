@@ -1,9 +1,11 @@
 /**
  * The outcome of `provider lock check` as plain data (its `--json` document, and what the SARIF and JUnit writers
  * render), and its text: one line per finding naming the provider, the hash, platform or version, and what to
- * do, then one summary line. Nothing in it comes from a download link or a token.
+ * do, then one summary line. Nothing in it comes from a download link or a token, and a control character read
+ * from the lock file (or a path) is printed `\u001b` (../../lockfile/visible.ts).
  */
 import type { LockFinding } from '../../lockfile/audit.js';
+import { visible } from '../../lockfile/visible.js';
 import { failureMark, successMark } from '../../ui/glyphs.js';
 import type { Output } from '../../ui/output.js';
 
@@ -34,19 +36,18 @@ export interface LockCheckDocument {
 /** Prints the document as text: every finding on a line of its own, then what was checked. */
 export function renderLockCheck(output: Output, document: LockCheckDocument): void {
   const bad = failureMark(output.color);
+  const lockFile = visible(document.lockFile);
   for (const finding of document.findings) {
-    const where = finding.line === null ? document.lockFile : `${document.lockFile}:${finding.line}`;
-    output.result(`${bad} ${where}: ${finding.message}. ${finding.hint}`);
+    const where = finding.line === null ? lockFile : `${lockFile}:${finding.line}`;
+    output.result(`${bad} ${where}: ${visible(`${finding.message}. ${finding.hint}`)}`);
   }
   const count = document.providers.length;
   const providers = `${count} provider${count === 1 ? '' : 's'}`;
-  const against = `against ${document.registry} (h1: for ${document.platforms.join(', ')})`;
+  const against = `against ${visible(document.registry)} (h1: for ${document.platforms.join(', ')})`;
   if (document.ok) {
-    output.result(`${successMark(output.color)} ${document.lockFile}: ${providers} hold up ${against}`);
+    output.result(`${successMark(output.color)} ${lockFile}: ${providers} hold up ${against}`);
   } else {
     const n = document.findings.length;
-    output.result(
-      `${n} finding${n === 1 ? '' : 's'} in ${document.lockFile} (${providers} checked ${against})`,
-    );
+    output.result(`${n} finding${n === 1 ? '' : 's'} in ${lockFile} (${providers} checked ${against})`);
   }
 }

@@ -11,6 +11,7 @@ import { UsageError } from '../../errors.js';
 import { lockAddress } from '../../lockfile/address.js';
 import { auditOther, auditServed, missingLockFile, type LockFinding } from '../../lockfile/audit.js';
 import { readProviderBlock } from '../../lockfile/parse.js';
+import { escapeChar, visible } from '../../lockfile/visible.js';
 import { matchesPattern, readPolicyFile, runPolicy, type LockPolicy } from '../../lockfile/policy.js';
 import type { RunContext } from '../context.js';
 import { parsePlatforms, readLockFile } from '../lock.js';
@@ -91,7 +92,8 @@ export async function runLockCheck(
     registry,
     platforms: policy.platforms,
     providers: providers.map(({ address, version, origin, line }) => ({ address, version, origin, line })),
-    findings,
+    // The words of each finding as every format prints them; its provider and subject stay exact.
+    findings: findings.map((f) => ({ ...f, message: visible(f.message), hint: visible(f.hint) })),
   };
   await report(context, document, format, options);
   return document.ok ? 0 : 3;
@@ -142,7 +144,11 @@ async function report(
     else for (const line of lockCheckJunit(document)) output.result(line);
     return;
   }
-  const text = sarif === undefined ? lockCheckJunit(document).join('\n') : JSON.stringify(sarif, null, 2);
+  // DEL and C1 controls escaped in the JSON's strings, as on stdout (src/ui/output.ts).
+  const text =
+    sarif === undefined
+      ? lockCheckJunit(document).join('\n')
+      : JSON.stringify(sarif, null, 2).replace(/[\u007f-\u009f]/g, escapeChar);
   try {
     await fs.writeFile(path.resolve(context.cwd, file), output.redact(`${text}\n`));
   } catch (error) {
