@@ -1,25 +1,42 @@
 /**
  * Unpacking a configuration version (a `.tar.gz` the platform serves, so a file from outside) into a folder,
  * safely. The archive is read twice: first every entry is checked without writing anything, and the whole
- * archive is refused, naming the first bad entry, when one is not a plain file or folder (links, devices,
- * FIFOs and types tar does not know), when a path is absolute or climbs out with `..` (node-tar would strip
- * or skip these silently: here they refuse the archive), or when the entries or their unpacked bytes pass the
- * limits (a small archive that unpacks to gigabytes is refused at the header declaring them). Only then is it
- * extracted, by node-tar, with the same check as its filter.
+ * archive is refused, naming the first bad entry, when one is not a plain file or folder (unpackTree.ts), when a path is absolute or climbs
+ * out with `..` (node-tar would strip or skip these silently: here they refuse the archive), or when the entries
+ * or their unpacked bytes pass the limits (a file declaring more than the limit is refused at its header). Only
+ * then is it extracted, by node-tar, with the same checks.
+ *
+ * Both passes stream the file from disk through zlib's own Gunzip, which inflates in libuv's thread pool, not on
+ * the event loop, with backpressure all the way to node-tar's parser: no archive stalls the integrator's other
+ * work (requests, /healthz, lease renewals). The inflated bytes are counted as they come, all gzip members
+ * included, and the archive is refused once they pass the cap, whatever follows the end of the tar archive
+ * (the parser is fed nothing past that end).
  */
 import { createReadStream } from 'node:fs';
-import { Parser, extract, type ReadEntry } from 'tar';
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Parser, Unpack, type ReadEntry } from 'tar';
+import { ArchiveTree, entryRefusal, quoted } from './unpackTree.js';
+
+export { entryRefusal } from './unpackTree.js';
 
 /** How much an archive may hold. */
 export interface UnpackLimits {
-  /** Entries (files and folders). */
+  /** Entries (files, folders and links). */
   maxEntries: number;
   /** Bytes of the files once unpacked. */
   maxBytes: number;
+  /** Bytes of the archive once inflated: the tar stream (headers and padding too) and anything after it. */
+  maxInflatedBytes: number;
 }
 
-/** 10 000 entries and 100 MiB unpacked. */
-export const DEFAULT_UNPACK_LIMITS: UnpackLimits = { maxEntries: 10_000, maxBytes: 100 * 1024 * 1024 };
+/** 10 000 entries, 100 MiB of files, 128 MiB inflated. */
+export const DEFAULT_UNPACK_LIMITS: UnpackLimits = {
+  maxEntries: 10_000,
+  maxBytes: 100 * 1024 * 1024,
+  maxInflatedBytes: 128 * 1024 * 1024,
+};
 
 /** An archive refused, or one that could not be read; `entry` names the entry at fault when there is one. */
 export class UnpackError extends Error {
@@ -31,31 +48,7 @@ export class UnpackError extends Error {
   }
 }
 
-/** The entry types unpacked: regular files and folders, nothing else. */
-const PLAIN_TYPES: ReadonlySet<string> = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory']);
-
-/** Why an entry is refused by its type or path, or undefined when it is a plain file or folder inside. */
-export function entryRefusal(entry: Pick<ReadEntry, 'type' | 'path'>): string | undefined {
-  const path = entry.path;
-  if (!PLAIN_TYPES.has(entry.type)) {
-    const kind =
-      entry.type === 'SymbolicLink'
-        ? 'a symbolic link'
-        : entry.type === 'Link'
-          ? 'a hard link'
-          : `a ${entry.type} entry`;
-    return `${quoted(path)} is ${kind}: only files and folders are unpacked`;
-  }
-  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path))
-    return `${quoted(path)} is an absolute path`;
-  if (path.split(/[\\/]/).includes('..')) return `${quoted(path)} climbs out of the folder with ..`;
-  return undefined;
-}
-
-/** A path for messages: quoted, control characters escaped, cut at 200 characters. */
-function quoted(path: string): string {
-  return JSON.stringify(path.length > 200 ? `${path.slice(0, 199)}…` : path);
-}
+const REFUSED = 'the configuration version was refused';
 
 /** Counts entries and bytes against the limits; says why once one is passed. */
 class Tally {
@@ -75,58 +68,110 @@ class Tally {
   }
 }
 
-/** Reads every entry header of the archive, writing nothing; rejects with the first refusal. */
-function inspect(archive: string, limits: UnpackLimits): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const tally = new Tally(limits);
-    const checked = new WeakSet<ReadEntry>();
-    const input = createReadStream(archive);
-    let failed = false;
-    const fail = (error: Error): void => {
-      if (failed) return;
-      failed = true;
-      input.destroy();
-      reject(error);
-    };
-    const refuse = (reason: string, entry: ReadEntry): void => {
-      const error = new UnpackError(`the configuration version was refused: ${reason}`, entry.path);
-      fail(error);
-      parser.abort(error);
-    };
-    const parser = new Parser({
-      strict: true,
-      // Every entry is looked at here and skipped: nothing is unpacked in this pass.
-      filter: (_path, entry) => {
-        const read = entry as ReadEntry;
-        checked.add(read);
-        const reason = entryRefusal(read) ?? tally.add(read);
-        if (reason !== undefined) refuse(reason, read);
-        return false;
-      },
-    });
-    // Entries the filter never saw: types node-tar does not know, and oversized metadata.
-    parser.on('ignoredEntry', (entry: ReadEntry) => {
-      if (!checked.has(entry)) refuse(`${quoted(entry.path)} is of a type that is not unpacked`, entry);
-    });
-    parser.on('error', (error: Error) => fail(unreadable(error)));
-    parser.on('end', () => {
-      if (!failed) resolve();
-    });
-    input.on('error', (error) => fail(unreadable(error)));
-    input.on('data', (chunk) => parser.write(chunk as Buffer));
-    input.on('end', () => parser.end());
+/** The cap on the inflated bytes, as messages say it: "134217728 bytes (128 MiB)". */
+function capText(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${bytes} bytes (${mib} MiB)` : `${bytes} bytes`;
+}
+
+/** Counts the inflated bytes, failing past the cap; refuses a tar stream that is itself compressed again. */
+function inflatedCounter(limits: UnpackLimits): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      // node-tar would inflate a gzip stream it finds inside, on the event loop: one layer is what is served.
+      if (total === 0 && chunk[0] === 0x1f && chunk[1] === 0x8b)
+        return done(
+          new UnpackError(`${REFUSED}: the archive is compressed twice (a .tar.gz inside the .tar.gz)`),
+        );
+      total += chunk.length;
+      if (total > limits.maxInflatedBytes) {
+        const cap = capText(limits.maxInflatedBytes);
+        return done(
+          new UnpackError(`${REFUSED}: it inflates to more than ${cap}, the most the integrator unpacks`),
+        );
+      }
+      done(null, chunk);
+    },
   });
 }
 
-/** An error of the archive's reading, as said to the user. */
-function unreadable(error: Error): Error {
+/**
+ * Feeds a node-tar parser (a Parser, or an Unpack writing files) as a Writable: waits for its `drain`, passes on
+ * nothing after the end of the tar archive (`eof`), and finishes once the parser has closed (every file written).
+ */
+function parserSink(parser: Parser): Writable {
+  let ended = false;
+  let finished: ((error?: Error | null) => void) | undefined;
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (ended || parser.write(chunk)) return done();
+      parser.once('drain', () => done());
+    },
+    final(done) {
+      finished = done;
+      parser.end();
+    },
+  });
+  parser.on('eof', () => (ended = true));
+  parser.on('close', () => finished?.());
+  parser.on('error', (error: Error) => sink.destroy(error));
+  return sink;
+}
+
+/** Streams the archive, inflated and counted, into `parser`; rejects with the first error of any stage. */
+async function feed(archive: string, parser: Parser, limits: UnpackLimits): Promise<void> {
+  await pipeline(createReadStream(archive), createGunzip(), inflatedCounter(limits), parserSink(parser));
+}
+
+/** An error of the archive's reading, as said to the platform: no path of the integrator's in it. */
+function unreadable(error: Error): UnpackError {
   if (error instanceof UnpackError) return error;
-  return new UnpackError(`the configuration version is not a readable .tar.gz: ${error.message}`);
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === undefined || code.startsWith('Z_') ? error.message : code;
+  return new UnpackError(`the configuration version is not a readable .tar.gz: ${why}`);
+}
+
+/** Reads every entry header of the archive, writing nothing; rejects with the first refusal. */
+async function inspect(archive: string, limits: UnpackLimits): Promise<void> {
+  const tally = new Tally(limits);
+  const tree = new ArchiveTree();
+  const checked = new WeakSet<ReadEntry>();
+  let refusal: UnpackError | undefined;
+  const parser: Parser = new Parser({
+    strict: true,
+    brotli: false,
+    zstd: false,
+    // Every entry is looked at here and skipped: nothing is unpacked in this pass.
+    filter: (_path, entry) => {
+      const read = entry as ReadEntry;
+      checked.add(read);
+      const reason = entryRefusal(read) ?? tree.add(read) ?? tally.add(read);
+      if (reason !== undefined) refuse(reason, read);
+      return false;
+    },
+  });
+  const refuse = (reason: string, entry: ReadEntry): void => {
+    refusal ??= new UnpackError(`${REFUSED}: ${reason}`, entry.path);
+    parser.abort(refusal);
+  };
+  // Entries the filter never saw: types node-tar does not know, and oversized metadata.
+  parser.on('ignoredEntry', (entry: ReadEntry) => {
+    if (!checked.has(entry)) refuse(`${quoted(entry.path)} is of a type that is not unpacked`, entry);
+  });
+  try {
+    await feed(archive, parser, limits);
+  } catch (error) {
+    throw refusal ?? unreadable(error as Error);
+  }
+  // What only the whole archive tells: entries under a link or a file, links through links.
+  const reason = tree.refusal();
+  if (reason !== undefined) throw new UnpackError(`${REFUSED}: ${reason.message}`, reason.entry);
 }
 
 /**
  * Unpacks `archive` into `folder` (which must exist, and should be empty), or rejects with an UnpackError
- * without having written anything; resolves with the number of entries unpacked.
+ * without having written anything when the archive is refused; resolves with the number of entries unpacked.
  */
 export async function unpackConfiguration(
   archive: string,
@@ -136,23 +181,26 @@ export async function unpackConfiguration(
   await inspect(archive, limits);
   let unpacked = 0;
   const refused: string[] = [];
+  const unpack = new Unpack({
+    cwd: folder,
+    strict: true,
+    brotli: false,
+    zstd: false,
+    preserveOwner: false,
+    filter: (_path, entry) => {
+      const read = entry as ReadEntry;
+      const reason = entryRefusal(read);
+      if (reason !== undefined) refused.push(reason);
+      else unpacked++;
+      return reason === undefined;
+    },
+  });
   try {
-    await extract({
-      file: archive,
-      cwd: folder,
-      strict: true,
-      preserveOwner: false,
-      filter: (_path, entry) => {
-        const reason = entryRefusal(entry as ReadEntry);
-        if (reason !== undefined) refused.push(reason);
-        else unpacked++;
-        return reason === undefined;
-      },
-    });
+    await feed(archive, unpack, limits);
   } catch (error) {
     throw unreadable(error as Error);
   }
   // The first pass refused any such entry: finding one here means the archive changed under us.
-  if (refused.length > 0) throw new UnpackError(`the configuration version was refused: ${refused[0]}`);
+  if (refused.length > 0) throw new UnpackError(`${REFUSED}: ${refused[0]}`);
   return unpacked;
 }

@@ -7,7 +7,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/unpack.js';
+import {
+  DEFAULT_UNPACK_LIMITS,
+  UnpackError,
+  unpackConfiguration,
+  type UnpackLimits,
+} from '../../../src/runtask/server/unpack.js';
 import { defaultConfigurationVersion, tarGz as sendTarGz } from '../../../src/runtask/send/defaults.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -77,10 +82,7 @@ function written(): string[] {
   return (readdirSync(root, { recursive: true }) as string[]).filter((p) => p !== 'cv.tar.gz').sort();
 }
 
-async function refused(
-  entries: RawEntry[] | Buffer,
-  limits?: { maxEntries: number; maxBytes: number },
-): Promise<UnpackError> {
+async function refused(entries: RawEntry[] | Buffer, limits?: UnpackLimits): Promise<UnpackError> {
   writeFileSync(archive, Buffer.isBuffer(entries) ? entries : tarGz(entries));
   const error = await unpackConfiguration(archive, folder, limits).then(
     () => undefined,
@@ -186,7 +188,7 @@ describe('unpacking a configuration version', () => {
 
   it('refuses too many entries', async () => {
     const entries = Array.from({ length: 11 }, (_, i) => ({ name: `f${i}.tf`, content: Buffer.from('#') }));
-    const error = await refused(entries, { maxEntries: 10, maxBytes: 1024 * 1024 });
+    const error = await refused(entries, { ...DEFAULT_UNPACK_LIMITS, maxEntries: 10 });
     expect(error.message).toContain('the archive holds more than 10 entries');
   });
 
@@ -195,6 +197,27 @@ describe('unpacking a configuration version', () => {
     expect(bomb.length).toBeLessThan(200 * 1024);
     const error = await refused(bomb);
     expect(error.message).toContain('the archive unpacks to more than 104857600 bytes (at "zeros.bin")');
+  });
+
+  it('refuses an archive whose gzip members inflate past the cap, counting every member', async () => {
+    // A good archive, then members of zeros after it: a tar reader stops at the archive's end, the cap does not.
+    const member = gzipSync(Buffer.alloc(16 * 1024 * 1024));
+    const bomb = Buffer.concat([tarGz([MAIN_TF]), ...Array.from({ length: 9 }, () => member)]);
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const error = await refused(bomb);
+    expect(error.message).toBe(
+      'the configuration version was refused: it inflates to more than 134217728 bytes (128 MiB), the most the integrator unpacks',
+    );
+    // Under the cap, what follows the archive's end is read past (GNU tar pads to 10 KiB records).
+    rmSync(folder, { recursive: true });
+    mkdirSync(folder);
+    writeFileSync(archive, Buffer.concat([tarGz([MAIN_TF]), gzipSync(Buffer.alloc(10 * 1024))]));
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(1);
+  });
+
+  it('refuses an archive compressed twice, as the platform would', async () => {
+    const error = await refused(gzipSync(tarGz([MAIN_TF])));
+    expect(error.message).toContain('the archive is compressed twice');
   });
 
   it('refuses what is not a .tar.gz', async () => {

@@ -1,0 +1,112 @@
+/**
+ * Which entries of a configuration version are unpacked (unpack.ts), by their own header and by the whole
+ * archive: files and folders, no entry under a file; everything else (links, devices, FIFOs, types tar does not
+ * know) refuses the archive.
+ */
+import type { ReadEntry } from 'tar';
+
+/** The entry types unpacked as they are: regular files and folders. */
+const PLAIN_TYPES: ReadonlySet<string> = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory']);
+
+/** A path for messages: quoted, control characters escaped, cut at 200 characters. */
+export function quoted(path: string): string {
+  return JSON.stringify(path.length > 200 ? `${path.slice(0, 199)}…` : path);
+}
+
+/** The names along a path of the archive: `./a//b/` is a, b. */
+function namesOf(path: string): string[] {
+  return path.split('/').filter((name) => name !== '' && name !== '.');
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path);
+}
+
+/**
+ * Where a link at `path` leads, as names from the configuration's folder (empty: the folder itself), read as
+ * written; undefined when it climbs above the folder.
+ */
+export function linkTarget(path: string, target: string): string[] | undefined {
+  const names = namesOf(path).slice(0, -1);
+  for (const name of target.split('/')) {
+    if (name === '' || name === '.') continue;
+    if (name !== '..') names.push(name);
+    else if (names.pop() === undefined) return undefined;
+  }
+  return names;
+}
+
+/** Why a symbolic link is refused by its target, or undefined when the target stays inside. */
+function linkRefusal(path: string, target: string): string | undefined {
+  const link = `${quoted(path)} is a symbolic link to ${quoted(target)}`;
+  if (isAbsolute(target))
+    return `${link}, an absolute path: only links that stay inside the folder are unpacked`;
+  if (linkTarget(path, target) === undefined)
+    return `${link}, which leaves the folder: only links that stay inside it are unpacked`;
+  return undefined;
+}
+
+/** Why an entry is refused by its own header, or undefined when it may be unpacked. */
+export function entryRefusal(entry: Pick<ReadEntry, 'type' | 'path' | 'linkpath'>): string | undefined {
+  const path = entry.path;
+  if (!PLAIN_TYPES.has(entry.type)) {
+    const kind =
+      entry.type === 'SymbolicLink'
+        ? 'a symbolic link'
+        : entry.type === 'Link'
+          ? 'a hard link'
+          : `a ${entry.type} entry`;
+    return `${quoted(path)} is ${kind}: only files and folders are unpacked`;
+  }
+  if (isAbsolute(path)) return `${quoted(path)} is an absolute path`;
+  if (path.split(/[\\/]/).includes('..')) return `${quoted(path)} climbs out of the folder with ..`;
+  if (entry.type === 'SymbolicLink') return linkRefusal(path, entry.linkpath ?? '');
+  return undefined;
+}
+
+type Kind = 'folder' | 'file' | 'link';
+
+/** The entries of an archive by path, for what only the whole archive tells. */
+export class ArchiveTree {
+  private readonly entries = new Map<string, { kind: Kind; path: string }>();
+  private readonly links: Array<{ path: string; linkpath: string; target: string[] }> = [];
+
+  /** Adds an entry the header checks let through; says why it is refused when it takes a link's place. */
+  add(entry: Pick<ReadEntry, 'type' | 'path' | 'linkpath'>): string | undefined {
+    const key = namesOf(entry.path).join('/');
+    const kind: Kind =
+      entry.type === 'Directory' ? 'folder' : entry.type === 'SymbolicLink' ? 'link' : 'file';
+    const before = this.entries.get(key);
+    if (before !== undefined && (before.kind === 'link' || kind === 'link'))
+      return `${quoted(entry.path)} appears twice in the archive, once as a symbolic link`;
+    this.entries.set(key, { kind, path: entry.path });
+    if (kind === 'link') {
+      const linkpath = entry.linkpath ?? '';
+      this.links.push({ path: entry.path, linkpath, target: linkTarget(entry.path, linkpath) ?? [] });
+    }
+    return undefined;
+  }
+
+  /** The first entry under a link or a file, or link through a link, once every entry was added. */
+  refusal(): { message: string; entry: string } | undefined {
+    for (const [key, { path }] of this.entries) {
+      const names = key.split('/');
+      for (let i = 1; i < names.length; i++) {
+        const above = this.entries.get(names.slice(0, i).join('/'));
+        if (above !== undefined && above.kind !== 'folder') {
+          const what = above.kind === 'link' ? 'the symbolic link' : 'the file';
+          return { message: `${quoted(path)} is inside ${what} ${quoted(above.path)}`, entry: path };
+        }
+      }
+    }
+    for (const link of this.links) {
+      for (let i = 1; i <= link.target.length; i++) {
+        const through = this.entries.get(link.target.slice(0, i).join('/'));
+        if (through?.kind !== 'link') continue;
+        const message = `${quoted(link.path)} is a symbolic link to ${quoted(link.linkpath)}, through the symbolic link ${quoted(through.path)}: links to links are not unpacked`;
+        return { message, entry: link.path };
+      }
+    }
+    return undefined;
+  }
+}

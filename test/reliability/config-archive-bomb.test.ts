@@ -1,0 +1,215 @@
+/**
+ * A configuration version that inflates to 40 GiB (a small valid `.tar.gz`, then 640 gzip members of 64 MiB of
+ * zeros: 42 MB on the wire, under the 50 MiB download cap), handed to a real `runtask serve --with-configuration`
+ * process while it runs a healthy check, on the journal and on PostgreSQL (two instances on one database, a
+ * short lease). While it unpacks, /healthz is asked every second and answers each time within a second; the
+ * job fails with a refusal naming the cap, sent as its one final; the healthy check keeps its lease (the other
+ * instance takes nothing over) and gets its one final, `passed`.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { gzipSync } from 'node:zlib';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA } from '../../src/runtask/server/postgres.js';
+import { tarGz } from '../../src/runtask/send/defaults.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/tmp.js';
+import { POST_PLAN_REQUEST } from '../runtask/documented-payloads.js';
+import { HANDLER_COMMAND, KEY, bytesOf, post, requestFor } from '../runtask/helpers.js';
+import { TestPlatform, statusOf, type Recorded } from '../runtask/platform.js';
+import { ensureBuilt, spawnServe, type ServeProcess } from '../runtask/serveProcess.js';
+
+/** 640 members of 64 MiB of zeros: 40 GiB once inflated. */
+const MEMBERS = 640;
+const MEMBER_ZEROS = 64 * 1024 * 1024;
+/** What the integrator unpacks at most (unpack.ts), as its refusal says. */
+const CAP = '134217728 bytes';
+
+let platform: TestPlatform;
+let archives: Server;
+let archivesUrl: string;
+let bomb: string;
+let good: Buffer;
+let server: TestPostgres;
+const running: ServeProcess[] = [];
+
+/** The bomb, written once: a good archive, then the same precomputed member over and over. */
+async function writeBomb(file: string): Promise<void> {
+  const member = gzipSync(Buffer.alloc(MEMBER_ZEROS), { level: 9 });
+  const out = createWriteStream(file);
+  out.write(good);
+  for (let i = 0; i < MEMBERS; i++) if (!out.write(member)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+}
+
+/** Serves the configuration versions as the platform does: the API URL redirects (302) to the blob. */
+async function startArchives(): Promise<void> {
+  archives = createServer((req, res) => {
+    const api = /^\/api\/v2\/configuration-versions\/(bomb|good)\/download$/.exec(req.url ?? '');
+    if (api) return void res.writeHead(302, { location: `/_archivist/v1/object/${api[1]}` }).end();
+    if (req.url === '/_archivist/v1/object/good') return void res.writeHead(200).end(good);
+    if (req.url === '/_archivist/v1/object/bomb') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return void createReadStream(bomb)
+        .on('error', () => res.destroy())
+        .pipe(res);
+    }
+    res.writeHead(404).end();
+  });
+  archives.listen(0, '127.0.0.1');
+  await once(archives, 'listening');
+  archivesUrl = `http://127.0.0.1:${(archives.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  good = await tarGz([{ name: 'main.tf', content: Buffer.from('terraform {}\n') }], new Date(0));
+  bomb = join(tempDir('bomb', { until: 'file' }), 'bomb.tar.gz');
+  [platform, server] = await Promise.all([
+    TestPlatform.start(),
+    startPostgres(),
+    writeBomb(bomb),
+    startArchives(),
+  ]);
+}, 300_000);
+afterEach(async () => {
+  for (const serve of running.splice(0)) await serve.stop();
+});
+afterAll(async () => {
+  await platform?.close();
+  await new Promise((resolve) => archives?.close(resolve));
+  await server?.stop();
+});
+
+async function serve(args: string[]): Promise<ServeProcess> {
+  const dir = tempDir('serve');
+  const started = await spawnServe({
+    platform,
+    stateDir: join(dir, 'state'),
+    exec: HANDLER_COMMAND,
+    key: KEY,
+    args: ['--with-configuration', '--platform-host', archivesUrl, ...args],
+    cwd: dir,
+  });
+  running.push(started);
+  return started;
+}
+
+/** Asks /healthz every second until stopped; each answer must come within a second. */
+function probe(target: ServeProcess): { stop: () => Promise<Array<{ status: number } | { late: string }>> } {
+  const answers: Array<{ status: number } | { late: string }> = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const asked = fetch(new URL('/healthz', target.url), { signal: AbortSignal.timeout(1000) });
+      const answer = await asked.then(
+        async (response) => {
+          await response.arrayBuffer();
+          return { status: response.status };
+        },
+        (error: unknown) => ({ late: String(error) }),
+      );
+      answers.push(answer);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return answers;
+    },
+  };
+}
+
+function finals(taskResultId: string): Recorded[] {
+  return platform.callbacks(taskResultId).filter((c) => ['passed', 'failed'].includes(statusOf(c) ?? ''));
+}
+
+function messageOf(callback: Recorded): string {
+  return String((callback.json as { data: { attributes: { message?: string } } }).data.attributes.message);
+}
+
+/**
+ * The scenario on `busy`: a healthy check is running (its handler waits), the bomb comes in; /healthz is probed
+ * until the bomb's final is in and then for three seconds more; the healthy check is let finish.
+ */
+async function scenario(
+  busy: ServeProcess,
+): Promise<{ bombId: string; healthyId: string; answers: unknown[] }> {
+  const healthy = requestFor(POST_PLAN_REQUEST, platform, {
+    configuration_version_download_url: `${archivesUrl}/api/v2/configuration-versions/good/download`,
+  });
+  const bombRequest = requestFor(POST_PLAN_REQUEST, platform, {
+    configuration_version_download_url: `${archivesUrl}/api/v2/configuration-versions/bomb/download`,
+  });
+  expect((await post(busy.url, bytesOf(healthy))).status).toBe(200);
+  await busy.orExit(platform.waitForHandler(healthy.run_id));
+  const probes = probe(busy);
+  expect((await post(busy.url, bytesOf(bombRequest))).status).toBe(200);
+  await busy.orExit(platform.waitForCallbacks(bombRequest.task_result_id, 'failed'));
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const answers = await probes.stop();
+  platform.release(healthy.run_id, { stdout: 'checked\n', exitCode: 0 });
+  await busy.orExit(platform.waitForCallbacks(healthy.task_result_id, 'passed'));
+  return { bombId: bombRequest.task_result_id, healthyId: healthy.task_result_id, answers };
+}
+
+function expectOneFinalEach(
+  outcome: { bombId: string; healthyId: string; answers: unknown[] },
+  busy: ServeProcess,
+) {
+  expect(outcome.answers.length).toBeGreaterThanOrEqual(3);
+  const late = outcome.answers.filter((answer) => (answer as { status?: number }).status !== 200);
+  expect(
+    late,
+    `of ${outcome.answers.length} /healthz asked, these were not answered 200 within a second`,
+  ).toEqual([]);
+  const refused = finals(outcome.bombId);
+  expect(refused.map(statusOf)).toEqual(['failed']);
+  const message = messageOf(refused[0]!);
+  expect(message).toContain('The check could not start: the configuration version was refused');
+  expect(message).toContain(CAP);
+  // The job's folder is the integrator's business, not the platform's.
+  expect(message).not.toContain(busy.stateDir);
+  expect(message).not.toMatch(/provider-runtask-job-|\/tmp\//);
+  expect(finals(outcome.healthyId).map(statusOf)).toEqual(['passed']);
+}
+
+describe('a configuration version that inflates to 40 GiB', () => {
+  it('on the journal: /healthz answers throughout, the job fails naming the cap, one final each', async () => {
+    const busy = await serve([]);
+    const outcome = await scenario(busy);
+    await busy.stop();
+    expectOneFinalEach(outcome, busy);
+  }, 240_000);
+
+  it('on PostgreSQL: the busy instance keeps its leases, the other takes nothing over; one final each', async () => {
+    await server.createDatabase('bomb');
+    const url = server.urlOf('bomb');
+    const flags = ['--database-url', url, '--lease', '3s', '--database-timeout', '3s'];
+    const busy = await serve(flags);
+    const other = await serve(flags);
+    const outcome = await scenario(busy);
+    // Both jobs completed in the database: nobody can take one over any more.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (;;) {
+        const { rows } = await client.query<{ state: string }>(`SELECT state FROM ${SCHEMA}.jobs`);
+        if (rows.length === 2 && rows.every((row) => row.state === 'completed')) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    } finally {
+      await client.end();
+    }
+    await Promise.all([busy.stop(), other.stop()]);
+    expect(other.events().filter((e) => e.event === 'store.took_over')).toEqual([]);
+    expectOneFinalEach(outcome, busy);
+  }, 240_000);
+});
