@@ -16,15 +16,16 @@ import { formatBytes } from '../terraform/names.js';
  * - the signature: one RSA 4096 signature is ~550 bytes, armored or not; 64 KiB holds a hundred;
  * - the manifest: `{"version":1,"metadata":{"protocol_versions":["6.0"]}}` is 56 bytes; 64 KiB;
  * - an armored public key: a few KB, more with many certifications; 1 MiB;
- * - a `.terraform.lock.hcl` (`provider lock`): 2 to 4 KB a provider (every platform's `h1:`, every file's `zh:`),
- *   so some 2 000 providers in 8 MiB.
+ * - a `.terraform.lock.hcl` (`provider lock`, `provider lock check`): 2 to 4 KB a provider (every platform's `h1:`,
+ *   every file's `zh:`), so some 250 to 500 providers in 1 MiB. Parsing it costs far more than its size: the HCL
+ *   parser takes some 180 bytes of memory a character inside quotes (1 MiB of hashes: 264 MB, 8 MiB: 1.6 GB).
  */
 export const SMALL_FILE_CAPS = {
   shasums: 1024 * 1024,
   signature: 64 * 1024,
   manifest: 64 * 1024,
   key: 1024 * 1024,
-  lockFile: 8 * 1024 * 1024,
+  lockFile: 1024 * 1024,
 } as const;
 
 /** A file above its cap; `bytes` is its size, or, when `grew`, how much was read past what its size said. */
