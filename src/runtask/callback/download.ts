@@ -5,7 +5,8 @@
  * secret, so it is fetched WITHOUT the Authorization header, whatever its origin, and streamed to disk, bounded
  * in size when the download says so. Retried by the one retry policy (src/net/retry.ts) until the deadline:
  * 408/429/5xx and network errors, and (the caller's `Again`) a file not ready yet or a blob link that did not
- * answer 2xx. A file over its bound is not retried.
+ * answer 2xx. A file over its bound is not retried. The deadline covers the whole download, retries included: an
+ * attempt still under way when it passes is cut off (a link that drips a byte at a time holds nobody longer).
  */
 import { stat, writeFile } from 'node:fs/promises';
 import { ApiError, TimeoutError } from '../../errors.js';
@@ -40,12 +41,18 @@ export interface FetchRunFileOptions {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const API_TIMEOUT_MS = 60_000;
 /** A plan or a configuration can be tens of megabytes: the download link gets longer than an API answer. */
 const BLOB_TIMEOUT_MS = 10 * 60_000;
 
-/** One attempt: resolves with the size; throws `Again`, an AnswerError or a NetworkError for the policy to judge. */
-async function attempt(wanted: RunFile, options: FetchRunFileOptions): Promise<number> {
+/**
+ * One attempt, cut off at the deadline (`remainingMs` of it left): resolves with the size; throws `Again`, an
+ * AnswerError or a NetworkError for the policy to judge.
+ */
+async function attempt(wanted: RunFile, options: FetchRunFileOptions, remainingMs: number): Promise<number> {
   const { url, token, file, signal } = options;
+  const until = Date.now() + remainingMs;
+  const within = (ms: number): number => Math.max(1, Math.min(ms, until - Date.now()));
   const first = await send(url, {
     method: 'GET',
     headers: {
@@ -53,7 +60,7 @@ async function attempt(wanted: RunFile, options: FetchRunFileOptions): Promise<n
       accept: wanted.accept,
       'user-agent': 'provider-runtask',
     },
-    timeoutMs: 60_000,
+    timeoutMs: within(API_TIMEOUT_MS),
     signal,
     maxBytes: wanted.maxBytes,
   });
@@ -70,7 +77,7 @@ async function attempt(wanted: RunFile, options: FetchRunFileOptions): Promise<n
   // A fresh request, built here, so that no header of the first one (the token above all) can carry over.
   const blob = await sendToFile(new URL(location, url), file, {
     headers: { accept: wanted.accept, 'user-agent': 'provider-runtask' },
-    timeoutMs: BLOB_TIMEOUT_MS,
+    timeoutMs: within(BLOB_TIMEOUT_MS),
     signal,
     maxBytes: wanted.maxBytes,
   });
@@ -94,7 +101,7 @@ export async function fetchRunFile(wanted: RunFile, options: FetchRunFileOptions
     );
   }
   try {
-    return await retrying(() => attempt(wanted, options), {
+    return await retrying(({ remainingMs }) => attempt(wanted, options, remainingMs), {
       policy: callbackPolicy(options.retry, options.deadlineMs),
       signal,
       interrupted: `${what} download was interrupted`,

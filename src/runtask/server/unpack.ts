@@ -4,13 +4,13 @@
  * archive is refused, naming the first bad entry, when one is not a plain file or folder (unpackTree.ts), when a path is absolute or climbs
  * out with `..` (node-tar would strip or skip these silently: here they refuse the archive), or when the entries
  * or their unpacked bytes pass the limits (a file declaring more than the limit is refused at its header). Only
- * then is it extracted, by node-tar, with the same checks.
+ * then is it extracted, by node-tar, with the same checks, and without set-uid, set-gid or sticky bits.
  *
  * Both passes stream the file from disk through zlib's own Gunzip, which inflates in libuv's thread pool, not on
  * the event loop, with backpressure all the way to node-tar's parser: no archive stalls the integrator's other
  * work (requests, /healthz, lease renewals). The inflated bytes are counted as they come, all gzip members
  * included, and the archive is refused once they pass the cap, whatever follows the end of the tar archive
- * (the parser is fed nothing past that end).
+ * (the parser is fed nothing past that end). Messages name entries as the archive does, never the job's folder.
  */
 import { createReadStream } from 'node:fs';
 import { Transform, Writable } from 'node:stream';
@@ -169,6 +169,17 @@ async function inspect(archive: string, limits: UnpackLimits): Promise<void> {
   if (reason !== undefined) throw new UnpackError(`${REFUSED}: ${reason.message}`, reason.entry);
 }
 
+/** What went wrong writing an entry, without the job's folder: the error's code, or its words with it cut out. */
+function unpackFailure(error: Error & { entry?: ReadEntry }, folder: string): UnpackError {
+  if (error instanceof UnpackError) return error;
+  const entry = error.entry?.path;
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code !== undefined && /^E[A-Z]+$/.test(code) ? code : error.message.split(folder).join('<configuration>');
+  const at = entry === undefined ? '' : ` at ${quoted(entry)}`;
+  return new UnpackError(`the configuration version could not be unpacked${at}: ${why}`, entry);
+}
+
 /**
  * Unpacks `archive` into `folder` (which must exist, and should be empty), or rejects with an UnpackError
  * without having written anything when the archive is refused; resolves with the number of entries unpacked.
@@ -192,13 +203,15 @@ export async function unpackConfiguration(
       const reason = entryRefusal(read);
       if (reason !== undefined) refused.push(reason);
       else unpacked++;
+      // A set-uid (or set-gid, or sticky) file is no part of a configuration.
+      if (typeof read.mode === 'number') read.mode &= 0o777;
       return reason === undefined;
     },
   });
   try {
     await feed(archive, unpack, limits);
   } catch (error) {
-    throw unreadable(error as Error);
+    throw unpackFailure(error as Error, folder);
   }
   // The first pass refused any such entry: finding one here means the archive changed under us.
   if (refused.length > 0) throw new UnpackError(`${REFUSED}: ${refused[0]}`);

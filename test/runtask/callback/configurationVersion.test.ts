@@ -78,4 +78,41 @@ describe('fetching the configuration version', () => {
     await expect(fetching).rejects.toThrow('is not on an allowed platform host (https://app.terraform.io)');
     expect(seen.size).toBe(0);
   });
+
+  it('gives up at the deadline with a download still dripping, cutting it off', async () => {
+    // The link answers at once, then sends its 1000 bytes one every half second: 500 s to the end.
+    let sent = 0;
+    const cut = new Promise<number>((resolve) => {
+      server = createServer((req, res) => {
+        if (req.url === '/api/v2/configuration-versions/cv-1/download') {
+          return void res.writeHead(302, { location: '/_archivist/v1/object/secret' }).end();
+        }
+        res.writeHead(200, { 'content-length': '1000' });
+        res.flushHeaders();
+        const drip = setInterval(() => {
+          sent++;
+          res.write('x');
+        }, 500);
+        res.on('close', () => {
+          clearInterval(drip);
+          resolve(sent);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const fetching = fetchConfigurationVersion({
+      url: `${url}/api/v2/configuration-versions/cv-1/download`,
+      token: TOKEN,
+      allowed: new PlatformOrigins([url]),
+      file: join(tempDir('cv'), 'cv.tar.gz'),
+      deadlineMs: 2_000,
+      retry: { baseDelayMs: 100, maxDelayMs: 100 },
+    });
+    await expect(fetching).rejects.toThrow(
+      `could not fetch the configuration version (${url}/api/v2/configuration-versions/cv-1/download) in time`,
+    );
+    // The integrator hung up on the link: it did not wait for the last byte.
+    expect(await cut).toBeLessThan(1000);
+  }, 30_000);
 });

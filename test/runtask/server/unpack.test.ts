@@ -150,6 +150,36 @@ describe('unpacking a configuration version', () => {
     expect(existsSync(folder)).toBe(false);
   });
 
+  it('drops set-uid, set-gid and sticky bits', async () => {
+    writeFileSync(
+      archive,
+      tarGz([
+        { name: 'shared/', type: '5', mode: 0o3775 },
+        { name: 'shared/run.sh', content: Buffer.from('#!/bin/sh\n'), mode: 0o4755 },
+        { name: 'group.sh', content: Buffer.from('#!/bin/sh\n'), mode: 0o2755 },
+      ]),
+    );
+    await unpackConfiguration(archive, folder);
+    expect((statSync(join(folder, 'shared', 'run.sh')).mode & 0o7777).toString(8)).toBe('755');
+    expect((statSync(join(folder, 'group.sh')).mode & 0o7777).toString(8)).toBe('755');
+    expect(statSync(join(folder, 'shared')).mode & 0o7000).toBe(0);
+  });
+
+  it("names the entry at fault as the archive does, never the job's folder", async () => {
+    const under = await refused([
+      { name: 'a', content: Buffer.from('x') },
+      { name: 'a/b', content: Buffer.from('y') },
+    ]);
+    expect(under.message).toBe('the configuration version was refused: "a/b" is inside the file "a"');
+    // A failure while writing (here a folder already in the way) says the entry and the code, not the path.
+    mkdirSync(join(folder, 'x', 'y'), { recursive: true });
+    writeFileSync(archive, tarGz([{ name: 'x', content: Buffer.from('x') }]));
+    const failed = (await unpackConfiguration(archive, folder).catch((e: unknown) => e)) as Error;
+    expect(failed).toBeInstanceOf(UnpackError);
+    expect(failed.message).toBe('the configuration version could not be unpacked at "x": ENOTEMPTY');
+    expect(failed.message).not.toContain(root);
+  });
+
   it('refuses a path climbing out with ..', async () => {
     const error = await refused([MAIN_TF, { name: '../x', content: Buffer.from('out') }]);
     expect(error.message).toContain('"../x" climbs out of the folder with ..');
