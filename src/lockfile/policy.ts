@@ -14,7 +14,7 @@
  * check nothing.
  */
 import * as path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
@@ -54,12 +54,7 @@ export function parsePolicy(text: string, file: string): LockPolicy {
       hint: 'Write it as docs/supply-chain.md shows: allow (a list of host/namespace/type patterns), platforms (a list of <os>_<arch>) and providers (pattern → { versions: "<constraints>" }).',
       details: { file },
     });
-  let document: unknown;
-  try {
-    document = parseYaml(text);
-  } catch (error) {
-    throw fail(`it is not YAML (${(error as Error).message.split('\n')[0]})`);
-  }
+  const document = readYaml(text, fail);
   const parsed = policySchema.safeParse(document ?? {});
   if (!parsed.success) {
     // A misspelled field says so first: its value's own complaint would hide the misspelling.
@@ -78,6 +73,36 @@ export function parsePolicy(text: string, file: string): LockPolicy {
       versions: canonicalConstraints(rule.versions, `providers."${pattern}".versions in ${file}`),
     })),
   };
+}
+
+/**
+ * The policy file's YAML as data. A syntax error, and a warning (an unknown tag, which would otherwise be read as
+ * a plain string), name their line; aliases that stand for more than the yaml package's `maxAliasCount` (100)
+ * allows, a billion strings from a few lines, are refused before they are expanded.
+ */
+function readYaml(text: string, fail: (why: string) => UsageError): unknown {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const problem = document.errors[0] ?? document.warnings[0];
+  if (problem !== undefined) {
+    const line = lines.linePos(problem.pos[0]).line;
+    const message = problem.message.split('\n')[0];
+    throw fail(
+      problem.name === 'YAMLParseError'
+        ? `it is not YAML (line ${line}: ${message})`
+        : `line ${line}: ${message}`,
+    );
+  }
+  try {
+    return document.toJS();
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0];
+    throw fail(
+      /^Excessive alias count/.test(message ?? '')
+        ? `its aliases stand for more than the YAML reader allows (an alias bomb?): ${message}`
+        : `it is not YAML (${message})`,
+    );
+  }
 }
 
 /** Reads and parses the policy file `given` (relative to `cwd`): a regular file of at most 1 MiB. */

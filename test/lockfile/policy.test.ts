@@ -50,6 +50,20 @@ describe('provider patterns', () => {
   });
 });
 
+/** A billion "a/b/c" once its aliases are expanded: each level's list holds ten of the level below. */
+function aliasBomb(): string {
+  const levels = [
+    'l0: &l0 ["a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c", "a/b/c"]',
+  ];
+  for (let i = 1; i < 9; i++)
+    levels.push(
+      `l${i}: &l${i} [${Array(10)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]`,
+    );
+  return `${levels.join('\n')}\nallow: *l8\n`;
+}
+
 describe('the policy file', () => {
   it('reads allow, platforms and versions per provider (constraints made canonical)', () => {
     const policy = parsePolicy(
@@ -76,6 +90,8 @@ describe('the policy file', () => {
     ['providers: { "a/b/c": { versions: "newest" } }', 'is not a version constraint'],
     ['allow: ["hashicorp/*"]', '"hashicorp/*" is not a host/namespace/type pattern'],
     ['allow: [', 'it is not YAML'],
+    ['\nallow: [!!js/function "a/b/c"]', 'line 2: Unresolved tag: tag:yaml.org,2002:js/function'],
+    [aliasBomb(), 'its aliases stand for more than the YAML reader allows (an alias bomb?)'],
   ])('refuses %j (exit 2) naming what is wrong', (text, message) => {
     let error: unknown;
     try {
