@@ -59,11 +59,16 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
     import('../registry/downloads.js'),
     import('../mirror/run.js'),
   ]);
+  // The origin is read, and its files downloaded, with publish's tuning: PROVIDER_HTTP_TIMEOUT for an answer
+  // to start, between two bytes and (for a document) to come whole; PROVIDER_RETRY_DELAY for the backoff.
+  const { tuning } = options;
   const origin = createOrigin({
     base: new URL(`${apiHost.baseUrl}/`),
     output,
     signal: context.signal,
     token: originToken(context, apiHost),
+    retry: tuning.retry,
+    timeoutMs: tuning.requestTimeoutMs,
   });
   // Without --to-dir, each version is staged in a scratch folder, published from it, and removed.
   const root = toDir === undefined ? await mkdtemp(path.join(context.tmpDir, 'provider-mirror-')) : toDir;
@@ -78,7 +83,12 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
       toDir: path.resolve(context.cwd, root),
       dryRun: options.dryRun === true,
       cwd: context.cwd,
-      downloader: createDownloader({ output, signal: context.signal }),
+      downloader: createDownloader({
+        output,
+        signal: context.signal,
+        baseDelayMs: tuning.retry.baseDelayMs,
+        timeoutMs: tuning.requestTimeoutMs,
+      }),
       now: context.now,
     });
     const document = mirrorDocument({

@@ -3,11 +3,16 @@
  * (`/.well-known/terraform.json`, whose `providers.v1` is a path relative to the document or a URL), a provider's
  * `versions`, and one `download/:os/:arch` document per platform, whose URLs may be relative to the document's
  * own URL. Every read is a GET retried by the product's one retry policy (src/net/retry.ts: 429 and 5xx,
- * `Retry-After` honoured). A token is sent only when one is given, and only to the origin's own host.
+ * `Retry-After` honoured), read under a cap counted as it streams (8 MiB) and within PROVIDER_HTTP_TIMEOUT (no
+ * answer, no byte, or not whole within it: src/net/body.ts). A token is sent only when one is given, and only to
+ * the origin itself (scheme, host and port: src/net/bearer.ts, as the registry client). Each link a download
+ * document gives must be http or https, or the version stops before anything of it is fetched.
  */
 import got, { HTTPError, RequestError, type Got } from 'got';
 import type * as z from 'zod';
-import { ApiError, UnexpectedAnswerError } from '../errors.js';
+import { ApiError, ProviderError, UnexpectedAnswerError, VerificationError } from '../errors.js';
+import { bearerFor } from '../net/bearer.js';
+import { BodyTooLargeError, documentTimeouts, readCapped, timeoutReason } from '../net/body.js';
 import { describeNetworkFailure } from '../net/networkFailure.js';
 import { retrying, type Backoff } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
@@ -34,6 +39,8 @@ export interface OriginOptions {
   /** Sent as a bearer token to the origin's host only (Terraform sends a host's credentials to its registry). */
   token?: string | undefined;
   retry?: Partial<Backoff> | undefined;
+  /** Milliseconds each document has (PROVIDER_HTTP_TIMEOUT; default 60 s): src/net/body.ts's `documentTimeouts`. */
+  timeoutMs?: number | undefined;
 }
 
 /** The reads of the provider registry protocol on one origin. */
@@ -109,35 +116,55 @@ export function createOrigin(options: OriginOptions): Origin {
       );
       if (doc === undefined) return undefined;
       // The document's URLs may be relative to the document's own URL.
+      const link = (value: string, what: string): string =>
+        webLink(value, url, `${provider.namespace}/${provider.type} ${version} ${os}_${arch}`, what, host);
       return {
         ...doc,
-        download_url: new URL(doc.download_url, url).toString(),
-        shasums_url: new URL(doc.shasums_url, url).toString(),
-        shasums_signature_url: new URL(doc.shasums_signature_url, url).toString(),
+        download_url: link(doc.download_url, 'its zip'),
+        shasums_url: link(doc.shasums_url, 'its SHA256SUMS'),
+        shasums_signature_url: link(doc.shasums_signature_url, 'the SHA256SUMS signature'),
       };
     },
   };
 }
 
-/** got for the origin: JSON, no retries of its own, the token to the origin's host only, traced with --verbose. */
+/**
+ * A link of a download document, resolved against the document's URL: http or https only. Anything else (a
+ * `file:` or `data:` link) is refused before any request, naming the version, the platform and the scheme (never
+ * the link, which may be a signed URL).
+ */
+function webLink(value: string, base: URL, label: string, what: string, host: string): string {
+  const link = new URL(value, base);
+  if (link.protocol === 'https:' || link.protocol === 'http:') return link.toString();
+  throw new VerificationError(
+    `${label}: ${host} gives a ${link.protocol} link for ${what}; only http and https links are fetched`,
+    {
+      hint: 'The origin serves a download document Terraform could not use either; nothing of the version was fetched or written.',
+      details: { scheme: link.protocol },
+    },
+  );
+}
+
+/**
+ * got for the origin: no retries of its own, the documents' timeouts, the token to the origin only (redirects
+ * included), traced with --verbose.
+ */
 function originClient(options: OriginOptions): Got {
   const { output, signal, token } = options;
-  const host = options.base.host;
+  const authorize = bearerFor(options.base.origin, token);
   return got.extend({
     headers: { accept: 'application/json', 'user-agent': 'provider-cli' },
-    timeout: { connect: 10_000, response: 60_000 },
-    responseType: 'text',
+    timeout: documentTimeouts(options.timeoutMs ?? 60_000),
     retry: { limit: 0 },
     signal,
     hooks: {
       beforeRequest: [
         (request) => {
-          const url = new URL(String(request.url));
-          if (token !== undefined && url.host === host) request.headers.authorization = `Bearer ${token}`;
-          else delete request.headers.authorization;
-          output.debug(`→ GET ${url.toString()}`);
+          authorize(request.url, request.headers);
+          output.debug(`→ GET ${String(request.url)}`);
         },
       ],
+      beforeRedirect: [(request) => authorize(request.url, request.headers)],
     },
   });
 }
@@ -155,12 +182,7 @@ async function readDocument<S extends z.ZodType>(
   let body: string;
   try {
     body = await retrying(
-      async () => {
-        const response = await client.get(url);
-        if (response.body.length > MAX_DOCUMENT_BYTES)
-          throw answerError(`${what} from ${host} is larger than a registry document`, 200, url);
-        return response.body;
-      },
+      async () => (await readCapped(client.stream(url), MAX_DOCUMENT_BYTES)).toString('utf8'),
       {
         policy: options.retry,
         signal,
@@ -173,6 +195,8 @@ async function readDocument<S extends z.ZodType>(
     );
   } catch (error) {
     if (error instanceof HTTPError && error.response.statusCode === 404) return undefined;
+    if (error instanceof BodyTooLargeError)
+      throw answerError(`${what} from ${host} is larger than a registry document (8 MiB)`, 200, url);
     throw readError(error, what, host);
   }
   let document: unknown;
@@ -215,8 +239,11 @@ function readError(error: unknown, what: string, host: string): Error {
       details: { origin: host, status },
     });
   }
-  if (error instanceof RequestError) {
-    const failure = describeNetworkFailure(error, error.code ?? error.message);
+  if (error instanceof ProviderError) return error;
+  // Read as a stream, a failure of the connection may come as Node's own error, with its code.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (error instanceof RequestError || typeof code === 'string') {
+    const failure = describeNetworkFailure(error, timeoutReason(error) ?? (code as string));
     return new ApiError(`${host} could not be reached for ${what}: ${failure.reason}`, {
       status: 0,
       hint: 'Check --from and the network (a proxy, a firewall, or an air gap: then mirror with --to-dir elsewhere).',

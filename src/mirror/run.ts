@@ -1,12 +1,19 @@
 /**
  * `provider mirror --to-dir`: for each provider, the origin's versions are listed, the ones asked for chosen,
  * and each version either found in its folder already (verified again, every platform asked for there: nothing
- * is written), or staged (./stage.ts), or, with `--dry-run`, only named. A version that does not hold stops
- * alone: the others go on, and the run ends with exit 3 naming it.
+ * is written), or staged (./stage.ts), or, with `--dry-run`, only named. A version that fails (it does not
+ * hold, a download failed, it cannot be placed) stops alone: the others go on, and the run ends with the first
+ * failure's exit code, naming every failed one (src/commands/mirror.ts).
  */
 import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ProviderError, VerificationError, toErrorDocument, type ErrorDocument } from '../errors.js';
+import {
+  ProviderError,
+  UsageError,
+  VerificationError,
+  toErrorDocument,
+  type ErrorDocument,
+} from '../errors.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
 import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
@@ -126,10 +133,13 @@ async function mirrorVersion(
   const version = entry.version;
   const folder = versionFolder(input.toDir, provider, version);
   const listed = (entry.platforms ?? []).map((p) => ({ os: p.os, arch: p.arch })).sort(comparePlatforms);
+  // The protocol only recommends `platforms`: without it, each platform asked for is asked of the download
+  // endpoint (a 404 is "not available"), and a run that asks for none cannot know what to copy.
+  const unlisted = listed.length === 0;
   const listedNames = new Set(listed.map(platformName));
   const wanted = target.platforms ?? listed;
-  const platforms = wanted.filter((p) => listedNames.has(platformName(p)));
-  const unavailable = wanted.filter((p) => !listedNames.has(platformName(p))).map(platformName);
+  const platforms = unlisted ? wanted : wanted.filter((p) => listedNames.has(platformName(p)));
+  const unavailable = wanted.filter((p) => !unlisted && !listedNames.has(platformName(p))).map(platformName);
   const base: VersionReport = {
     version,
     status: 'planned',
@@ -145,19 +155,12 @@ async function mirrorVersion(
   if (unavailable.length > 0)
     output.warn(`${label}: ${input.origin.host} does not list ${unavailable.join(', ')}`);
   try {
+    if (platforms.length === 0) throw nothingToCopy(label, input.origin.host, unlisted);
     const present = input.destination
       ? await presentRemote(input, input.destination, provider, version, platforms)
       : await presentFolder(input, provider, version, folder, base.platforms);
     if (present !== undefined) return { ...base, ...present, status: 'present' };
     if (input.dryRun) return base;
-    if (platforms.length === 0) {
-      return failed(
-        base,
-        new VerificationError(`${label}: none of the platforms asked for is published`, {
-          hint: 'Choose platforms the version is published for (--platforms).',
-        }),
-      );
-    }
     const staged = await stageVersion({
       ...input,
       provider,
@@ -184,6 +187,18 @@ async function mirrorVersion(
     errors.push(error);
     return failed(base, error);
   }
+}
+
+/** A version none of whose platforms can be copied: none asked for is listed, or none is listed nor asked for. */
+function nothingToCopy(label: string, host: string, unlisted: boolean): ProviderError {
+  if (unlisted) {
+    return new UsageError(`${label}: ${host} lists no platforms for this version, and none was asked for`, {
+      hint: 'The protocol does not require the list: name the platforms to copy with --platforms (or platforms: in the manifest), and each is asked of the origin.',
+    });
+  }
+  return new VerificationError(`${label}: none of the platforms asked for is published`, {
+    hint: 'Choose platforms the version is published for (--platforms).',
+  });
 }
 
 /** The private registry's address of a provider mirrored into it. */

@@ -11,8 +11,10 @@ import { parseReleaseFileName, releaseFileNames } from '../release/filenames.js'
 import type { CandidateKey, KeySource } from '../release/keySource.js';
 import { parseShasums } from '../release/shasums.js';
 import { readSignatureFile } from '../release/signature.js';
+import { SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { checkSigner } from '../release/signer.js';
 import type { SignerInfo } from '../release/types.js';
+import { fromOrigin } from './failures.js';
 import type { OriginDownload, OriginKey } from './schemas.js';
 
 /** HashiCorp's short key ids, as its signature file names carry them, and the long ids they stand for. */
@@ -96,10 +98,18 @@ async function sameSignedList(
   const pairs = new Map<string, OriginDownload>();
   for (const d of input.documents) pairs.set(`${d.shasums_url} ${d.shasums_signature_url}`, d);
   let first: { shasumsBytes: Uint8Array; signatureBytes: Uint8Array; platform: string } | undefined;
+  // Each under the cap `provider verify` gives the file, counted as it streams in.
+  const read = (link: string, file: string, limit: number): Promise<Uint8Array> =>
+    fromOrigin(
+      { label, file, link, limit },
+      async () => new Uint8Array(await downloader.bytes(link, `the ${file} of ${label}`, limit)),
+    );
   for (const d of pairs.values()) {
-    const shasumsBytes = new Uint8Array(await downloader.bytes(d.shasums_url, `the SHA256SUMS of ${label}`));
-    const signatureBytes = new Uint8Array(
-      await downloader.bytes(d.shasums_signature_url, `the SHA256SUMS signature of ${label}`, 64 * 1024),
+    const shasumsBytes = await read(d.shasums_url, 'SHA256SUMS', SMALL_FILE_CAPS.shasums);
+    const signatureBytes = await read(
+      d.shasums_signature_url,
+      'SHA256SUMS signature',
+      SMALL_FILE_CAPS.signature,
     );
     const platform = `${d.os}_${d.arch}`;
     if (first === undefined) first = { shasumsBytes, signatureBytes, platform };

@@ -19,6 +19,7 @@ import { verifyRelease } from '../release/verify.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
 import type { Output } from '../ui/output.js';
 import type { Progress } from '../ui/progress.js';
+import { fromOrigin } from './failures.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
@@ -71,6 +72,11 @@ export interface StagedVersion {
 }
 
 const CONCURRENT_DOWNLOADS = 4;
+/**
+ * The most one zip may be: the largest providers' zips are some hundreds of MB; a zip larger than this is not a
+ * provider's, and an origin that sends one without end fills no disk.
+ */
+export const MAX_ZIP_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** Downloads, checks and writes one version; throws (exit 3 for what does not hold) and leaves nothing behind. */
 export async function stageVersion(input: StageInput): Promise<StagedVersion> {
@@ -161,7 +167,10 @@ async function downloadZip(
   let sha256: string;
   try {
     const onBytes = (received: number, total: number | undefined): void => transfer.update(received, total);
-    ({ sha256 } = await input.downloader.toFile(document.download_url, what, file, undefined, onBytes));
+    const origin = { label, file: document.filename, link: document.download_url, limit: MAX_ZIP_BYTES };
+    ({ sha256 } = await fromOrigin(origin, () =>
+      input.downloader.toFile(document.download_url, what, file, undefined, onBytes, MAX_ZIP_BYTES),
+    ));
   } catch (error) {
     transfer.fail();
     throw error;

@@ -3,7 +3,8 @@
  * GET with no Authorization header (the link's secret is the credential, and the link is never printed),
  * retried by the one retry policy (src/net/retry.ts: network errors, 408/429/5xx). A link answering 401/403/404
  * is replaced once when the caller says how to read a fresh one, as `terraform init` would get one. Archives
- * are hashed as they stream in, so memory stays flat.
+ * are hashed as they stream in, so memory stays flat; a small file is counted as it streams in and given up past
+ * its cap, and so is an archive given a cap. A transfer whose bytes stop coming fails after the idle timeout.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -12,6 +13,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
 import { ProviderError } from '../errors.js';
+import { BodyTooLargeError, readCapped, timeoutReason } from '../net/body.js';
 import { retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
 import { describeNetworkFailure, type NetworkFailure } from '../net/networkFailure.js';
@@ -44,13 +46,13 @@ export type FreshLink = () => Promise<string | undefined>;
 
 /** Fetches download links; create one per command run. */
 export interface Downloader {
-  /** The whole body of a small file (SHA256SUMS, its signature); refuses more than `maxBytes`. */
+  /** The whole body of a small file (SHA256SUMS, its signature); gives up past `maxBytes`, as they stream in. */
   bytes(link: string, what: string, maxBytes?: number, refresh?: FreshLink): Promise<Buffer>;
   /** Streams a (possibly large) file into SHA-256 without keeping it. */
   digest(link: string, what: string, refresh?: FreshLink): Promise<StreamDigest>;
   /**
    * Streams a (possibly large) file into SHA-256 and into the file `path` (replaced; the caller removes it),
-   * telling `onBytes` of what it received (from 0 again on a retry).
+   * telling `onBytes` of what it received (from 0 again on a retry); with `maxBytes`, gives up past it.
    */
   toFile(
     link: string,
@@ -58,6 +60,7 @@ export interface Downloader {
     path: string,
     refresh?: FreshLink,
     onBytes?: ByteProgress,
+    maxBytes?: number,
   ): Promise<StreamDigest>;
 }
 
@@ -78,12 +81,15 @@ export function createDownloader(options: {
   output: Output;
   signal?: AbortSignal | undefined;
   /** First backoff in ms (default 300); tests pass 0. */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
+  /** Milliseconds for the answer to start and between two of its bytes (default 60 s). */
+  timeoutMs?: number | undefined;
 }): Downloader {
   const { output, signal } = options;
+  const idle = options.timeoutMs ?? 60_000;
   const plain: Got = got.extend({
     headers: { accept: '*/*', 'user-agent': 'provider-cli' },
-    timeout: { connect: 10_000, response: 60_000, socket: 60_000 },
+    timeout: { connect: 10_000, response: idle, socket: idle },
     retry: { limit: 0 },
     signal,
   });
@@ -129,11 +135,12 @@ export function createDownloader(options: {
     bytes(link, what, maxBytes = SMALL_FILE_LIMIT, refresh) {
       return attempt(link, what, refresh, async (link) => {
         output.debug(`→ GET ${link} (${what}, no token)`);
-        const body = await plain.get(link, { responseType: 'buffer' }).buffer();
-        if (body.length > maxBytes) {
-          throw new DownloadError(`${what} is larger than ${maxBytes} bytes`, undefined, 'too large');
+        try {
+          return await readCapped(plain.stream(link), maxBytes);
+        } catch (error) {
+          if (error instanceof BodyTooLargeError) throw tooLarge(what, maxBytes);
+          throw error;
         }
-        return body;
       });
     },
     digest(link, what, refresh) {
@@ -152,13 +159,23 @@ export function createDownloader(options: {
         return { sha256: hash.digest('hex'), bytes };
       });
     },
-    toFile(link, what, path, refresh, onBytes) {
+    toFile(link, what, path, refresh, onBytes, maxBytes = Number.POSITIVE_INFINITY) {
       return attempt(link, what, refresh, (link) => {
         output.debug(`→ GET ${link} (${what}, no token, streamed to a temporary file)`);
-        return streamToFile(plain.stream(link), path, onBytes);
+        // Called for each chunk inside the stream's pipeline: a throw there ends the transfer.
+        const counted: ByteProgress = (received, total) => {
+          if (received > maxBytes) throw tooLarge(what, maxBytes);
+          onBytes?.(received, total);
+        };
+        return streamToFile(plain.stream(link), path, counted);
       });
     },
   };
+}
+
+/** A file past its cap: a DownloadError whose reason is `too large`, never retried. */
+function tooLarge(what: string, maxBytes: number): DownloadError {
+  return new DownloadError(`${what} is larger than ${maxBytes} bytes`, undefined, 'too large');
 }
 
 /** One attempt's body into the file `path` (each attempt starts the file again), hashed as it streams in. */
@@ -207,10 +224,13 @@ function toDownloadError(error: unknown, what: string): DownloadError {
       `${status} ${error.response.statusMessage ?? ''}`.trim(),
     );
   }
-  if (!(error instanceof RequestError)) {
+  // Read as a stream, a failure of the connection (a TLS handshake with a plain-HTTP server) may come as Node's
+  // own error, with its code, rather than got's RequestError.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (!(error instanceof RequestError) && typeof code !== 'string') {
     return new DownloadError(`downloading ${what} failed: ${String(error)}`, undefined, String(error));
   }
-  const network = describeNetworkFailure(error, error.code ?? error.message);
+  const network = describeNetworkFailure(error, timeoutReason(error) ?? (code as string));
   return new DownloadError(
     `downloading ${what} failed: ${network.reason}`,
     undefined,

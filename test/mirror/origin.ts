@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { afterEach } from 'vitest';
@@ -22,6 +22,8 @@ export interface OriginRelease {
   zips: Map<string, Buffer>;
   sums: Buffer;
   sig: Buffer;
+  /** The fixture key (fixtures/keys/<key>) that signed it, and that the origin serves with it. */
+  key: string;
 }
 
 /** What makes the origin hostile. */
@@ -47,17 +49,34 @@ export interface OriginFaults {
   noProviders?: boolean;
   /** Each zip is sent in two halves this many ms apart (with its Content-Length): its download stays on screen. */
   slowZips?: number;
+  /** `<version> <os_arch>`: the zip's link answers 404. */
+  missingZip?: string;
+  /** `<version> <os_arch>`: the zip's connection is reset after its headers and half its bytes. */
+  resetZip?: string;
+  /** `<version> <os_arch>`: the document's download_url is this (a `file:` or `data:` link). */
+  downloadUrl?: { at: string; url: string };
+  /** The first release's SHA256SUMS (`sums`) or signature (`sig`), or the versions document, streams without end. */
+  endless?: 'sums' | 'sig' | 'versions';
+  /** The versions document, or the first release's SHA256SUMS, stalls after its headers and a first byte. */
+  stall?: 'versions' | 'sums';
+  /** The versions document lists no `platforms` (the protocol only recommends them). */
+  noPlatformsListed?: boolean;
 }
 
-export const SIGNER_ARMOR = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.pub.asc'), 'utf8');
-const SIGNER_SECRET = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.sec.asc'), 'utf8');
-export const SIGNER_KEY_ID = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.keyid'), 'utf8').trim();
+/** Bytes an endless answer sent before its client went away, by what was asked for. */
+export const endlessSent = new Map<string, number>();
 
-/** A signed release of `example` for the platforms given. */
+const keyFile = (name: string, kind: string): string =>
+  fs.readFileSync(path.join(FIXTURES, 'keys', `${name}.${kind}`), 'utf8');
+export const SIGNER_ARMOR = keyFile('signer', 'pub.asc');
+export const SIGNER_KEY_ID = keyFile('signer', 'keyid').trim();
+
+/** A signed release of `example` for the platforms given, signed by the fixture key `key`. */
 export async function buildRelease(
   version: string,
   platforms: string[],
   protocols = ['6.0'],
+  key = 'signer',
 ): Promise<OriginRelease> {
   const zips = new Map<string, Buffer>();
   for (const platform of platforms) {
@@ -69,8 +88,8 @@ export async function buildRelease(
   const lines = [...zips].map(([name, bytes]) => `${sha(bytes)}  ${name}`);
   lines.push(`${sha(Buffer.from('{"version":1}'))}  ${manifest}`);
   const sums = Buffer.from(lines.sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1)).join('\n') + '\n');
-  const sig = Buffer.from(await signDetached(sums, SIGNER_SECRET));
-  return { version, protocols, platforms, zips, sums, sig };
+  const sig = Buffer.from(await signDetached(sums, keyFile(key, 'sec.asc')));
+  return { version, protocols, platforms, zips, sums, sig, key };
 }
 
 export function sha(bytes: Uint8Array): string {
@@ -89,7 +108,14 @@ export interface TestOrigin {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  // A stalled or endless answer holds its connection open: closed with the server.
+  await Promise.all(
+    servers.splice(0).map((s) => {
+      const closed = new Promise((resolve) => s.close(resolve));
+      s.closeAllConnections();
+      return closed;
+    }),
+  );
 });
 
 /** Starts an origin on loopback serving `releases` of `acme/example`, closed after the test. */
@@ -108,11 +134,23 @@ export async function startOrigin(releases: OriginRelease[], faults: OriginFault
       res.end('{"errors":["rate limited"]}');
       return;
     }
+    const kind = kindOf(url.pathname, origin.releases[0]?.version ?? '');
+    if (faults.endless !== undefined && faults.endless === kind) return endless(res, kind);
     const answer = route(origin, url.pathname);
     if (answer === undefined) return json(404, { errors: ['not found'] });
+    if (faults.stall !== undefined && faults.stall === kind) {
+      // Headers and a first byte, then nothing: the connection stays open until the client gives up.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 1_000_000 });
+      return void res.write(Buffer.isBuffer(answer) ? answer.subarray(0, 1) : '{');
+    }
     if (Buffer.isBuffer(answer)) {
       const slow = faults.slowZips !== undefined && url.pathname.endsWith('.zip');
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length });
+      if (faults.resetZip !== undefined && url.pathname.endsWith(zipOf(faults.resetZip))) {
+        res.write(answer.subarray(0, Math.floor(answer.length / 2)));
+        setTimeout(() => req.socket.destroy(), 20);
+        return;
+      }
       if (!slow) return void res.end(answer);
       const half = Math.floor(answer.length / 2);
       res.write(answer.subarray(0, half));
@@ -129,6 +167,37 @@ export async function startOrigin(releases: OriginRelease[], faults: OriginFault
 
 const BASE = '/registry/v1/providers/';
 
+/** What a path asks for, as the `endless` and `stall` faults name it (the files of `version` only). */
+function kindOf(pathname: string, version: string): 'sums' | 'sig' | 'versions' | undefined {
+  if (pathname.endsWith('/versions')) return 'versions';
+  if (pathname.endsWith(`_${version}_SHA256SUMS`)) return 'sums';
+  if (pathname.includes(`_${version}_SHA256SUMS.`) && pathname.endsWith('sig')) return 'sig';
+  return undefined;
+}
+
+/** The zip's file name a `<version> <os_arch>` fault names. */
+function zipOf(at: string): string {
+  const [version, platform] = at.split(' ');
+  return `terraform-provider-example_${version}_${platform}.zip`;
+}
+
+/** An answer without end: 64 KiB chunks as fast as the client reads them, until it goes away. */
+function endless(res: ServerResponse, kind: string): void {
+  res.writeHead(200, {
+    'content-type': kind === 'versions' ? 'application/json' : 'application/octet-stream',
+  });
+  const chunk = Buffer.alloc(64 * 1024, kind === 'versions' ? ' ' : 'a');
+  let sent = 0;
+  if (kind === 'versions') res.write('{"versions":[');
+  const more = (): void => {
+    for (let room = true; room && !res.destroyed; sent += chunk.length) room = res.write(chunk);
+    endlessSent.set(kind, sent);
+  };
+  res.on('drain', more);
+  res.on('close', () => endlessSent.set(kind, sent));
+  more();
+}
+
 function route(origin: TestOrigin, pathname: string): unknown {
   const { faults } = origin;
   if (pathname === '/.well-known/terraform.json') {
@@ -142,7 +211,9 @@ function route(origin: TestOrigin, pathname: string): unknown {
       versions: origin.releases.map((r) => ({
         version: r.version,
         protocols: r.protocols,
-        platforms: r.platforms.map((p) => ({ os: p.split('_')[0], arch: p.split('_')[1] })),
+        ...(faults.noPlatformsListed === true
+          ? {}
+          : { platforms: r.platforms.map((p) => ({ os: p.split('_')[0], arch: p.split('_')[1] })) }),
       })),
     };
   }
@@ -165,7 +236,8 @@ function route(origin: TestOrigin, pathname: string): unknown {
     arch,
     filename,
     // Relative to this document's URL: …/<version>/download/<os>/<arch> → …/<version>/files/<name>.
-    download_url: `../../files/${own}`,
+    download_url:
+      faults.downloadUrl?.at === `${version} ${platform}` ? faults.downloadUrl.url : `../../files/${own}`,
     shasums_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS`,
     shasums_signature_url: `../../files/terraform-provider-example_${sums}_SHA256SUMS.${sig}`,
     shasum,
@@ -175,8 +247,8 @@ function route(origin: TestOrigin, pathname: string): unknown {
           ? null
           : [
               {
-                key_id: SIGNER_KEY_ID,
-                ascii_armor: SIGNER_ARMOR,
+                key_id: keyFile(release.key, 'keyid').trim(),
+                ascii_armor: keyFile(release.key, 'pub.asc'),
                 trust_signature: '',
                 source: 'Acme',
                 source_url: 'https://acme.example/security',
@@ -193,6 +265,7 @@ function fileBytes(origin: TestOrigin, name: string): Buffer | undefined {
       return release.sig;
     const zip = release.zips.get(name);
     if (zip === undefined) continue;
+    if (origin.faults.missingZip !== undefined && name === zipOf(origin.faults.missingZip)) return undefined;
     const platform = name.replace(`terraform-provider-example_${release.version}_`, '').replace('.zip', '');
     if (origin.faults.tamperedZip === `${release.version} ${platform}`)
       return Buffer.concat([zip, Buffer.from('x')]);

@@ -1,0 +1,56 @@
+/**
+ * A file of the origin's (a zip, SHA256SUMS, its signature) whose download failed, as a failure of the version it
+ * belongs to: a link that refused (404…) or gave no answer (a reset, a timeout) is exit 4; a file past its cap is
+ * exit 3, since what the origin serves cannot be what it says it is. The message names the version, the file and
+ * the host of the link (never the link itself, which may be signed).
+ */
+import { ApiError, VerificationError, type ProviderError } from '../errors.js';
+import { DownloadError } from '../registry/downloads.js';
+import { formatCap } from '../release/smallFile.js';
+
+/** What one download of a version is, for its failure's message. */
+export interface OriginFile {
+  /** `acme/example 1.2.0`. */
+  label: string;
+  /** The file's name, or what it is (`SHA256SUMS`). */
+  file: string;
+  link: string;
+  /** Its cap in bytes, named when it is passed. */
+  limit: number;
+}
+
+/** Runs one download; a DownloadError it throws becomes the version's failure (see above). */
+export async function fromOrigin<T>(file: OriginFile, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof DownloadError) throw downloadFailure(error, file);
+    throw error;
+  }
+}
+
+function downloadFailure(error: DownloadError, file: OriginFile): ProviderError {
+  const host = new URL(file.link).host;
+  const details = { file: file.file, host, reason: error.reason };
+  if (error.reason === 'too large') {
+    return new VerificationError(
+      `${file.label}: ${file.file} from ${host} is larger than ${formatCap(file.limit)}, more than such a file can be`,
+      {
+        hint: 'The origin serves something else than a release file; nothing of the version was written. Report it to the origin.',
+        details: { ...details, limit: file.limit },
+      },
+    );
+  }
+  const what =
+    error.status === undefined
+      ? `downloading ${file.file} from ${host} failed: ${error.reason}`
+      : `the link of ${file.file} on ${host} answered ${error.reason}`;
+  return new ApiError(`${file.label}: ${what}`, {
+    status: error.status ?? 0,
+    hint:
+      error.status === undefined || error.status === 408 || error.status === 429 || error.status >= 500
+        ? 'The origin did not answer, or is busy (after retries); run the same command again later: it mirrors what is missing.'
+        : 'The origin lists a file it does not serve; nothing of the version was written. Try again later, or report it to the origin.',
+    details,
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * A mirror whose origin fails it while it downloads: a zip that answers 404, a connection reset half way, a
+ * `file:` or `data:` link, a SHA256SUMS or signature without end, a versions document without end, an answer that
+ * stops after its headers. Each is a named failure of that version (exit 4 for the network, 3 for what cannot be
+ * the file it says), with no stack trace; the other version is mirrored; what streams without end is given up at
+ * its cap, and what stalls at the timeout (PROVIDER_HTTP_TIMEOUT), never a hang.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { tempRoot } from '../helpers/tmp.js';
+import { buildRelease, endlessSent, startOrigin, type OriginFaults, type TestOrigin } from './origin.js';
+
+const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '1s', PROVIDER_RETRY_DELAY: '2ms' };
+
+/** An origin of two versions, 1.0.0 (two platforms) and 1.1.0 (one), with `faults`. */
+async function origin(faults: OriginFaults): Promise<TestOrigin> {
+  const releases = [
+    await buildRelease('1.0.0', ['darwin_arm64', 'linux_amd64']),
+    await buildRelease('1.1.0', ['linux_amd64']),
+  ];
+  return startOrigin(releases, faults);
+}
+
+async function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
+  return runCli(
+    ['mirror', 'acme/example', '--from', o.url, '--to-dir', 'out', '--versions', '>= 1.0.0', ...args],
+    {
+      cwd,
+      homeDir: cwd,
+      env: ENV,
+    },
+  );
+}
+
+/** The version folders the run left, and anything else in the provider's folder (a temporary folder). */
+function written(cwd: string): string[] {
+  const dir = path.join(cwd, 'out', 'acme', 'example');
+  return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+}
+
+const MiB = 1024 * 1024;
+
+describe('provider mirror: a download that fails is a failure of its version', () => {
+  it.each([
+    [
+      'a zip that answers 404',
+      4,
+      { missingZip: '1.0.0 linux_amd64' },
+      /linux_amd64\.zip on 127\.0\.0\.1:\d+ answered 404/,
+    ],
+    [
+      'a connection reset half way',
+      4,
+      { resetZip: '1.0.0 linux_amd64' },
+      /linux_amd64\.zip from 127\.0\.0\.1:\d+ failed: ECONNRESET/,
+    ],
+    [
+      'a file: link',
+      3,
+      { downloadUrl: { at: '1.0.0 linux_amd64', url: 'file:///etc/passwd' } },
+      /1\.0\.0 linux_amd64: 127\.0\.0\.1:\d+ gives a file: link for its zip; only http and https links are fetched/,
+    ],
+    [
+      'a data: link',
+      3,
+      {
+        downloadUrl: {
+          at: '1.0.0 linux_amd64',
+          url: 'data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==',
+        },
+      },
+      /gives a data: link for its zip/,
+    ],
+    [
+      'a SHA256SUMS without end',
+      3,
+      { endless: 'sums' as const },
+      /SHA256SUMS from 127\.0\.0\.1:\d+ is larger than 1 MiB/,
+    ],
+    [
+      'a signature without end',
+      3,
+      { endless: 'sig' as const },
+      /SHA256SUMS signature from 127\.0\.0\.1:\d+ is larger than 64 KiB/,
+    ],
+  ])('%s: exit %i naming the version, the other version mirrored', async (_what, code, faults, message) => {
+    const o = await origin(faults);
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd, '--json');
+    expect(result.exitCode, result.stderr).toBe(code);
+    expect(result.stderr).not.toMatch(/This is a bug|^\s+at /m);
+    const doc = JSON.parse(result.stdout) as {
+      error: {
+        message: string;
+        details: {
+          report: {
+            providers: {
+              versions: { version: string; status: string; error: { message: string } | null }[];
+            }[];
+          };
+        };
+      };
+    };
+    expect(doc.error.message).toMatch(
+      /One failed and nothing of it was written: 127\.0\.0\.1:\d+\/acme\/example 1\.0\.0$/,
+    );
+    const versions = doc.error.details.report.providers[0]!.versions;
+    expect(versions.map((v) => [v.version, v.status])).toEqual([
+      ['1.0.0', 'failed'],
+      ['1.1.0', 'mirrored'],
+    ]);
+    expect(versions[0]!.error!.message).toMatch(/^acme\/example 1\.0\.0/);
+    expect(versions[0]!.error!.message).toMatch(message);
+    expect(written(cwd)).toEqual(['1.1.0']);
+    if ('downloadUrl' in faults) {
+      // Refused when its document was read: nothing of the version was fetched.
+      expect(o.requests.filter((r) => r.includes('/1.0.0/files/'))).toEqual([]);
+    }
+    if ('endless' in faults) {
+      // Given up at its cap as it streamed: not read on until the memory ran out.
+      expect(endlessSent.get(faults.endless)).toBeLessThan(32 * MiB);
+    }
+  });
+
+  it('a versions document without end is given up at 8 MiB: exit 4, nothing written', async () => {
+    const o = await origin({ endless: 'versions' });
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(
+      /the versions of acme\/example from 127\.0\.0\.1:\d+ is larger than a registry document \(8 MiB\)/,
+    );
+    expect(endlessSent.get('versions')).toBeLessThan(40 * MiB);
+    expect(fs.existsSync(path.join(cwd, 'out'))).toBe(false);
+  });
+
+  it('a versions document that stalls after its headers times out (exit 4), never hangs', async () => {
+    const o = await origin({ stall: 'versions' });
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(
+      /could not be reached for the versions of acme\/example: ETIMEDOUT: Timeout awaiting '(socket|request)' for 1000ms/,
+    );
+  });
+
+  it('a SHA256SUMS that stalls after its headers times out: that version fails (exit 4), the other is mirrored', async () => {
+    const o = await origin({ stall: 'sums' });
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd);
+    expect(result.exitCode, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(
+      /acme\/example 1\.0\.0: downloading SHA256SUMS from 127\.0\.0\.1:\d+ failed: ETIMEDOUT/,
+    );
+    expect(written(cwd)).toEqual(['1.1.0']);
+  });
+});
