@@ -1,45 +1,118 @@
 /**
  * The configuration version `runtask send` serves at `configuration_version_download_url`: a tiny `main.tf` by
  * default, the `.tar.gz` named by `--config-version` byte for byte, or, when it names a folder, that folder packed
- * into a `.tar.gz` as Terraform uploads one (files and folders only, `.git` and `.terraform` left out), so that
- * an integrator that reads the configuration (`runtask serve --with-configuration`) is rehearsed offline.
+ * into a `.tar.gz` as Terraform uploads one (go-slug's `Pack` with links dereferenced, as the `cloud` backend and
+ * go-tfe call it), so that an integrator that reads the configuration (`runtask serve --with-configuration`) is
+ * rehearsed offline: files and folders (`.git` and `.terraform` left out), permission bits only; a symbolic link
+ * whose target stays inside the folder kept as a link (`providers.tf -> common/providers.tf`); one whose target
+ * is outside replaced by what it points at (a file's bytes, a folder's entries under the link's name); sockets,
+ * FIFOs and devices left out.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Stats } from 'node:fs';
-import { create } from 'tar';
 import { UsageError } from '../../errors.js';
-import { defaultConfigurationVersion } from './defaults.js';
+import { defaultConfigurationVersion, packEntries, type ArchiveEntry } from './defaults.js';
 
 /** Top-level folders of a configuration that Terraform does not upload by default. */
 const LEFT_OUT = new Set(['.git', '.terraform']);
 
 function unreadable(full: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
   return new UsageError(
     `cannot read --config-version ${full}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
     { hint: 'Give a .tar.gz of the configuration, or the folder holding it.' },
   );
 }
 
+/** True when `target` (absolute) is the folder `root` or inside it, by its path as written (go-slug's test). */
+function inside(root: string, target: string): boolean {
+  return !relative(root, target).split(sep).includes('..');
+}
+
+/** Modification times as the archive keeps them: whole seconds. */
+function seconds(stats: Stats): Date {
+  return new Date(Math.floor(stats.mtimeMs / 1000) * 1000);
+}
+
+/** A folder's walk: the configuration's root, and the folders whose links are being followed (no loops). */
+interface Walk {
+  root: string;
+  following: string[];
+  entries: ArchiveEntry[];
+}
+
+/** The entries of folder `dir` (on disk) under archive path `under` ('' for the root), in go-slug's order. */
+async function walkFolder(walk: Walk, dir: string, under: string): Promise<void> {
+  const names = (await readdir(dir)).sort();
+  for (const name of names) {
+    if (under === '' && LEFT_OUT.has(name)) continue;
+    const full = join(dir, name);
+    const path = under === '' ? name : `${under}/${name}`;
+    const stats = await lstat(full);
+    if (stats.isDirectory()) {
+      walk.entries.push({
+        path: `${path}/`,
+        type: 'Directory',
+        mode: stats.mode & 0o777,
+        mtime: seconds(stats),
+      });
+      await walkFolder(walk, full, path);
+    } else if (stats.isFile()) {
+      const content = await readFile(full);
+      walk.entries.push({ path, type: 'File', mode: stats.mode & 0o777, mtime: seconds(stats), content });
+    } else if (stats.isSymbolicLink()) {
+      await walkLink(walk, full, path, stats);
+    }
+  }
+}
+
+/** A link: kept when its target is inside the root, else replaced by what it points at. */
+async function walkLink(walk: Walk, full: string, path: string, stats: Stats): Promise<void> {
+  const target = await readlink(full);
+  if (inside(walk.root, isAbsolute(target) ? resolve(target) : resolve(dirname(full), target))) {
+    const linkpath = target.split(sep).join('/');
+    walk.entries.push({
+      path,
+      type: 'SymbolicLink',
+      mode: stats.mode & 0o777,
+      mtime: seconds(stats),
+      linkpath,
+    });
+    return;
+  }
+  const real = await realpath(full).catch(() => {
+    throw new UsageError(
+      `cannot pack --config-version: the link ${path} points to ${target}, which does not exist`,
+      {
+        hint: 'Terraform cannot upload this folder either: remove the link or what it points at.',
+      },
+    );
+  });
+  const pointed = await stat(real);
+  if (!pointed.isDirectory()) {
+    const content = await readFile(real);
+    walk.entries.push({ path, type: 'File', mode: pointed.mode & 0o777, mtime: seconds(pointed), content });
+    return;
+  }
+  if (walk.following.includes(real)) {
+    throw new UsageError(`cannot pack --config-version: the link ${path} leads back into a folder it is in`, {
+      hint: 'Terraform cannot upload this folder either: remove the loop.',
+    });
+  }
+  // As go-slug: the folder's entries go under the link's name, the folder itself gets no entry.
+  walk.following.push(real);
+  await walkFolder(walk, real, path);
+  walk.following.pop();
+}
+
 /** A folder packed into a gzip-compressed tar archive, its paths relative to the folder. */
 async function packFolder(folder: string): Promise<Buffer> {
-  const names = (await readdir(folder)).filter((name) => !LEFT_OUT.has(name)).sort();
-  const chunks: Buffer[] = [];
-  const stream = create(
-    {
-      gzip: true,
-      cwd: folder,
-      portable: true,
-      // Links are not archived: the platform's archive would not hold them either.
-      filter: (_path, entry) => {
-        const stats = entry as Stats;
-        return stats.isFile() || stats.isDirectory();
-      },
-    },
-    names,
-  );
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
+  const stats = await lstat(folder);
+  const root = stats.isSymbolicLink() ? resolve(dirname(folder), await readlink(folder)) : folder;
+  const walk: Walk = { root, following: [], entries: [] };
+  await walkFolder(walk, root, '');
+  return packEntries(walk.entries);
 }
 
 /** The archive to serve, and a warning when a file given is not gzip-compressed. */

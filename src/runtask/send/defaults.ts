@@ -69,29 +69,53 @@ export function defaultPlanJson(now: Date): Buffer {
   return Buffer.from(JSON.stringify(plan, null, 2) + '\n', 'utf8');
 }
 
+/** An entry of an archive built here: a file with its bytes, a folder (its path ending in `/`), or a link. */
+export interface ArchiveEntry {
+  path: string;
+  type: 'File' | 'Directory' | 'SymbolicLink';
+  /** Permission bits. */
+  mode: number;
+  mtime: Date;
+  content?: Buffer;
+  linkpath?: string;
+}
+
 /**
- * A gzip-compressed tar archive of the given files, packed whole by node-tar (as `--config-version <folder>`
- * is): each file goes in as an entry read from memory, and the library writes its header, its padding and the
- * end of the archive.
+ * A gzip-compressed tar archive of the given entries, packed whole by node-tar as go-slug (HCP Terraform's
+ * packer) writes them: each goes in as an entry read from memory, and the library writes its header, its padding
+ * and the end of the archive.
  */
-export async function tarGz(files: Array<{ name: string; content: Buffer }>, mtime: Date): Promise<Buffer> {
-  const pack = new Pack({ gzip: true, portable: true });
-  for (const file of files) {
+export async function packEntries(entries: ArchiveEntry[]): Promise<Buffer> {
+  // Not `portable`: that would clear group and other write bits, which go-slug keeps. Owner 0, as it writes.
+  const pack = new Pack({ gzip: true });
+  for (const entry of entries) {
     const header = new Header({
-      path: file.name,
-      mode: 0o644,
-      size: file.content.length,
-      mtime,
-      type: 'File',
+      path: entry.path,
+      mode: entry.mode,
+      uid: 0,
+      gid: 0,
+      uname: '',
+      gname: '',
+      size: entry.content?.length ?? 0,
+      mtime: entry.mtime,
+      type: entry.type,
+      ...(entry.linkpath === undefined ? {} : { linkpath: entry.linkpath }),
     });
-    const entry = new ReadEntry(header);
-    entry.end(file.content);
-    pack.write(entry);
+    const read = new ReadEntry(header);
+    read.end(entry.content ?? Buffer.alloc(0));
+    pack.write(read);
   }
   pack.end();
   const chunks: Buffer[] = [];
   for await (const chunk of pack) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/** A gzip-compressed tar archive of the given files (mode 0644), as `--config-version <folder>` packs them. */
+export function tarGz(files: Array<{ name: string; content: Buffer }>, mtime: Date): Promise<Buffer> {
+  return packEntries(
+    files.map((file) => ({ path: file.name, type: 'File', mode: 0o644, mtime, content: file.content })),
+  );
 }
 
 /** The default configuration version: `main.tf` of the default plan. */

@@ -1,7 +1,8 @@
 /**
  * Unpacking a configuration version (a `.tar.gz` the platform serves, so a file from outside) into a folder,
  * safely. The archive is read twice: first every entry is checked without writing anything, and the whole
- * archive is refused, naming the first bad entry, when one is not a plain file or folder (unpackTree.ts), when a path is absolute or climbs
+ * archive is refused, naming the first bad entry, when one is not a file, a folder or a symbolic link that stays
+ * inside the folder (the links HCP Terraform's packer keeps; unpackTree.ts), when a path is absolute or climbs
  * out with `..` (node-tar would strip or skip these silently: here they refuse the archive), or when the entries
  * or their unpacked bytes pass the limits (a file declaring more than the limit is refused at its header). Only
  * then is it extracted, by node-tar, with the same checks, and without set-uid, set-gid or sticky bits.

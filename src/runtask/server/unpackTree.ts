@@ -1,7 +1,12 @@
 /**
  * Which entries of a configuration version are unpacked (unpack.ts), by their own header and by the whole
- * archive: files and folders, no entry under a file; everything else (links, devices, FIFOs, types tar does not
- * know) refuses the archive.
+ * archive. Files and folders are; so are symbolic links whose target stays inside the folder, as HCP Terraform's
+ * packer (go-slug) keeps them (`providers.tf -> common/providers.tf`) and its unpacker accepts them: a relative
+ * target that, taken from the link's own folder, never climbs above the configuration's. An absolute target, or
+ * one that climbs out, refuses the archive, as go-slug does ("has external target"). Stricter than go-slug, so
+ * that the target is where it looks to be: a link may not point through another link of the archive, and no
+ * entry may sit under a link (go-slug refuses that too) or under a file. Everything else (hard links, devices,
+ * FIFOs, types tar does not know) refuses the archive.
  */
 import type { ReadEntry } from 'tar';
 
@@ -49,14 +54,9 @@ function linkRefusal(path: string, target: string): string | undefined {
 /** Why an entry is refused by its own header, or undefined when it may be unpacked. */
 export function entryRefusal(entry: Pick<ReadEntry, 'type' | 'path' | 'linkpath'>): string | undefined {
   const path = entry.path;
-  if (!PLAIN_TYPES.has(entry.type)) {
-    const kind =
-      entry.type === 'SymbolicLink'
-        ? 'a symbolic link'
-        : entry.type === 'Link'
-          ? 'a hard link'
-          : `a ${entry.type} entry`;
-    return `${quoted(path)} is ${kind}: only files and folders are unpacked`;
+  if (!PLAIN_TYPES.has(entry.type) && entry.type !== 'SymbolicLink') {
+    const kind = entry.type === 'Link' ? 'a hard link' : `a ${entry.type} entry`;
+    return `${quoted(path)} is ${kind}: only files, folders and links inside the folder are unpacked`;
   }
   if (isAbsolute(path)) return `${quoted(path)} is an absolute path`;
   if (path.split(/[\\/]/).includes('..')) return `${quoted(path)} climbs out of the folder with ..`;

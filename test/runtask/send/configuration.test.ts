@@ -5,7 +5,7 @@
  * with the fixture release published. A good lock file passes; a bad one fails with outcomes naming the
  * provider and the hash; a hostile archive fails the task, naming the entry, and the handler never runs.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -132,7 +132,9 @@ describe('runtask serve --with-configuration and runtask send --config-version <
     const result = await send(url, port, archive, 'failed');
     expect(result.exitCode, result.stdout).toBe(0);
     expect(result.stdout).toContain('The check could not start: the configuration version was refused');
-    expect(result.page).toMatch(/escape(&quot;|")? is a symbolic link/);
+    expect(result.page).toMatch(
+      /escape(&quot;|")? is a symbolic link to (&quot;|")?\/etc(&quot;|")?, an absolute path/,
+    );
     expect(serve!.events().some((e) => e.event === 'handler.started')).toBe(false);
   }, 120_000);
 });
@@ -148,7 +150,7 @@ describe('with-configuration per route', () => {
         'routes:',
         '  - path: /with',
         '    hmac-key-env: ROUTE_KEY',
-        '    exec: test -f "$RUNTASK_CONFIGURATION_DIR/modules/net/main.tf" && echo "configuration at hand"',
+        '    exec: test -f "$RUNTASK_CONFIGURATION_DIR/modules/net/main.tf" && test -L "$RUNTASK_CONFIGURATION_DIR/net.tf" && echo "configuration at hand"',
         '    with-configuration: true',
         `    platform-hosts: ["http://127.0.0.1:${port}"]`,
         '  - path: /without',
@@ -161,6 +163,8 @@ describe('with-configuration per route', () => {
     const folder = tempDir('configuration');
     mkdirSync(join(folder, 'modules', 'net'), { recursive: true });
     writeFileSync(join(folder, 'modules', 'net', 'main.tf'), '# a module\n');
+    // A link inside the folder: packed as HCP Terraform packs it (a link), unpacked by the integrator.
+    symlinkSync('modules/net/main.tf', join(folder, 'net.tf'));
     serve = await spawnServe({
       platform: { url: `http://127.0.0.1:${port}` },
       stateDir: join(dir, 'state'),

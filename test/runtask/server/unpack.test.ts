@@ -3,9 +3,19 @@
  * headers: traversal, absolute paths, links, devices, FIFOs, too many entries, a bomb) are refused naming the
  * entry, and nothing is written, inside the folder or out of it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { Header, Pack, ReadEntry } from 'tar';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   DEFAULT_UNPACK_LIMITS,
@@ -63,6 +73,41 @@ function tarGz(entries: RawEntry[]): Buffer {
   }
   blocks.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(blocks));
+}
+
+/** An entry as go-slug writes it (archive/tar, FormatUnknown: ustar here). */
+interface PackedEntry {
+  path: string;
+  type: 'File' | 'Directory' | 'SymbolicLink';
+  mode: number;
+  content?: Buffer;
+  linkpath?: string;
+}
+
+/** A .tar.gz as HCP Terraform's packer writes a folder, built with node-tar's own header writer. */
+async function platformPacked(entries: PackedEntry[]): Promise<Buffer> {
+  const pack = new Pack({ gzip: true });
+  for (const entry of entries) {
+    const header = new Header({
+      path: entry.path,
+      type: entry.type,
+      mode: entry.mode,
+      size: entry.content?.length ?? 0,
+      mtime: new Date(1_700_000_000_000),
+      uid: 0,
+      gid: 0,
+      uname: '',
+      gname: '',
+      ...(entry.linkpath === undefined ? {} : { linkpath: entry.linkpath }),
+    });
+    const read = new ReadEntry(header);
+    read.end(entry.content ?? Buffer.alloc(0));
+    pack.write(read);
+  }
+  pack.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }
 
 let root: string;
@@ -193,13 +238,85 @@ describe('unpacking a configuration version', () => {
     expect(error.message).toContain('"/etc/x" is an absolute path');
   });
 
-  it('refuses symbolic and hard links, whatever they point at', async () => {
-    const symlink = await refused([{ name: 'escape', type: '2', linkname: '/etc' }, MAIN_TF]);
-    expect(symlink.message).toContain('"escape" is a symbolic link: only files and folders are unpacked');
-    const inside = await refused([MAIN_TF, { name: 'again.tf', type: '2', linkname: 'main.tf' }]);
-    expect(inside.entry).toBe('again.tf');
+  it('unpacks a folder holding a link as HCP Terraform packs it: the link kept, pointing inside', async () => {
+    // go-slug's Pack of `common/providers.tf`, `main.tf` and `providers.tf -> common/providers.tf`: Walk order,
+    // a folder's name ending in `/`, permission bits only, owner 0, a link's mode 0777 (its lstat) and no size.
+    writeFileSync(
+      archive,
+      await platformPacked([
+        { path: 'common/', type: 'Directory', mode: 0o755 },
+        {
+          path: 'common/providers.tf',
+          type: 'File',
+          mode: 0o644,
+          content: Buffer.from('provider "random" {}\n'),
+        },
+        { path: 'main.tf', type: 'File', mode: 0o644, content: Buffer.from('terraform {}\n') },
+        { path: 'providers.tf', type: 'SymbolicLink', mode: 0o777, linkpath: 'common/providers.tf' },
+        { path: 'modules/', type: 'Directory', mode: 0o755 },
+        { path: 'modules/net/', type: 'Directory', mode: 0o755 },
+        {
+          path: 'modules/net/providers.tf',
+          type: 'SymbolicLink',
+          mode: 0o777,
+          linkpath: '../../common/providers.tf',
+        },
+        { path: 'shared', type: 'SymbolicLink', mode: 0o777, linkpath: 'common' },
+      ]),
+    );
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(8);
+    expect(readlinkSync(join(folder, 'providers.tf'))).toBe('common/providers.tf');
+    expect(readFileSync(join(folder, 'providers.tf'), 'utf8')).toBe('provider "random" {}\n');
+    expect(readFileSync(join(folder, 'modules', 'net', 'providers.tf'), 'utf8')).toBe(
+      'provider "random" {}\n',
+    );
+    expect(readFileSync(join(folder, 'shared', 'providers.tf'), 'utf8')).toBe('provider "random" {}\n');
+  });
+
+  it('refuses a link that leaves the folder, naming it, as go-slug refuses an external target', async () => {
+    const up = await refused([
+      MAIN_TF,
+      { name: 'providers.tf', type: '2', linkname: '../shared/providers.tf' },
+    ]);
+    expect(up.message).toBe(
+      'the configuration version was refused: "providers.tf" is a symbolic link to "../shared/providers.tf", which leaves the folder: only links that stay inside it are unpacked',
+    );
+    expect(up.entry).toBe('providers.tf');
+    const deeper = await refused([{ name: 'modules/net/x.tf', type: '2', linkname: '../a/../../../x.tf' }]);
+    expect(deeper.message).toContain(
+      '"modules/net/x.tf" is a symbolic link to "../a/../../../x.tf", which leaves',
+    );
+    const absolute = await refused([{ name: 'escape', type: '2', linkname: '/etc' }, MAIN_TF]);
+    expect(absolute.message).toContain(
+      '"escape" is a symbolic link to "/etc", an absolute path: only links that stay inside the folder are unpacked',
+    );
+  });
+
+  it('refuses entries under a link, and links through links', async () => {
+    const under = await refused([
+      { name: 'common/', type: '5' },
+      { name: 'mods', type: '2', linkname: 'common' },
+      { name: 'mods/x.tf', content: Buffer.from('# x') },
+    ]);
+    expect(under.message).toContain('"mods/x.tf" is inside the symbolic link "mods"');
+    // The second link comes first: the check is on the whole archive, not on what came before.
+    const chain = await refused([
+      { name: 'b.tf', type: '2', linkname: 'a/main.tf' },
+      { name: 'a', type: '2', linkname: 'common' },
+      { name: 'common/main.tf', content: Buffer.from('# main') },
+    ]);
+    expect(chain.message).toContain(
+      '"b.tf" is a symbolic link to "a/main.tf", through the symbolic link "a": links to links are not unpacked',
+    );
+    const twice = await refused([MAIN_TF, { name: 'main.tf', type: '2', linkname: 'common/main.tf' }]);
+    expect(twice.message).toContain('"main.tf" appears twice in the archive, once as a symbolic link');
+  });
+
+  it('refuses hard links, whatever they point at', async () => {
     const hardlink = await refused([MAIN_TF, { name: 'passwd', type: '1', linkname: '/etc/passwd' }]);
     expect(hardlink.message).toContain('"passwd" is a hard link');
+    const inside = await refused([MAIN_TF, { name: 'again.tf', type: '1', linkname: 'main.tf' }]);
+    expect(inside.entry).toBe('again.tf');
   });
 
   it('refuses devices and FIFOs', async () => {
