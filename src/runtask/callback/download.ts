@@ -12,7 +12,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { ApiError, TimeoutError } from '../../errors.js';
 import { Again, AnswerError, failureOf, isTransient, retrying } from '../../net/retry.js';
 import { callbackPolicy, serverDetail, type CallbackBackoff } from './client.js';
-import { send, sendToFile, TooLargeError } from './http.js';
+import { NetworkError, send, sendToFile, TooLargeError } from './http.js';
 import { loggableUrl, type PlatformOrigins } from './origins.js';
 
 /** What is downloaded, as messages name it, and how. */
@@ -126,6 +126,13 @@ export async function fetchRunFile(wanted: RunFile, options: FetchRunFileOptions
       );
     }
     const failure = failureOf(error);
+    // A file that could not be written (its error holds the job's path, which is not the platform's business).
+    if (error instanceof NetworkError && failure.kind === 'final') {
+      throw new ApiError(`could not fetch ${what} (${loggableUrl(url)}): ${error.code}`, {
+        status: 0,
+        hint: `The integrator could not write ${what} into the job's folder: see its log and its disk.`,
+      });
+    }
     if (failure.kind === 'final') throw error;
     const reason = failure.kind === 'answer' ? `status ${failure.status}` : failure.reason;
     if (!isTransient(error)) {

@@ -115,4 +115,21 @@ describe('fetching the configuration version', () => {
     // The integrator hung up on the link: it did not wait for the last byte.
     expect(await cut).toBeLessThan(1000);
   }, 30_000);
+
+  it("says a download it could not write by the error's code, not the integrator's path", async () => {
+    const { url } = await platform(1000);
+    const folder = tempDir('cv');
+    const fetching = fetchConfigurationVersion({
+      url: `${url}/api/v2/configuration-versions/cv-1/download`,
+      token: TOKEN,
+      allowed: new PlatformOrigins([url]),
+      file: join(folder, 'gone', 'cv.tar.gz'),
+      deadlineMs: 5_000,
+    });
+    const error = (await fetching.catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(
+      `could not fetch the configuration version (${url}/api/v2/configuration-versions/cv-1/download): ENOENT`,
+    );
+    expect(error.message).not.toContain(folder);
+  });
 });
