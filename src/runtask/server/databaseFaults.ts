@@ -44,6 +44,19 @@ export function timedOut(message: string): Error {
   return Object.assign(new Error(message), { code: 'ETIMEDOUT' });
 }
 
+/** What `work` settles to, or `value` once `ms` went by without it (`work` goes on). */
+export async function settleWithin<T, U>(work: Promise<T>, ms: number, value: U): Promise<T | U> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<U>((resolve) => {
+    timer = setTimeout(() => resolve(value), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The store's statements in flight, and whether one of them is overdue. */
 export class StatementWatch {
   private readonly running = new Map<number, number>();

@@ -96,10 +96,13 @@ export class Job {
     };
   }
 
-  /** Sends the first `running` callback now and one per heartbeat until `stopProgress`. */
-  startProgress(settings: ProgressSettings, slots: Slots, log: EventLog): void {
+  /**
+   * Sends the first `running` callback now and one per heartbeat until `stopProgress`; a heartbeat is left out
+   * while `held` says the job may be another instance's.
+   */
+  startProgress(settings: ProgressSettings, slots: Slots, log: EventLog, held: () => boolean): void {
     const send = (): void => {
-      if (this.pending !== undefined || this.phase === 'reporting') return;
+      if (this.pending !== undefined || this.phase === 'reporting' || !held()) return;
       const deadline = Math.min(settings.heartbeatMs, settings.callbackTimeoutMs);
       const message =
         this.heartbeat === undefined && slots.available

@@ -8,12 +8,13 @@
  */
 import { runCheck, type CheckInput, type CheckSettings } from './check.js';
 import type { InterpretedResult } from './handlerResult.js';
-import type { JobQueue, JobStore, Role, StoreHealth } from './store.js';
+import { clock, type JobQueue, type JobStore, type Role, type StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
 import type { TaskResult } from '../../terraform/runtask/payload.js';
 import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
-import { reportResult, shapeFinalResult } from './report.js';
+import { shapeFinalResult } from './report.js';
+import { deliverFinal } from './delivery.js';
 import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE, type StopReason } from './job.js';
 import { recoveredVerdict, storeStart } from './checkStart.js';
 import { QUEUED_MESSAGE, QueueProgress } from './queueProgress.js';
@@ -62,6 +63,11 @@ export class JobManager {
     if (this.role !== 'all' && store.queue === undefined) {
       throw new Error(`--role ${this.role} needs a job store with a queue (PostgreSQL)`);
     }
+    // A job another instance took over: its check stops here, and nothing more is sent for it from here.
+    store.onLost?.((id) => {
+      const job = this.jobs.get(id);
+      if (job !== undefined && job.phase !== 'reporting') job.work.abort('lost' satisfies StopReason);
+    });
   }
 
   /** What this instance does. */
@@ -293,7 +299,8 @@ export class JobManager {
   }
 
   private async run(job: Job): Promise<void> {
-    job.startProgress(this.settings, this.slots, this.log);
+    // No `running` callback while the job may be another instance's (a pause, a database that does not answer).
+    job.startProgress(this.settings, this.slots, this.log, () => this.store.heldUntil(job.id) > clock());
     let interpreted: InterpretedResult | undefined;
     let release: (() => void) | undefined;
     try {
@@ -340,19 +347,25 @@ export class JobManager {
     await this.finish(job, result, deadline);
   }
 
+  /**
+   * Sends the final result, claimed first (delivery.ts): stored for another holder to deliver should this one
+   * die, and sent only while this instance holds the job; then stores the job's end.
+   */
   private async finish(job: Job, result: TaskResult, deadlineMs: number): Promise<void> {
     job.phase = 'reporting';
-    // Stored for another holder to deliver should this one die; the delivery does not wait for it (a database
-    // that hangs must not hold final callbacks back). Unsaved, the store writes it once it can, and says so.
-    const reported = this.store.report(job.record('reporting', result)).catch((error: unknown) => {
-      this.log.error(
-        'job.error',
-        `could not store the result of job ${job.id}: ${String(error)}`,
-        job.logFields(),
-      );
-    });
     await job.stopProgress();
-    const outcome = await reportResult(job.reportDeps(this.settings, this.log), result, deadlineMs, 'final');
+    const deps = job.reportDeps(this.settings, this.log);
+    const retryMs = this.settings.storeRetryMs ?? 1000;
+    const context = { store: this.store, log: this.log, deps, retryMs };
+    const outcome = await deliverFinal(context, job, result, deadlineMs);
+    if (outcome.kind === 'lost') {
+      this.log.warn(
+        'job.lost',
+        `job ${job.id} is held by another instance now (this one was paused or cut off from the database for longer than its lease): its ${result.status} result is not sent`,
+        { ...job.logFields(), status: result.status },
+      );
+      return;
+    }
     this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
       ...job.logFields(),
       status: result.status,
@@ -360,8 +373,6 @@ export class JobManager {
     });
     // Undelivered at shutdown: the store keeps it, and the next start (or another instance) sends it.
     if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
-    // The end after the result, never before it: a late result write must not bring the token back.
-    await reported;
     await this.store.finish(job.id);
   }
 

@@ -346,8 +346,13 @@ export class Journal implements JobStore {
   }
 
   /** JobStore: the final result, written before its delivery (kept in memory and re-written when unsaved). */
-  report(record: JobRecord): Promise<boolean> {
-    return this.save(record);
+  async report(record: JobRecord): Promise<'stored' | 'unsaved'> {
+    return (await this.save(record)) ? 'stored' : 'unsaved';
+  }
+
+  /** JobStore: every job of the state dir is held here while the journal is open (its lock keeps others out). */
+  heldUntil(_id: string): number {
+    return heldHere.has(this.dir) ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
   }
 
   /** JobStore: the record (and its token) removed. */

@@ -6,29 +6,31 @@
  *
  * The lease. A job is inserted already held by the instance that accepts it, one lease ahead (`lease_until`);
  * the heartbeat (every `heartbeatMs`, a third of the lease) renews the leases of every job held here in one
- * UPDATE. A job whose lease is past is taken over by the first instance that asks, which raises its fence: every
- * write names the fence its writer took the job with, so an instance that lost its lease can never write the job
- * again. The writes: the start (`checkStartedAt`, stored before the check starts: a job taken over that never
- * started is run by its new holder, not reported failed), the final result (phase `reporting`, before its
- * delivery), and the finish (completed, the access token removed, in one statement). Until its finish is stored a
- * job stays held here and the finish is tried again (databaseFaults.ts), so that a short outage never lets
- * another instance take over a job whose final callback was delivered.
- *
- * The queue (`--role front` / `--role worker`). A front inserts the job held by nobody; a worker with free slots
- * claims queued jobs, oldest first, each to one worker, in phase `accepted`: held by a lease from then on, so a
- * claimed job whose worker dies is taken over and reported failed, never run twice. While a job waits, one
- * instance per heartbeat (the one whose UPDATE of the job's `progress_at` wins) sends its `running` callback.
+ * UPDATE. A job whose lease is past is taken over by another instance (never by its holder) once it stayed past
+ * for a while after it was first seen so (a holder that is alive renews meanwhile, also right after a database
+ * hang), which raises its fence: every write names the fence its writer took the job with, so an instance that
+ * lost its lease can never write the job again. The writes: the start (`checkStartedAt`, stored before the check
+ * starts: a job taken over that never started is run by its new holder, not reported failed), the final result
+ * (phase `reporting`: the claim of the right to send the final callback, which is sent only once it is stored or
+ * while the lease surely lasts: postgresHoldings.ts), and the finish (completed, the access token removed, in one
+ * statement). Until its finish is stored a job stays held here and the finish is tried again (databaseFaults.ts),
+ * so that a short outage never lets another instance take over a job whose final callback was delivered. A job
+ * refused with 503 whose insert was carried out after all is removed (postgresRefused.ts). The queue of fronts
+ * and workers: postgresQueue.ts.
  *
  * Every statement runs under the timeouts and the watch of databaseFaults.ts: a database that hangs makes the
  * store failing (/healthz 503, new jobs refused) instead of holding requests forever.
  */
-import { Retries, StoreCondition, timedOut } from './databaseFaults.js';
+import { Retries, StoreCondition, settleWithin } from './databaseFaults.js';
 import type { EventLog } from './log.js';
 import { QUEUE, openPool, routeQueue, type PostgresStoreOptions, type Shared } from './postgresPool.js';
+import { Holdings, type Held } from './postgresHoldings.js';
+import { RefusedCopies } from './postgresRefused.js';
 import { SCHEMA } from './postgresSchema.js';
 import * as sql from './postgresStatements.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
-import type { AcceptOutcome, JobQueue, JobRecord, JobStore, StoreHealth } from './store.js';
+import { PostgresQueue, type QueueStore } from './postgresQueue.js';
+import { clock, type AcceptOutcome, type JobRecord, type JobStore, type StoreHealth } from './store.js';
 
 /** How long a completed job stays (a late copy of its request is a duplicate meanwhile), in seconds. */
 const KEEP_COMPLETED_S = 12 * 3600;
@@ -39,42 +41,44 @@ const LEASES = '\0leases';
 
 export { QUEUE, SCHEMA, redactDatabaseUrl, routeQueue, type PostgresStoreOptions };
 
-/** A job of this instance: the fence it was taken with. */
-interface Held {
-  fence: number;
-  /** Its final callback is done: only its end remains to be stored. */
-  ending?: boolean;
-}
-
 /** The job store on PostgreSQL, in the integrator's own table. */
-export class PostgresStore implements JobStore, JobQueue {
+export class PostgresStore implements JobStore, QueueStore {
   readonly kind = 'postgres';
   readonly where: string;
   readonly takeOverEveryMs: number;
-  readonly pollEveryMs: number;
-  readonly queue: JobQueue = this;
-  private readonly held = new Map<string, Held>();
+  readonly queue: PostgresQueue;
+  readonly held: Holdings;
+  /** Jobs refused with 503 whose insert may have been carried out all the same. */
+  readonly refused: RefusedCopies;
   private readonly heartbeat: NodeJS.Timeout;
   private renewing: Promise<boolean> | undefined;
-  private released = false;
+  released = false;
   private prunedAt = 0;
   /** Failing or working, and the watch over the statements in flight. */
-  private readonly condition: StoreCondition;
+  readonly condition: StoreCondition;
   /** Writes to try again: the ends of jobs (by id) and the leases. */
   private readonly retries: Retries;
   private readonly log: EventLog;
+  /** How long a final result's write is waited for before its caller learns that it is not stored yet. */
+  private readonly overdueMs: number;
+  /** How long a lease seen past must stay so before the job is taken over (`TAKE_OVER`), in seconds. */
+  private readonly lapseWaitS: number;
 
   private constructor(
     private readonly shared: Shared,
     options: PostgresStoreOptions,
-    private readonly leaseSeconds: number,
+    readonly leaseSeconds: number,
     /** The queue of this store's jobs. */
     readonly queueName: string,
   ) {
+    this.queue = new PostgresQueue(this, options.pollEveryMs ?? 1000);
     this.where = redactDatabaseUrl(options.url);
     this.log = options.log;
+    this.held = new Holdings(leaseSeconds * 1000, options.log);
+    this.overdueMs = options.overdueMs ?? 3000;
+    const retryEveryMs = options.retryEveryMs ?? 1000;
+    this.lapseWaitS = (options.lapseWaitMs ?? Math.max((leaseSeconds * 1000) / 3, 3 * retryEveryMs)) / 1000;
     this.takeOverEveryMs = options.takeOverEveryMs ?? Math.min(10_000, (leaseSeconds * 1000) / 4);
-    this.pollEveryMs = options.pollEveryMs ?? 1000;
     this.heartbeat = setInterval(
       () => void this.renew(),
       options.heartbeatMs ?? Math.max(250, (leaseSeconds * 1000) / 3),
@@ -85,7 +89,8 @@ export class PostgresStore implements JobStore, JobQueue {
       options.overdueMs ?? 3000,
       () => this.held.size,
     );
-    this.retries = new Retries(options.retryEveryMs ?? 1000);
+    this.retries = new Retries(retryEveryMs);
+    this.refused = new RefusedCopies(this.retries, (r, h) => this.removeRefused(r, h), options.log);
   }
 
   /** Connects, creates or migrates the schema (idempotent), and registers the queue. */
@@ -117,8 +122,29 @@ export class PostgresStore implements JobStore, JobQueue {
     return stores;
   }
 
-  private run(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
+  run(
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }> {
     return this.condition.watch.run(() => this.shared.pool.query(text, values));
+  }
+
+  /** Runs `work` (statements of the store), the condition noted either way; `fallback` when it failed. */
+  async guarded<T>(what: string, fallback: T, work: () => Promise<T>): Promise<T> {
+    const since = this.condition.mark();
+    try {
+      const value = await work();
+      this.condition.ok(since);
+      return value;
+    } catch (error) {
+      this.condition.problem(error, what);
+      return fallback;
+    }
+  }
+
+  /** This instance, as the holder of its jobs. */
+  get holder(): string {
+    return this.shared.holder;
   }
 
   /** The values ACCEPT and WRITE take: the queue, the job, its record, this holder, then the lease or fence. */
@@ -130,20 +156,53 @@ export class PostgresStore implements JobStore, JobQueue {
     const since = this.condition.mark();
     // A statement is overdue: the database hangs, and this one would wait as long.
     if (this.condition.watch.overdue()) return 'unsaved';
+    if (!(await this.refused.settled(record.id))) return 'unsaved';
+    const sentAt = clock();
     try {
       const { rows } = await this.run(sql.ACCEPT, this.recordValues(record, this.leaseSeconds));
       this.condition.ok(since);
       if (rows.length !== 1) return 'duplicate';
-      this.held.set(record.id, { fence: Number(rows[0]!.fence) });
+      this.held.hold(record.id, Number(rows[0]!.fence), sentAt);
       return 'accepted';
     } catch (error) {
       this.condition.problem(error, `cannot store job ${record.id}`);
+      this.refused.add(record, this.shared.holder);
       return 'unsaved';
     }
   }
 
-  async report(record: JobRecord): Promise<boolean> {
-    return (await this.write(record, `cannot store the result of job ${record.id}`)) === 'stored';
+  /** Removes the row of a refused attempt (`RefusedCopies`): how many rows went; -1 when it failed. */
+  private removeRefused(record: JobRecord, holder: string | null): Promise<number> {
+    const values = [this.queueName, record.id, record.acceptedAt, holder];
+    return this.guarded(
+      `cannot remove job ${record.id}, refused with 503`,
+      -1,
+      async () => (await this.run(sql.ABANDON, values)).rowCount ?? 0,
+    );
+  }
+
+  /**
+   * The claim of the right to send the final callback: the result stored under the job's fence (its lease
+   * renewed with it). A write the database does not answer within `overdueMs` goes on, and its caller learns
+   * `unsaved` (it may send only while `heldUntil` says the lease lasts).
+   */
+  async report(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'> {
+    const held = this.held.get(record.id);
+    if (held === undefined) return 'lost';
+    const claiming = (held.claiming ??= this.write(record, `cannot store the result of job ${record.id}`));
+    void claiming.finally(() => {
+      if (held.claiming === claiming) held.claiming = undefined;
+    });
+    return settleWithin(claiming, this.overdueMs, 'unsaved');
+  }
+
+  heldUntil(id: string): number {
+    if (this.released) return Number.NEGATIVE_INFINITY;
+    return this.held.until(id);
+  }
+
+  onLost(listener: (id: string) => void): void {
+    this.held.onLost(listener);
   }
 
   started(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'> {
@@ -155,11 +214,16 @@ export class PostgresStore implements JobStore, JobQueue {
     const since = this.condition.mark();
     const held = this.held.get(record.id);
     if (held === undefined) return 'lost';
+    const sentAt = clock();
     try {
-      const { rows } = await this.run(sql.WRITE, this.recordValues(record, held.fence));
+      const values = [...this.recordValues(record, held.fence), this.leaseSeconds];
+      const { rows } = await this.run(sql.WRITE, values);
       this.condition.ok(since);
-      if (rows.length === 1) return 'stored';
-      this.lost(record.id);
+      if (rows.length === 1) {
+        this.held.extend(held, sentAt);
+        return 'stored';
+      }
+      this.held.lost(record.id);
       return 'lost';
     } catch (error) {
       this.condition.problem(error, what);
@@ -172,6 +236,8 @@ export class PostgresStore implements JobStore, JobQueue {
     const held = this.held.get(id);
     if (held === undefined) return;
     held.ending = true;
+    // The end after the result's write, never before it: a late write must not bring the token back.
+    await held.claiming;
     const attempt = (): Promise<boolean> => this.end(id, held);
     if (!(await attempt())) this.retries.add(id, attempt);
   }
@@ -187,7 +253,7 @@ export class PostgresStore implements JobStore, JobQueue {
         rows.length === 1 ||
         (await this.run(sql.FINISHED_WITH, [this.queueName, id, held.fence])).rows[0]?.n === 1;
       this.condition.ok(since);
-      if (!mine) this.lost(id);
+      if (!mine) this.held.lost(id);
       else if (this.held.get(id) === held) this.held.delete(id);
       return true;
     } catch (error) {
@@ -197,21 +263,20 @@ export class PostgresStore implements JobStore, JobQueue {
   }
 
   async takeOver(): Promise<JobRecord[]> {
-    const since = this.condition.mark();
     if (this.released) return [];
-    let rows: Record<string, unknown>[];
-    try {
-      ({ rows } = await this.run(sql.TAKE_OVER, [this.queueName, 50, this.shared.holder, this.leaseSeconds]));
-      this.condition.ok(since);
-    } catch (error) {
-      this.condition.problem(error, 'cannot look for jobs to take over');
-      return [];
-    }
+    const sentAt = clock();
+    const values = [this.queueName, 50, this.shared.holder, this.leaseSeconds, this.lapseWaitS];
+    const rows = await this.guarded('cannot look for jobs to take over', [], async () => {
+      const taken = await this.run(sql.TAKE_OVER, values);
+      // The leases past now, noted for a later round (a holder that is alive renews meanwhile).
+      await this.run(sql.LAPSE_SEEN, [this.queueName, this.shared.holder]);
+      return taken.rows;
+    });
     const records: JobRecord[] = [];
     for (const row of rows) {
       const record = row.record as JobRecord;
       const takeovers = Number(row.fence);
-      this.held.set(record.id, { fence: takeovers });
+      this.held.hold(record.id, takeovers, sentAt);
       this.log.warn(
         'store.took_over',
         `took over job ${record.id} (${record.phase}): the instance that held it stopped renewing its lease`,
@@ -228,72 +293,9 @@ export class PostgresStore implements JobStore, JobQueue {
   private async prune(): Promise<void> {
     if (Date.now() - this.prunedAt < PRUNE_EVERY_MS) return;
     this.prunedAt = Date.now();
-    const since = this.condition.mark();
-    try {
-      await this.run(sql.PRUNE, [this.queueName, KEEP_COMPLETED_S]);
-      this.condition.ok(since);
-    } catch (error) {
-      this.condition.problem(error, 'cannot delete the completed jobs');
-    }
-  }
-
-  async enqueue(record: JobRecord): Promise<AcceptOutcome> {
-    const since = this.condition.mark();
-    try {
-      const queued = JSON.stringify({ ...record, phase: 'queued' });
-      const { rows } = await this.run(sql.ENQUEUE, [this.queueName, record.id, queued]);
-      this.condition.ok(since);
-      return rows.length === 1 ? 'accepted' : 'duplicate';
-    } catch (error) {
-      this.condition.problem(error, `cannot queue job ${record.id}`);
-      return 'unsaved';
-    }
-  }
-
-  async claim(max: number): Promise<JobRecord[]> {
-    const since = this.condition.mark();
-    if (this.released || max < 1) return [];
-    try {
-      const { rows } = await this.run(sql.CLAIM, [
-        this.queueName,
-        max,
-        this.shared.holder,
-        this.leaseSeconds,
-      ]);
-      this.condition.ok(since);
-      // UPDATE … RETURNING keeps no order: oldest first, as they were queued.
-      rows.sort((x, y) => Number(x.seq) - Number(y.seq));
-      const records: JobRecord[] = [];
-      for (const row of rows) {
-        const record = row.record as JobRecord;
-        this.held.set(record.id, { fence: Number(row.fence) });
-        records.push(record);
-      }
-      return records;
-    } catch (error) {
-      this.condition.problem(error, 'cannot take jobs from the queue');
-      return [];
-    }
-  }
-
-  async dueForProgress(everyMs: number): Promise<JobRecord[]> {
-    const since = this.condition.mark();
-    if (this.released) return [];
-    try {
-      const { rows } = await this.run(sql.DUE_FOR_PROGRESS, [this.queueName, everyMs / 1000]);
-      this.condition.ok(since);
-      return rows.map((row) => row.record as JobRecord);
-    } catch (error) {
-      this.condition.problem(error, 'cannot read the queued jobs');
-      return [];
-    }
-  }
-
-  async depth(): Promise<number> {
-    // Failing, it would wait for a statement timeout: /metrics answers at once without it.
-    if (this.condition.down()) throw timedOut('the job store is failing');
-    const { rows } = await this.run(sql.DEPTH, [this.queueName]);
-    return Number(rows[0]?.n ?? 0);
+    await this.guarded('cannot delete the completed jobs', undefined, () =>
+      this.run(sql.PRUNE, [this.queueName, KEEP_COMPLETED_S]),
+    );
   }
 
   /**
@@ -307,6 +309,7 @@ export class PostgresStore implements JobStore, JobQueue {
     if (held.length === 0) return Promise.resolve(true);
     this.renewing = (async () => {
       const since = this.condition.mark();
+      const sentAt = clock();
       try {
         const { rows } = await this.run(sql.RENEW, [
           this.queueName,
@@ -318,8 +321,9 @@ export class PostgresStore implements JobStore, JobQueue {
         this.condition.ok(since);
         const renewed = new Set(rows.map((row) => String(row.id)));
         for (const [id, h] of held) {
+          if (renewed.has(id)) this.held.extend(h, sentAt);
           // An ending job's own end is checked by its next try (it may have just been stored).
-          if (!renewed.has(id) && this.held.get(id) === h && !h.ending) this.lost(id);
+          else if (this.held.get(id) === h && !h.ending) this.held.lost(id);
         }
         return true;
       } catch (error) {
@@ -333,24 +337,15 @@ export class PostgresStore implements JobStore, JobQueue {
     return this.renewing;
   }
 
-  /** A job whose lease ran out and was taken by another instance: nothing of it is written from here again. */
-  private lost(id: string): void {
-    if (!this.held.delete(id)) return;
-    this.log.warn(
-      'store.lease_lost',
-      `job ${id} was taken over by another instance (this one did not renew its lease in time)`,
-      { job: id },
-    );
-  }
-
   /** The ids of the jobs held here (for tests and /healthz). */
   heldJobs(): string[] {
-    return [...this.held.keys()];
+    return this.held.entries().map(([id]) => id);
   }
 
   health(): StoreHealth {
     // Unsaved: the jobs whose end could not be stored yet (their final callback is delivered).
-    return this.condition.health(this.retries.keys().filter((key) => key !== LEASES).length);
+    const jobs = this.retries.keys().filter((key) => key !== LEASES && !RefusedCopies.owns(key));
+    return this.condition.health(jobs.length);
   }
 
   /**
@@ -366,7 +361,7 @@ export class PostgresStore implements JobStore, JobQueue {
     // A last try at the ends not stored yet; those left keep their lease until it runs out (another instance
     // then delivers their stored result again, which the platform refuses with 409): never given back at once.
     if (!options.crash) await this.retries.flush();
-    const ending = [...this.held.entries()].filter(([, h]) => h.ending);
+    const ending = this.held.entries().filter(([, h]) => h.ending);
     if (ending.length > 0 && !options.crash) {
       this.log.error(
         'store.unfinished',
@@ -374,7 +369,7 @@ export class PostgresStore implements JobStore, JobQueue {
         { database: this.where, jobs: ending.map(([id]) => id).join(',') },
       );
     }
-    const giveBack = [...this.held.entries()].filter(([, h]) => !h.ending);
+    const giveBack = this.held.entries().filter(([, h]) => !h.ending);
     if (!options.crash && giveBack.length > 0) {
       await this.run(sql.GIVE_BACK, [
         this.queueName,

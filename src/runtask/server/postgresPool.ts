@@ -27,6 +27,11 @@ export interface PostgresStoreOptions extends DatabaseTimeouts {
   heartbeatMs?: number;
   /** How often the manager asks for jobs to take over (default a quarter of the lease, at most 10 s). */
   takeOverEveryMs?: number;
+  /**
+   * How long a lease seen past must stay so before the job is taken over (default a third of the lease, at least
+   * three `retryEveryMs`): time for a holder that is alive to renew once the database answers again.
+   */
+  lapseWaitMs?: number;
   /** Connections in the pool (default 10). */
   poolSize?: number;
   /** How often a worker with free slots asks for queued jobs (default 1 s). */

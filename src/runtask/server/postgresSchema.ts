@@ -46,6 +46,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_queued ON ${SCHEMA}.jobs (queue, seq) WHERE state = 'queued';
    CREATE INDEX jobs_held ON ${SCHEMA}.jobs (queue, lease_until) WHERE state = 'held';
    CREATE INDEX jobs_completed ON ${SCHEMA}.jobs (queue, finished_at) WHERE state = 'completed';`,
+  // 2: when another instance first saw a held job's lease run out (a takeover waits a while after that).
+  `ALTER TABLE ${SCHEMA}.jobs ADD COLUMN lapse_seen_at timestamptz;`,
 ];
 
 /** The schema version this CLI writes and reads. */

@@ -9,7 +9,8 @@
  *     late copy of its request is a duplicate), then pruned.
  *
  * Every write of a held job names the fence it was taken with: an instance that lost its lease (a long pause)
- * and wakes up matches no row, so it can never write the job again. Claims and takeovers lock the rows they take
+ * and wakes up matches no row, so it can never write the job again. A takeover is two steps some time apart
+ * (`LAPSE_SEEN`, then `TAKE_OVER`), and never of the taker's own jobs. Claims and takeovers lock the rows they take
  * with `FOR UPDATE SKIP LOCKED`, so that each job goes to one caller however many ask at once. Times are the
  * database's clock (`now()`), the same for every instance.
  */
@@ -35,10 +36,25 @@ export const ENQUEUE = `INSERT INTO ${JOBS} (queue, id, state, record)
   ON CONFLICT (queue, id) DO NOTHING
   RETURNING id`;
 
-/** A held job's record replaced (its start, its result). $1 queue, $2 id, $3 record, $4 holder, $5 fence. */
-export const WRITE = `UPDATE ${JOBS} SET record = $3::jsonb
+/**
+ * A held job's record replaced (its start, its result), its lease renewed with it (never shortened): the write of
+ * the result is the holder's claim of the right to send the final callback. $1 queue, $2 id, $3 record,
+ * $4 holder, $5 fence, $6 lease (s).
+ */
+export const WRITE = `UPDATE ${JOBS} SET record = $3::jsonb, lease_until = GREATEST(lease_until, ${leaseFrom(6)})
   WHERE queue = $1 AND id = $2 AND state = 'held' AND holder = $4 AND fence = $5
   RETURNING id`;
+
+/**
+ * A job whose acceptance failed on the client (no answer in time, so the platform got 503) removed if the insert
+ * was carried out after all: the platform sends the request again, and this copy must never run. Only the row
+ * of that very attempt ($3: its record's `acceptedAt`), never taken over or started. $1 queue, $2 id, $3 the
+ * attempt's `acceptedAt`, $4 its holder (NULL: a front's queued job).
+ */
+export const ABANDON = `DELETE FROM ${JOBS}
+  WHERE queue = $1 AND id = $2 AND state IN ('held', 'queued') AND fence = 0
+    AND holder IS NOT DISTINCT FROM $4
+    AND record->>'acceptedAt' = $3 AND record->>'checkStartedAt' IS NULL`;
 
 /**
  * A held job's end: completed, its access token removed, held by nobody. $1 queue, $2 id, $3 holder, $4 fence.
@@ -77,17 +93,31 @@ export const GIVE_BACK = `UPDATE ${JOBS} j SET holder = NULL, lease_until = now(
   WHERE j.queue = $1 AND j.id = h.id AND j.fence = h.fence AND j.state = 'held' AND j.holder = $2`;
 
 /**
- * Up to $2 held jobs whose lease is past, oldest first, each to one caller, now held here under a fence one
- * higher. $1 queue, $2 how many, $3 holder, $4 lease (s).
+ * Notes when a held job's lease was first seen past (`lapse_seen_at`), by an instance that does not hold it: the
+ * first step of a takeover. A renewal moves the lease past the note, which then no longer counts. $1 queue,
+ * $2 this instance (its own jobs are never noted).
+ */
+export const LAPSE_SEEN = `UPDATE ${JOBS} SET lapse_seen_at = now()
+  WHERE queue = $1 AND state = 'held' AND lease_until < now() AND holder IS DISTINCT FROM $2
+    AND (lapse_seen_at IS NULL OR lapse_seen_at <= lease_until)`;
+
+/**
+ * Up to $2 held jobs of other instances whose lease was seen past at least $5 seconds ago and not renewed since
+ * (or given back), oldest first, each to one caller, now held here under a fence one higher. The wait after the
+ * lease lets a holder that is alive renew once the database answers again after a hang: every instance's
+ * statements wait during one, and run together when it ends. $1 queue, $2 how many, $3 holder, $4 lease (s),
+ * $5 the wait (s).
  */
 export const TAKE_OVER = `WITH next AS (
     SELECT queue, id FROM ${JOBS}
-     WHERE queue = $1 AND state = 'held' AND lease_until < now()
+     WHERE queue = $1 AND state = 'held' AND lease_until < now() AND holder IS DISTINCT FROM $3
+       AND (holder IS NULL
+            OR (lapse_seen_at > lease_until AND lapse_seen_at <= now() - make_interval(secs => $5)))
      ORDER BY seq
      LIMIT $2
      FOR UPDATE SKIP LOCKED
   )
-  UPDATE ${JOBS} j SET holder = $3, lease_until = ${leaseFrom(4)}, fence = j.fence + 1
+  UPDATE ${JOBS} j SET holder = $3, lease_until = ${leaseFrom(4)}, fence = j.fence + 1, lapse_seen_at = NULL
   FROM next
   WHERE j.queue = next.queue AND j.id = next.id
   RETURNING j.id, j.record, j.fence`;

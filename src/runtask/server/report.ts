@@ -12,6 +12,9 @@ import {
   type TaskResult,
 } from '../../terraform/runtask/payload.js';
 
+/** The reason a final delivery's signal carries when the job's lease stopped being sure (delivery.ts). */
+export const LEASE_UNSURE = 'lease-unsure';
+
 /** Who reports, where, and with which signal. */
 export interface ReportDeps {
   id: string;
@@ -113,7 +116,8 @@ export async function reportResult(
       );
       break;
     case 'aborted':
-      if (kind === 'final')
+      // Cut short by an unsure lease, the delivery says so itself and claims the job again.
+      if (kind === 'final' && deps.signal.reason !== LEASE_UNSURE)
         log.warn('callback.deferred', 'the final callback was not delivered before stopping', fields);
       break;
   }

@@ -10,7 +10,11 @@
  * lock); PostgreSQL holds each job by a lease that the store renews while the instance lives, so that the jobs
  * of an instance that died are taken over by another once their lease ran out, and not before.
  */
+import { performance } from 'node:perf_hooks';
 import type { TaskResult } from '../../terraform/runtask/payload.js';
+
+/** This process's monotonic clock, in milliseconds (it goes on while the process is stopped): `heldUntil`'s. */
+export const clock = (): number => performance.now();
 
 /**
  * `queued`: accepted by a front (`--role front`), waiting in the shared queue for a worker; its check has not
@@ -114,11 +118,22 @@ export interface JobStore {
   started(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'>;
 
   /**
-   * Stores the final result (phase `reporting`) before its delivery, so that another holder can deliver it.
-   * False when it could not be stored, or the job is no longer held here (its lease was taken over): the
-   * caller still delivers it.
+   * Stores the final result (phase `reporting`) before its delivery: the claim of the right to send it (another
+   * holder would deliver the same result). `lost`: the job is no longer held here (taken over): nothing may be sent
+   * for it. `unsaved`: not stored now (the write may still land); the caller may send only while `heldUntil`
+   * says the job is surely held here, and claims again otherwise.
    */
-  report(record: JobRecord): Promise<boolean>;
+  report(record: JobRecord): Promise<'stored' | 'lost' | 'unsaved'>;
+
+  /**
+   * Until when (`performance.now()`) the job is surely held here, so that no other instance can have it: the
+   * journal, while it is open (its lock); PostgreSQL, the lease as last moved on (postgresHoldings.ts).
+   * -Infinity for a job not held here.
+   */
+  heldUntil(id: string): number;
+
+  /** Calls `listener` with each job taken over by another instance (a shared store; the journal never loses one). */
+  onLost?(listener: (id: string) => void): void;
 
   /**
    * Forgets a job: its final callback is delivered (or can never be), or it was refused before its 200. Its

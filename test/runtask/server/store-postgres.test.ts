@@ -190,23 +190,23 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
       [1, 2, 3].map(() => PostgresStore.open({ url, log, leaseMs: 2000 })),
     );
     try {
-      expect(await front!.enqueue(record('q1'))).toBe('accepted');
-      expect(await front!.enqueue(record('q1'))).toBe('duplicate');
-      expect(await front!.enqueue(record('q2'))).toBe('accepted');
-      expect(await front!.enqueue(record('q3'))).toBe('accepted');
-      expect(await a!.depth()).toBe(3);
+      expect(await front!.queue.enqueue(record('q1'))).toBe('accepted');
+      expect(await front!.queue.enqueue(record('q1'))).toBe('duplicate');
+      expect(await front!.queue.enqueue(record('q2'))).toBe('accepted');
+      expect(await front!.queue.enqueue(record('q3'))).toBe('accepted');
+      expect(await a!.queue.depth()).toBe(3);
       // Queued jobs are for workers to claim as their slots free up, not for a takeover.
       expect(await b!.takeOver()).toEqual([]);
 
-      const claimedByA = await a!.claim(2);
-      const claimedByB = await b!.claim(5);
+      const claimedByA = await a!.queue.claim(2);
+      const claimedByB = await b!.queue.claim(5);
       expect(claimedByA.map((r) => [r.id, r.phase])).toEqual([
         ['q1', 'accepted'],
         ['q2', 'accepted'],
       ]);
       expect(claimedByB.map((r) => r.id)).toEqual(['q3']);
-      expect(await a!.claim(5)).toEqual([]);
-      expect(await front!.depth()).toBe(0);
+      expect(await a!.queue.claim(5)).toEqual([]);
+      expect(await front!.queue.depth()).toBe(0);
       expect(a!.heldJobs().sort()).toEqual(['q1', 'q2']);
       expect(front!.heldJobs()).toEqual([]);
     } finally {
@@ -220,22 +220,22 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
     const url = server.urlOf(database);
     const [a, b] = await Promise.all([1, 2].map(() => PostgresStore.open({ url, log })));
     try {
-      await a!.enqueue(record('p1'));
+      await a!.queue.enqueue(record('p1'));
       // Not due before the interval has passed since it was queued.
-      expect(await a!.dueForProgress(60_000)).toEqual([]);
+      expect(await a!.queue.dueForProgress(60_000)).toEqual([]);
       // Queued an hour ago (written so, rather than waited for).
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       await client.query(`UPDATE ${SCHEMA}.jobs SET created_at = now() - interval '1 hour'`);
       await client.end();
-      const due = await Promise.all([a!.dueForProgress(60_000), b!.dueForProgress(60_000)]);
+      const due = await Promise.all([a!.queue.dueForProgress(60_000), b!.queue.dueForProgress(60_000)]);
       expect(due.flat().map((r) => r.id)).toEqual(['p1']);
       expect(due.flat()[0]!.request).toMatchObject({ access_token: 'token-of-p1' });
       // Just reported: not due again within the interval.
-      expect(await b!.dueForProgress(60_000)).toEqual([]);
+      expect(await b!.queue.dueForProgress(60_000)).toEqual([]);
       // Claimed, it is its worker's to report.
-      expect((await b!.claim(1)).map((r) => r.id)).toEqual(['p1']);
-      expect(await a!.dueForProgress(1)).toEqual([]);
+      expect((await b!.queue.claim(1)).map((r) => r.id)).toEqual(['p1']);
+      expect(await a!.queue.dueForProgress(1)).toEqual([]);
     } finally {
       await Promise.all([a, b].map((s) => s!.release()));
     }
@@ -275,7 +275,7 @@ describe('PostgreSQL: the connection pool (--database-pool)', () => {
       const store = await PostgresStore.open({ url: server.urlOf(database), log, poolSize });
       try {
         const ids = Array.from({ length: 12 }, (_, i) => `pool-${poolSize}-${i}`);
-        expect(new Set(await Promise.all(ids.map((id) => store.enqueue(record(id)))))).toEqual(
+        expect(new Set(await Promise.all(ids.map((id) => store.queue.enqueue(record(id)))))).toEqual(
           new Set(['accepted']),
         );
         const held = await connections(database);

@@ -89,7 +89,7 @@ export function describeJobStore(kind: StoreKind): void {
       const reported = recordOf('phase-reporting');
       expect(await first.accept(accepted)).toBe('accepted');
       expect(await first.accept(reported)).toBe('accepted');
-      expect(await first.report(reporting(reported))).toBe(true);
+      expect(await first.report(reporting(reported))).toBe('stored');
       await first.release({ crash: true });
 
       const second = await backing.open({ leaseMs: 2000 });
@@ -110,7 +110,7 @@ export function describeJobStore(kind: StoreKind): void {
       const record = recordOf('finished', token);
       expect(await store.accept(record)).toBe('accepted');
       expect(await backing.dump()).toContain(token);
-      expect(await store.report(reporting(record))).toBe(true);
+      expect(await store.report(reporting(record))).toBe('stored');
       await store.finish(record.id);
       expect(await backing.dump()).not.toContain(token);
       await store.release({ crash: true });
@@ -210,14 +210,14 @@ export function describeJobStore(kind: StoreKind): void {
           // The paused instance wakes up: it may not start the check; its result and its finish change nothing.
           const startedNow = { ...record, checkStartedAt: new Date().toISOString() };
           expect(await paused.started(startedNow)).toBe('lost');
-          expect(await paused.report(reporting(record))).toBe(false);
+          expect(await paused.report(reporting(record))).toBe('lost');
           await paused.finish(record.id);
           expect(await backing.dump()).toContain(token);
           // The new holder starts, reports and finishes.
           expect(await other.started(startedNow)).toBe('stored');
           expect(
             await other.report({ ...reporting(record), result: { status: 'failed', message: 'x' } }),
-          ).toBe(true);
+          ).toBe('stored');
           await other.finish(record.id);
           expect(await backing.dump()).not.toContain(token);
         } finally {

@@ -1,0 +1,122 @@
+/**
+ * A job's final callback, sent only while this instance holds the job. Before the first attempt the result is
+ * stored as the job's claim (`JobStore.report`: on PostgreSQL a write under the job's fence, which renews its
+ * lease): refused, the job is another instance's (its lease ran out while this one was paused or cut off from the
+ * database), and nothing is sent for it. Not stored (a database that does not answer), it is sent only while the
+ * lease surely lasts by this process's clock (`heldUntil`), and claimed again when it does not. An attempt under
+ * way is cut short when the lease stops being sure; the claim is made again before the next one.
+ *
+ * What remains: a pause of this process between the last look at the lease and the request leaving it, longer than
+ * the lease and the takeover's wait, lets the new holder send the stored result too (the same result: a taker
+ * sends what the claim stored).
+ */
+import type { CallbackOutcome } from '../callback/client.js';
+import { pause } from '../../net/retry.js';
+import type { TaskResult } from '../../terraform/runtask/payload.js';
+import type { EventLog } from './log.js';
+import type { Job } from './job.js';
+import { LEASE_UNSURE, reportResult, type ReportDeps } from './report.js';
+import { clock, type JobStore } from './store.js';
+
+/** How a final delivery ended: as the callback did, or `lost` (another instance holds the job: nothing sent). */
+export type Delivery = CallbackOutcome | { kind: 'lost' };
+
+/** What a delivery needs. */
+export interface DeliveryContext {
+  store: JobStore;
+  log: EventLog;
+  /** The job's callbacks (its own signal is replaced by one that also follows the lease). */
+  deps: ReportDeps;
+  /** How often a claim the store could not answer is made again. */
+  retryMs: number;
+}
+
+/**
+ * Claims the right to send until it is held (`held`), the job is another's (`lost`), the delivery is stopped
+ * (`aborted`) or its deadline passed (`expired`).
+ */
+async function claimToSend(
+  { store, deps, retryMs }: DeliveryContext,
+  record: ReturnType<Job['record']>,
+  left: () => number,
+): Promise<'held' | 'lost' | 'aborted' | 'expired'> {
+  for (;;) {
+    if (deps.signal.aborted) return 'aborted';
+    const outcome = await store.report(record).catch(() => 'unsaved' as const);
+    if (outcome === 'lost') return 'lost';
+    // Stored, or not stored but still surely held (the write goes on): either way no other instance has it.
+    if (store.heldUntil(record.id) > clock()) return 'held';
+    if (left() <= 0) return 'expired';
+    const waited = await pause(Math.min(retryMs, left()), deps.signal, 'the delivery stopped').then(
+      () => true,
+      () => false,
+    );
+    if (!waited) return 'aborted';
+  }
+}
+
+/** A signal that follows `outer` and is aborted (`LEASE_UNSURE`) once the job is no longer surely held here. */
+function leaseWatch(
+  store: JobStore,
+  id: string,
+  outer: AbortSignal,
+): { signal: AbortSignal; lapsed: () => boolean; stop: () => void } {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const follow = (): void => controller.abort(outer.reason);
+  outer.addEventListener('abort', follow, { once: true });
+  if (outer.aborted) follow();
+  const arm = (): void => {
+    const ms = store.heldUntil(id) - clock();
+    if (ms <= 0) controller.abort(LEASE_UNSURE);
+    else if (ms !== Number.POSITIVE_INFINITY) {
+      timer = setTimeout(arm, Math.min(ms, 2 ** 31 - 1));
+      timer.unref();
+    }
+  };
+  arm();
+  return {
+    signal: controller.signal,
+    lapsed: () => controller.signal.reason === LEASE_UNSURE,
+    stop() {
+      clearTimeout(timer);
+      outer.removeEventListener('abort', follow);
+    },
+  };
+}
+
+/** Sends a job's final result within `deadlineMs`, only while the job is held here. */
+export async function deliverFinal(
+  context: DeliveryContext,
+  job: Job,
+  result: TaskResult,
+  deadlineMs: number,
+): Promise<Delivery> {
+  const { store, deps, log } = context;
+  const started = clock();
+  const left = (): number => deadlineMs - (clock() - started);
+  const record = job.record('reporting', result);
+  for (;;) {
+    const claim = await claimToSend(context, record, left);
+    if (claim === 'lost') return { kind: 'lost' };
+    if (claim === 'aborted') return { kind: 'aborted', attempts: 0 };
+    if (claim === 'expired') {
+      const reason = `the job store could not confirm within ${Math.round(deadlineMs / 1000)}s that this instance still holds the job`;
+      return { kind: 'gave-up', reason, attempts: 0 };
+    }
+    const watch = leaseWatch(store, job.id, deps.signal);
+    const outcome = await reportResult(
+      { ...deps, signal: watch.signal },
+      result,
+      Math.max(1, left()),
+      'final',
+    );
+    watch.stop();
+    if (outcome.kind !== 'aborted' || !watch.lapsed()) return outcome;
+    log.warn(
+      'job.lease_unsure',
+      `paused the final callback of job ${job.id}: this instance cannot be sure it still holds the job (a pause, or a database that does not answer); claiming it again`,
+      { job: job.id, run_id: deps.request.run_id },
+    );
+  }
+}
