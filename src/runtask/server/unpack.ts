@@ -129,7 +129,8 @@ async function feed(archive: string, parser: Parser, limits: UnpackLimits): Prom
 function unreadable(error: Error): UnpackError {
   if (error instanceof UnpackError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === undefined || code.startsWith('Z_') ? error.message : code;
+  // Node's own errors of the file say its path: their code is enough. zlib's and node-tar's words hold none.
+  const why = code !== undefined && /^E[A-Z]+$/.test(code) ? code : error.message;
   return new UnpackError(`the configuration version is not a readable .tar.gz: ${why}`);
 }
 

@@ -372,6 +372,10 @@ describe('unpacking a configuration version', () => {
     const error = await unpackConfiguration(archive, folder).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnpackError);
     expect((error as Error).message).toContain('is not a readable .tar.gz');
+    writeFileSync(archive, gzipSync(Buffer.alloc(1024)));
+    await expect(unpackConfiguration(archive, folder)).rejects.toThrow(
+      'the configuration version is not a readable .tar.gz: TAR_BAD_ARCHIVE: Unrecognized archive format',
+    );
     expect(written()).toEqual(['job', join('job', 'configuration')]);
   });
 });
