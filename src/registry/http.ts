@@ -8,6 +8,7 @@
 import got, { HTTPError, RequestError, type Got, type Method } from 'got';
 import type { ApiHost } from '../config/index.js';
 import { InterruptedError } from '../errors.js';
+import { bearerFor } from '../net/bearer.js';
 import { retrying, type Backoff } from '../net/retry.js';
 import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
@@ -53,15 +54,8 @@ export class RegistryClient {
     const { apiHost, token, output } = options;
     this.baseUrl = apiHost.baseUrl;
     output.addSecret(token);
-    const origin = new URL(apiHost.baseUrl).origin;
-    // The token goes to the API origin and nowhere else, redirects included.
-    const authorize = (
-      url: URL | string | undefined,
-      headers: Record<string, string | string[] | undefined>,
-    ): void => {
-      if (url !== undefined && new URL(url).origin === origin) headers.authorization = `Bearer ${token}`;
-      else delete headers.authorization;
-    };
+    // The token goes to the API origin and nowhere else, redirects included (src/net/bearer.ts).
+    const authorize = bearerFor(apiHost.baseUrl, token);
     this.got = got.extend({
       headers: { accept: JSONAPI, 'user-agent': options.userAgent ?? 'provider-cli' },
       timeout: { connect: options.timeout?.connect ?? 10_000, response: options.timeout?.response ?? 60_000 },

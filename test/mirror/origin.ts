@@ -7,8 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import * as path from 'node:path';
 import { afterEach } from 'vitest';
 import { FIXTURES, makeZip, signDetached } from '../release/helpers.js';
@@ -39,6 +45,8 @@ export interface OriginFaults {
   climbingFilename?: string;
   /** `<version> <os_arch>`: the document names another version's SHA256SUMS and signature. */
   otherSums?: string;
+  /** The versions document answers 302 to the same path at this base URL (`http://…` for the https origin's own). */
+  redirectVersions?: string;
   /** The signature URLs carry HashiCorp's short key id (`…_SHA256SUMS.72D7468F.sig`), though the fixture signed. */
   hashicorpSigName?: boolean;
   /** This many requests answered 429 (Retry-After: 1) before any is served. */
@@ -96,34 +104,64 @@ export function sha(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+/** A loopback certificate for 127.0.0.1 (test only: its key is in the repository), valid 2020–2120. */
+export const LOOPBACK_CERT = fs.readFileSync(new URL('fixtures/loopback.cert.pem', import.meta.url), 'utf8');
+const LOOPBACK_KEY = fs.readFileSync(new URL('fixtures/loopback.key.pem', import.meta.url), 'utf8');
+
+/** One request as the origin saw it: over TLS or not, its path, and whether it carried an Authorization header. */
+export interface SeenRequest {
+  scheme: 'http' | 'https';
+  path: string;
+  authorized: boolean;
+}
+
 /** A running origin. */
 export interface TestOrigin {
   url: string;
   requests: string[];
+  seen: SeenRequest[];
   /** Requests answered 429. */
   limited: number;
   releases: OriginRelease[];
   faults: OriginFaults;
 }
 
-const servers: Server[] = [];
+const servers: (Server | NetServer)[] = [];
+/** The connections of the https origins' shared ports, which their servers do not track. */
+const sockets = new Set<Socket>();
 afterEach(async () => {
-  // A stalled or endless answer holds its connection open: closed with the server.
+  // A stalled or endless answer holds its connection open, and a client keeps its idle ones: closed with the server.
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
   await Promise.all(
     servers.splice(0).map((s) => {
       const closed = new Promise((resolve) => s.close(resolve));
-      s.closeAllConnections();
+      if ('closeAllConnections' in s) s.closeAllConnections();
       return closed;
     }),
   );
 });
 
-/** Starts an origin on loopback serving `releases` of `acme/example`, closed after the test. */
-export async function startOrigin(releases: OriginRelease[], faults: OriginFaults = {}): Promise<TestOrigin> {
-  const origin: TestOrigin = { url: '', requests: [], limited: 0, releases, faults };
-  const server = createServer((req, res) => {
+/**
+ * Starts an origin on loopback serving `releases` of `acme/example`, closed after the test. With `tls`, its URL is
+ * https (LOOPBACK_CERT), and the same port answers plain http too, as one host serving both would.
+ */
+export async function startOrigin(
+  releases: OriginRelease[],
+  faults: OriginFaults = {},
+  options: { tls?: boolean } = {},
+): Promise<TestOrigin> {
+  const origin: TestOrigin = { url: '', requests: [], seen: [], limited: 0, releases, faults };
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', origin.url);
     origin.requests.push(url.pathname);
+    const encrypted = 'encrypted' in req.socket && req.socket.encrypted === true;
+    const scheme = encrypted ? 'https' : 'http';
+    origin.seen.push({ scheme, path: url.pathname, authorized: req.headers.authorization !== undefined });
+    if (faults.redirectVersions !== undefined && url.pathname.endsWith('/versions') && scheme === 'https') {
+      res.writeHead(302, { location: `${faults.redirectVersions}${url.pathname}` });
+      return void res.end();
+    }
     const json = (status: number, doc: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(doc));
@@ -158,10 +196,28 @@ export async function startOrigin(releases: OriginRelease[], faults: OriginFault
       return;
     }
     json(200, answer);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const plain = createServer(handler);
+  servers.push(plain);
+  let listening: Server | NetServer = plain;
+  if (options.tls === true) {
+    const secure = createHttpsServer({ cert: LOOPBACK_CERT, key: LOOPBACK_KEY }, handler);
+    // One port for both: a connection whose first byte opens a TLS handshake (22) goes to the https server.
+    listening = createNetServer((socket) => {
+      sockets.add(socket);
+      const route = (): void => {
+        const first = socket.read(1) as Buffer | null;
+        if (first === null) return void socket.once('readable', route);
+        socket.unshift(first);
+        (first[0] === 22 ? secure : plain).emit('connection', socket);
+      };
+      route();
+    });
+    servers.push(secure, listening);
+  }
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  const port = (listening.address() as AddressInfo).port;
+  origin.url = `${options.tls === true ? 'https' : 'http'}://127.0.0.1:${port}`;
   return origin;
 }
 
