@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
 import { PostgresStore, QUEUE, SCHEMA } from '../../../src/runtask/server/postgres.js';
 import { SCHEMA_VERSION, migrate } from '../../../src/runtask/server/postgresSchema.js';
-import type { JobRecord } from '../../../src/runtask/server/store.js';
+import { clock, type JobRecord } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
@@ -238,6 +238,68 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
       expect(await a!.queue.dueForProgress(1)).toEqual([]);
     } finally {
       await Promise.all([a, b].map((s) => s!.release()));
+    }
+  });
+});
+
+describe('PostgreSQL: takeovers and claims', () => {
+  /** Runs `text` on the database at `url` (the test's hand on the clock: leases and notes moved into the past). */
+  async function sql(url: string, text: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  }
+  const reporting = (record: JobRecord): JobRecord => ({
+    ...record,
+    phase: 'reporting',
+    result: { status: 'passed', message: 'all good' },
+  });
+
+  it('never of its own jobs; another’s only once its lease stayed past and unrenewed; a lost job’s claim is refused', async () => {
+    const database = `takeover_${++databases}`;
+    await server.createDatabase(database);
+    const url = server.urlOf(database);
+    // The holder renews nothing by itself (a paused process); the wait after a lapse is long, moved by hand.
+    const holder = await PostgresStore.open({ url, log, leaseMs: 2000, heartbeatMs: 2_000_000_000 });
+    const other = await PostgresStore.open({ url, log, leaseMs: 2000, lapseWaitMs: 600_000 });
+    try {
+      const mine = recordOf('mine');
+      const renewed = recordOf('renewed');
+      expect(await holder.accept(mine)).toBe('accepted');
+      expect(await holder.accept(renewed)).toBe('accepted');
+      expect(holder.heldUntil(mine.id)).toBeGreaterThan(clock());
+      expect(other.heldUntil(mine.id)).toBe(Number.NEGATIVE_INFINITY);
+      await sql(url, `UPDATE ${SCHEMA}.jobs SET lease_until = now() - interval '10 minutes'`);
+
+      // Its own jobs, lease past or not, are the holder's to renew, never to take over.
+      expect(await holder.takeOver()).toEqual([]);
+      // The other instance notes the lapse, and takes nothing yet.
+      expect(await other.takeOver()).toEqual([]);
+      expect(await other.takeOver()).toEqual([]);
+      // The holder claims one job's final (its lease renewed with it) before the wait is over.
+      expect(await holder.report(reporting(renewed))).toBe('stored');
+      // 11 minutes go by for the leases still past (the wait is 10): their lapse and its note move back.
+      await sql(
+        url,
+        `UPDATE ${SCHEMA}.jobs SET lease_until = lease_until - interval '11 minutes',
+           lapse_seen_at = lapse_seen_at - interval '11 minutes' WHERE lease_until < now()`,
+      );
+      // The wait is over: the job still past is taken, the renewed one is not.
+      expect(await other.takeOver()).toEqual([mine]);
+      expect(await other.takeOver()).toEqual([]);
+
+      // The holder wakes: its claim of the lost job is refused, so it sends nothing; it still holds the other.
+      expect(await holder.report(reporting(mine))).toBe('lost');
+      expect(holder.heldUntil(mine.id)).toBe(Number.NEGATIVE_INFINITY);
+      expect(holder.heldUntil(renewed.id)).toBeGreaterThan(clock());
+      expect(other.heldUntil(mine.id)).toBeGreaterThan(clock());
+    } finally {
+      await holder.release({ crash: true });
+      await other.release();
     }
   });
 });
