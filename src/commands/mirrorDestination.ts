@@ -29,11 +29,12 @@ export async function privateDestination(
     organization,
     async holds(type, version, expected) {
       const found = await getVersion(client, address(type), version);
-      if (found === undefined) return false;
+      if (found === undefined) return undefined;
       const a = found.attributes;
-      if (!a['shasums-uploaded'] || !a['shasums-sig-uploaded']) return false;
+      const keyId = a['key-id'];
+      if (!a['shasums-uploaded'] || !a['shasums-sig-uploaded']) return { keyId, whole: false };
       const platforms = await listPlatforms(client, address(type), version);
-      return expected.every((e) =>
+      const whole = expected.every((e) =>
         platforms.some(
           (p) =>
             `${p.attributes.os}_${p.attributes.arch}` === e.platform &&
@@ -42,6 +43,7 @@ export async function privateDestination(
             p.attributes['provider-binary-uploaded'],
         ),
       );
+      return { keyId, whole };
     },
     async publish(folder, progress) {
       // Publish's own report goes into the mirror's: its one JSON document is read from a sink of its own,

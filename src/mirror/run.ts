@@ -8,6 +8,7 @@
 import { rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import {
+  ConflictError,
   ProviderError,
   UsageError,
   VerificationError,
@@ -20,6 +21,7 @@ import type { Origin, OriginProvider } from './origin.js';
 import { readRecord, type MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
 import type { VersionSelector } from './select.js';
+import { servedKeys } from './signed.js';
 import { stageVersion, verifyFolder, type MirrorRunContext } from './stage.js';
 
 /** One provider to mirror, with the versions and platforms chosen for it (flags, or its manifest entry). */
@@ -46,12 +48,15 @@ export interface MirrorRunInput extends MirrorRunContext {
 export interface MirrorDestination {
   host: string;
   organization: string;
-  /** True when it holds the version with SHA256SUMS, its signature and each platform uploaded as expected. */
+  /**
+   * What it holds of the version: undefined when it has none; else the key id it is signed with, and whether
+   * it is whole (SHA256SUMS, its signature and each platform uploaded as expected).
+   */
   holds(
     type: string,
     version: string,
     expected: { platform: string; filename: string; shasum: string }[],
-  ): Promise<boolean>;
+  ): Promise<{ keyId: string; whole: boolean } | undefined>;
   /** Publishes a staged folder with publish's core, its steps and uploads shown on `progress`; whether anything was written. */
   publish(folder: string, progress: Progress): Promise<{ wrote: boolean }>;
 }
@@ -117,9 +122,18 @@ export async function runMirror(input: MirrorRunInput): Promise<MirrorOutcome> {
   return { providers: reports, errors };
 }
 
-/** The folder of one version under `--to-dir`. */
-export function versionFolder(toDir: string, provider: OriginProvider, version: string): string {
-  return path.join(toDir, provider.namespace, provider.type, version);
+/**
+ * The folder of one version under `--to-dir`: `<host>/<namespace>/<type>/<version>`, so that two origins'
+ * copies of one address never meet. A port is written after `_` (`127.0.0.1_8080`): `:` is no file name on
+ * Windows.
+ */
+export function versionFolder(
+  toDir: string,
+  host: string,
+  provider: OriginProvider,
+  version: string,
+): string {
+  return path.join(toDir, host.replaceAll(':', '_'), provider.namespace, provider.type, version);
 }
 
 async function mirrorVersion(
@@ -131,7 +145,7 @@ async function mirrorVersion(
   const { output } = input;
   const { provider } = target;
   const version = entry.version;
-  const folder = versionFolder(input.toDir, provider, version);
+  const folder = versionFolder(input.toDir, input.origin.host, provider, version);
   const listed = (entry.platforms ?? []).map((p) => ({ os: p.os, arch: p.arch })).sort(comparePlatforms);
   // The protocol only recommends `platforms`: without it, each platform asked for is asked of the download
   // endpoint (a 404 is "not available"), and a run that asks for none cannot know what to copy.
@@ -223,7 +237,9 @@ async function publishStaged(
 
 /**
  * Without `--to-dir`: whether the private registry holds the version whole already, compared with what the
- * origin states for each platform (its download documents: small reads, no zip).
+ * origin states for each platform (its download documents: small reads, no zip): the same files with the same
+ * sums, signed with a key the origin serves. A version there under another key is a conflict (exit 5); an origin
+ * that serves no key has nothing to compare with (exit 3).
  */
 async function presentRemote(
   input: MirrorRunInput,
@@ -232,14 +248,30 @@ async function presentRemote(
   version: string,
   platforms: PlatformKey[],
 ): Promise<Pick<VersionReport, 'destination'> | undefined> {
-  const documents = await Promise.all(platforms.map((p) => input.origin.download(provider, version, p)));
-  const expected = documents.flatMap((d) =>
-    d === undefined
-      ? []
-      : [{ platform: `${d.os}_${d.arch}`, filename: d.filename, shasum: d.shasum.toLowerCase() }],
-  );
-  if (expected.length === 0 || !(await destination.holds(provider.type, version, expected))) return undefined;
-  return { destination: { source: destinationSource(destination, provider), wrote: false } };
+  const { host } = input.origin;
+  const label = `${provider.namespace}/${provider.type} ${version}`;
+  const read = await Promise.all(platforms.map((p) => input.origin.download(provider, version, p)));
+  const documents = read.filter((d) => d !== undefined);
+  if (documents.length === 0) return undefined;
+  const keys = servedKeys(documents, label, host).map((k) => k.key_id.toUpperCase());
+  const expected = documents.map((d) => ({
+    platform: `${d.os}_${d.arch}`,
+    filename: d.filename,
+    shasum: d.shasum.toLowerCase(),
+  }));
+  const held = await destination.holds(provider.type, version, expected);
+  if (held === undefined) return undefined;
+  const source = destinationSource(destination, provider);
+  if (!keys.includes(held.keyId.toUpperCase())) {
+    throw new ConflictError(
+      `${label}: ${source} holds ${version} signed with key ${held.keyId}; ${host} signs it with key ${keys.join(', ')}`,
+      {
+        hint: 'The same version under another key is other content, and a version is never re-signed in place: mirror it into another organization, or delete that version there first (provider delete).',
+        details: { held: held.keyId, origin: keys },
+      },
+    );
+  }
+  return held.whole ? { destination: { source, wrote: false } } : undefined;
 }
 
 function failed(base: VersionReport, error: unknown): VersionReport {
@@ -262,6 +294,15 @@ async function presentFolder(
     () => false,
   );
   if (!exists) return undefined;
+  // A folder holding another origin's copy (moved, or written by hand) is not this origin's, and is kept.
+  const recorded = await readRecord(folder, provider.type, version);
+  const source = `${input.origin.host}/${provider.namespace}/${provider.type}`;
+  if (recorded !== null && recorded.source !== source) {
+    throw new ConflictError(`${folder} holds ${recorded.source} ${version}, not ${source}'s`, {
+      hint: 'Each origin has its own folder under --to-dir (<host>/<namespace>/<type>/<version>); move that folder back where it belongs, or remove it.',
+      details: { folder, recorded: recorded.source, origin: source },
+    });
+  }
   try {
     const release = await verifyFolder(folder, { ...input, provider, version });
     const held = new Set(release.platforms.map(platformName));
@@ -269,7 +310,7 @@ async function presentFolder(
     return {
       platforms: [...held],
       protocols: release.protocols,
-      origin: await readRecord(folder, provider.type, version),
+      origin: recorded,
     };
   } catch (error) {
     if (!(error instanceof ProviderError)) throw error;

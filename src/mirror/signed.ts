@@ -49,13 +49,7 @@ export interface SignedInput {
 export async function checkSignedList(input: SignedInput): Promise<SignedList> {
   const { label, documents, host } = input;
   const first = documents[0]!;
-  const keys = uniqueKeys(documents);
-  if (keys.length === 0) {
-    throw stop(
-      `${label}: ${host} serves no signing key, so the signature over SHA256SUMS cannot be checked (nothing of this version was written)`,
-      'Mirror from a registry that serves the provider\'s signing keys (registry.opentofu.org answers "gpg_public_keys": null for some providers).',
-    );
-  }
+  const keys = servedKeys(documents, label, host);
   const names = releaseFileNames(input.type, input.version);
   const { shasumsBytes, signatureBytes } = await sameSignedList(input);
   const entries = parseShasums(shasumsBytes, names.shasums);
@@ -174,13 +168,22 @@ function checkShortId(url: string, signer: SignerInfo, label: string): void {
   );
 }
 
-/** The keys of every document, each once by key id. */
-function uniqueKeys(documents: OriginDownload[]): OriginKey[] {
+/**
+ * The keys of every document, each once by key id; none is a VerificationError (exit 3): without a key the
+ * signature cannot be checked, nor a copy already there be compared with what the origin signs.
+ */
+export function servedKeys(documents: OriginDownload[], label: string, host: string): OriginKey[] {
   const byId = new Map<string, OriginKey>();
   for (const d of documents) {
     for (const key of d.signing_keys?.gpg_public_keys ?? []) {
       if (!byId.has(key.key_id.toUpperCase())) byId.set(key.key_id.toUpperCase(), key);
     }
+  }
+  if (byId.size === 0) {
+    throw stop(
+      `${label}: ${host} serves no signing key, so the signature over SHA256SUMS cannot be checked (nothing of this version was written)`,
+      'Mirror from a registry that serves the provider\'s signing keys (registry.opentofu.org answers "gpg_public_keys": null for some providers).',
+    );
   }
   return [...byId.values()];
 }

@@ -14,7 +14,7 @@ import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST, writeRequests } from '../commands/publish/helpers.js';
 import { FIXTURES, signDetached } from '../release/helpers.js';
-import { buildRelease, sha, startOrigin, type OriginRelease } from './origin.js';
+import { buildRelease, hostDir, type OriginRelease, sha, startOrigin } from './origin.js';
 
 const emulator = emulatorPerTest();
 const BROKEN = 'terraform-provider-example_1.2.3_linux_amd64.zip';
@@ -70,6 +70,6 @@ describe('provider mirror: a signed zip whose contents do not hold', () => {
     });
     expect(result.exitCode, result.stderr).toBe(3);
     expect(result.stderr).toContain(BROKEN);
-    expect(fs.existsSync(path.join(cwd, 'out', 'acme', 'example', '1.2.3'))).toBe(false);
+    expect(fs.existsSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example', '1.2.3'))).toBe(false);
   });
 });

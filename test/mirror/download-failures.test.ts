@@ -10,7 +10,14 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { buildRelease, endlessSent, startOrigin, type OriginFaults, type TestOrigin } from './origin.js';
+import {
+  buildRelease,
+  endlessSent,
+  hostDir,
+  startOrigin,
+  type OriginFaults,
+  type TestOrigin,
+} from './origin.js';
 
 const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '1s', PROVIDER_RETRY_DELAY: '2ms' };
 
@@ -35,8 +42,8 @@ async function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
 }
 
 /** The version folders the run left, and anything else in the provider's folder (a temporary folder). */
-function written(cwd: string): string[] {
-  const dir = path.join(cwd, 'out', 'acme', 'example');
+function written(cwd: string, o: TestOrigin): string[] {
+  const dir = path.join(cwd, 'out', hostDir(o.url), 'acme', 'example');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
 }
 
@@ -113,7 +120,7 @@ describe('provider mirror: a download that fails is a failure of its version', (
     ]);
     expect(versions[0]!.error!.message).toMatch(/^acme\/example 1\.0\.0/);
     expect(versions[0]!.error!.message).toMatch(message);
-    expect(written(cwd)).toEqual(['1.1.0']);
+    expect(written(cwd, o)).toEqual(['1.1.0']);
     if ('downloadUrl' in faults) {
       // Refused when its document was read: nothing of the version was fetched.
       expect(o.requests.filter((r) => r.includes('/1.0.0/files/'))).toEqual([]);
@@ -154,6 +161,6 @@ describe('provider mirror: a download that fails is a failure of its version', (
     expect(result.stderr).toMatch(
       /acme\/example 1\.0\.0: downloading SHA256SUMS from 127\.0\.0\.1:\d+ failed: ETIMEDOUT/,
     );
-    expect(written(cwd)).toEqual(['1.1.0']);
+    expect(written(cwd, o)).toEqual(['1.1.0']);
   });
 });

@@ -11,6 +11,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import { emulatorPerTest, loadRelease, publishFixture, publicKey } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
+import { hostDir } from './origin.js';
 
 const emulator = emulatorPerTest();
 const ALL = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
@@ -39,7 +40,7 @@ describe('the emulator as the origin of a mirror', () => {
     const result = await mirror(e, cwd, '--platforms', 'linux_amd64,darwin_arm64', '--json');
     expect(result.exitCode, result.stderr).toBe(0);
     const release = loadRelease();
-    const dir = path.join(cwd, 'out', e.organization, 'example', '1.2.3');
+    const dir = path.join(cwd, 'out', hostDir(e.url), e.organization, 'example', '1.2.3');
     const base = 'terraform-provider-example_1.2.3';
     expect(fs.readFileSync(path.join(dir, `${base}_SHA256SUMS`)).equals(release.sums)).toBe(true);
     expect(fs.readFileSync(path.join(dir, `${base}_SHA256SUMS.sig`)).equals(release.sig)).toBe(true);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { buildRelease, startOrigin, type OriginFaults, type TestOrigin } from './origin.js';
+import { buildRelease, hostDir, startOrigin, type OriginFaults, type TestOrigin } from './origin.js';
 
 async function origin(faults: OriginFaults = {}): Promise<TestOrigin> {
   const releases = [
@@ -88,7 +88,7 @@ describe('provider mirror: failed versions', () => {
       ['1.0.0', 'mirrored', ['darwin_arm64', 'linux_amd64'], []],
       ['1.1.0', 'mirrored', ['linux_amd64'], ['darwin_arm64']],
     ]);
-    const dir = path.join(cwd, 'out', 'acme', 'example');
+    const dir = path.join(cwd, 'out', hostDir(o.url), 'acme', 'example');
     expect(fs.readdirSync(dir).sort()).toEqual(['1.0.0', '1.1.0']);
   });
 

@@ -10,7 +10,7 @@ import { UsageError } from '../../src/errors.js';
 import { readManifest } from '../../src/mirror/manifest.js';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { buildRelease, startOrigin } from './origin.js';
+import { buildRelease, hostDir, startOrigin } from './origin.js';
 
 const LIST = ['1.0.0', '1.2.0', '1.2.9', '1.3.0', '2.0.0-rc1', '2.0.0', '2.1.0'];
 
@@ -122,7 +122,7 @@ describe('provider mirror --manifest', () => {
       ['1.2.0', 'mirrored', ['linux_amd64']],
       ['1.2.5', 'mirrored', ['linux_amd64']],
     ]);
-    const folder = path.join(cwd, 'out', 'acme', 'example', '1.2.5');
+    const folder = path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example', '1.2.5');
     expect(fs.readdirSync(folder).filter((f) => f.endsWith('.zip'))).toEqual([
       'terraform-provider-example_1.2.5_linux_amd64.zip',
     ]);

@@ -79,7 +79,10 @@ const keyFile = (name: string, kind: string): string =>
 export const SIGNER_ARMOR = keyFile('signer', 'pub.asc');
 export const SIGNER_KEY_ID = keyFile('signer', 'keyid').trim();
 
-/** A signed release of `example` for the platforms given, signed by the fixture key `key`. */
+/**
+ * A signed release of `example` for the platforms given, signed by the fixture key `key`; the executables of a
+ * release signed by another key than `signer` say so (other bytes).
+ */
 export async function buildRelease(
   version: string,
   platforms: string[],
@@ -89,7 +92,8 @@ export async function buildRelease(
   const zips = new Map<string, Buffer>();
   for (const platform of platforms) {
     const exe = `terraform-provider-example_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
-    const zip = makeZip([{ name: exe, data: `binary ${version} ${platform}`, deflate: true }]);
+    const data = `binary ${version} ${platform}${key === 'signer' ? '' : ` built by ${key}`}`;
+    const zip = makeZip([{ name: exe, data, deflate: true }]);
     zips.set(`terraform-provider-example_${version}_${platform}.zip`, zip);
   }
   const manifest = `terraform-provider-example_${version}_manifest.json`;
@@ -100,6 +104,12 @@ export async function buildRelease(
   return { version, protocols, platforms, zips, sums, sig, key };
 }
 
+/** The same release (its zips and SHA256SUMS byte for byte) signed by the fixture key `key` instead. */
+export async function resign(release: OriginRelease, key: string): Promise<OriginRelease> {
+  const sig = Buffer.from(await signDetached(release.sums, keyFile(key, 'sec.asc')));
+  return { ...release, sig, key };
+}
+
 export function sha(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -107,6 +117,11 @@ export function sha(bytes: Uint8Array): string {
 /** A loopback certificate for 127.0.0.1 (test only: its key is in the repository), valid 2020–2120. */
 export const LOOPBACK_CERT = fs.readFileSync(new URL('fixtures/loopback.cert.pem', import.meta.url), 'utf8');
 const LOOPBACK_KEY = fs.readFileSync(new URL('fixtures/loopback.key.pem', import.meta.url), 'utf8');
+
+/** The folder `--to-dir` keeps an origin's copies in: its host, a port after `_` (`127.0.0.1_8080`). */
+export function hostDir(url: string): string {
+  return new URL(url).host.replace(':', '_');
+}
 
 /** One request as the origin saw it: over TLS or not, its path, and whether it carried an Authorization header. */
 export interface SeenRequest {

@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { call, download, emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST } from '../commands/publish/helpers.js';
-import { buildRelease, SIGNER_ARMOR, startOrigin } from './origin.js';
+import { buildRelease, hostDir, SIGNER_ARMOR, startOrigin } from './origin.js';
 
 const emulator = emulatorPerTest();
 
@@ -35,7 +35,7 @@ describe('provider mirror --to-dir, then provider publish <folder>', () => {
     expect(mirrored.exitCode, mirrored.stderr).toBe(0);
 
     const e = await emulator();
-    const folder = path.join(cwd, 'out', 'acme', 'example', '1.2.3');
+    const folder = path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example', '1.2.3');
     const published = await runCli(
       ['publish', folder, '--hostname', e.url, '--organization', e.organization],
       {

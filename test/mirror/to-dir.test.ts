@@ -9,7 +9,14 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { buildRelease, SIGNER_ARMOR, SIGNER_KEY_ID, startOrigin, type OriginRelease } from './origin.js';
+import {
+  buildRelease,
+  hostDir,
+  type OriginRelease,
+  SIGNER_ARMOR,
+  SIGNER_KEY_ID,
+  startOrigin,
+} from './origin.js';
 
 const ALL = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'windows_amd64'];
 
@@ -85,9 +92,12 @@ describe('provider mirror --to-dir', () => {
       keySource: 'Acme',
       trustSignature: '',
     });
-    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example')).sort()).toEqual(['1.2.0', '1.2.5']);
+    expect(fs.readdirSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example')).sort()).toEqual([
+      '1.2.0',
+      '1.2.5',
+    ]);
     for (const release of origin.releases.filter((r) => r.version.startsWith('1.2'))) {
-      const dir = path.join(cwd, 'out', 'acme', 'example', release.version);
+      const dir = path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example', release.version);
       const base = `terraform-provider-example_${release.version}`;
       expect(fs.readdirSync(dir).sort()).toEqual(
         [
@@ -113,10 +123,13 @@ describe('provider mirror --to-dir', () => {
       expect(record).toMatchObject({ version: 1, metadata: { protocol_versions: ['6.0'] } });
     }
     // The folders are releases `verify` takes as they are, with the key they carry (no --key, no registry).
-    const verify = await runCli(['verify', path.join(cwd, 'out', 'acme', 'example', '1.2.5'), '--offline'], {
-      cwd,
-      homeDir: cwd,
-    });
+    const verify = await runCli(
+      ['verify', path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example', '1.2.5'), '--offline'],
+      {
+        cwd,
+        homeDir: cwd,
+      },
+    );
     expect(verify.exitCode, verify.stderr).toBe(0);
   });
 
@@ -183,8 +196,8 @@ describe('provider mirror --to-dir', () => {
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('acme/example 1.2.5');
     // The other version is there; of 1.2.5 nothing, not even a temporary folder.
-    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example'))).toEqual(['1.2.0']);
-    expect(fs.readdirSync(path.join(cwd, 'out'))).toEqual(['acme']);
+    expect(fs.readdirSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example'))).toEqual(['1.2.0']);
+    expect(fs.readdirSync(path.join(cwd, 'out'))).toEqual([hostDir(origin.url)]);
   });
 
   it.each([
@@ -273,7 +286,7 @@ describe('provider mirror --to-dir', () => {
     expect(result.stderr).toMatch(
       /One failed and nothing of it was written: 127\.0\.0\.1:\d+\/acme\/missing/,
     );
-    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example'))).toEqual(['2.0.0']);
+    expect(fs.readdirSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example'))).toEqual(['2.0.0']);
   });
 
   it('a rate-limited origin is waited out (429 with Retry-After), with absolute discovery', async () => {
@@ -286,6 +299,6 @@ describe('provider mirror --to-dir', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(origin.limited).toBe(2);
     expect(result.stderr).toMatch(/answered status 429 to service discovery: waiting 1 s/);
-    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example'))).toEqual(['1.2.0']);
+    expect(fs.readdirSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example'))).toEqual(['1.2.0']);
   }, 30_000);
 });

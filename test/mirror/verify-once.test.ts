@@ -13,7 +13,7 @@ import { runCli } from '../helpers/cli.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST } from '../commands/publish/helpers.js';
-import { buildRelease, startOrigin } from './origin.js';
+import { buildRelease, hostDir, startOrigin } from './origin.js';
 
 vi.mock('../../src/release/verify.js', async (original) => {
   const actual = await original<typeof verify>();
@@ -70,7 +70,10 @@ describe('provider mirror: one check of each version', () => {
       },
     );
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(fs.readdirSync(path.join(cwd, 'out', 'acme', 'example')).sort()).toEqual(['1.2.3', '1.3.0']);
+    expect(fs.readdirSync(path.join(cwd, 'out', hostDir(origin.url), 'acme', 'example')).sort()).toEqual([
+      '1.2.3',
+      '1.3.0',
+    ]);
     expect(verifyRelease).toHaveBeenCalledTimes(2);
   });
 });
