@@ -1,6 +1,6 @@
 /**
- * A job's final callback, sent only while this instance holds the job. Before the first attempt the result is
- * stored as the job's claim (`JobStore.report`: on PostgreSQL a write under the job's fence, which renews its
+ * A job's final callback, sent only while this instance holds the job. On a shared store (PostgreSQL), before the
+ * first attempt the result is stored as the job's claim (`JobStore.report`: on PostgreSQL a write under the job's fence, which renews its
  * lease): refused, the job is another instance's (its lease ran out while this one was paused or cut off from the
  * database), and nothing is sent for it. Not stored (a database that does not answer), it is sent only while the
  * lease surely lasts by this process's clock (`heldUntil`), and claimed again when it does not. An attempt under
@@ -85,8 +85,40 @@ function leaseWatch(
   };
 }
 
-/** Sends a job's final result within `deadlineMs`, only while the job is held here. */
+/**
+ * Sends a job's final result within `deadlineMs`, only while the job is held here. `stored`: the result's write,
+ * when the delivery did not wait for it (the job's end must come after it). A store that can never lose the job
+ * (the journal, whose lock keeps other processes out) stores the result for the next start, and the delivery
+ * does not wait for it: a disk that hangs must not hold final callbacks back.
+ */
 export async function deliverFinal(
+  context: DeliveryContext,
+  job: Job,
+  result: TaskResult,
+  deadlineMs: number,
+): Promise<{ outcome: Delivery; stored?: Promise<unknown> }> {
+  const { store, log } = context;
+  const record = job.record('reporting', result);
+  if (store.heldUntil(job.id) !== Number.POSITIVE_INFINITY) {
+    const outcome = await deliverClaimed(context, job, result, deadlineMs);
+    if (outcome.kind === 'lost') {
+      log.warn(
+        'job.lost',
+        `job ${job.id} is held by another instance now (this one was paused or cut off from the database for longer than its lease): its ${result.status} result is not sent`,
+        { ...job.logFields(), status: result.status },
+      );
+    }
+    return { outcome };
+  }
+  const stored = store.report(record).catch((error: unknown) => {
+    log.error('job.error', `could not store the result of job ${job.id}: ${String(error)}`, job.logFields());
+  });
+  const outcome = await reportResult(context.deps, result, deadlineMs, 'final');
+  return { outcome, stored };
+}
+
+/** Claims the job, then sends its final result, claiming it again whenever its lease stops being sure. */
+async function deliverClaimed(
   context: DeliveryContext,
   job: Job,
   result: TaskResult,

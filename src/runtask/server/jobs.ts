@@ -355,17 +355,9 @@ export class JobManager {
     job.phase = 'reporting';
     await job.stopProgress();
     const deps = job.reportDeps(this.settings, this.log);
-    const retryMs = this.settings.storeRetryMs ?? 1000;
-    const context = { store: this.store, log: this.log, deps, retryMs };
-    const outcome = await deliverFinal(context, job, result, deadlineMs);
-    if (outcome.kind === 'lost') {
-      this.log.warn(
-        'job.lost',
-        `job ${job.id} is held by another instance now (this one was paused or cut off from the database for longer than its lease): its ${result.status} result is not sent`,
-        { ...job.logFields(), status: result.status },
-      );
-      return;
-    }
+    const context = { store: this.store, log: this.log, deps, retryMs: this.settings.storeRetryMs ?? 1000 };
+    const { outcome, stored } = await deliverFinal(context, job, result, deadlineMs);
+    if (outcome.kind === 'lost') return;
     this.log.info('job.finished', `job ${job.id} finished: ${result.status}`, {
       ...job.logFields(),
       status: result.status,
@@ -373,6 +365,8 @@ export class JobManager {
     });
     // Undelivered at shutdown: the store keeps it, and the next start (or another instance) sends it.
     if (outcome.kind === 'aborted' || (outcome.kind === 'gave-up' && this.stopping)) return;
+    // The end after the result, never before it: a late result write must not bring the token back.
+    await stored;
     await this.store.finish(job.id);
   }
 
