@@ -16,6 +16,7 @@ import type { FileDigest, HashingSession, HashOptions, ZipPlan } from './hashing
 import { readLayout } from './layout.js';
 import { checkListing } from './listing.js';
 import { hash1FromEntries, planZipHash, type ZipHashPlan } from './lockHashes.js';
+import { checkRecordPlatforms, readMirrorRecord, recordKeyWarning } from './mirrorRecord.js';
 import { parseShasums } from './shasums.js';
 import type { ReleasePlatform, UploadablePlatform, UploadableRelease, VerifiedRelease } from './types.js';
 import { checkZip } from './zipCheck.js';
@@ -66,6 +67,9 @@ export async function readRelease(options: VerifyReleaseOptions, session: Hashin
   });
   layout.warnings.forEach(warn);
   output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
+  // A folder `provider mirror` wrote holds every platform its record lists (./mirrorRecord.ts).
+  const record = await readMirrorRecord(layout);
+  if (record !== undefined) await checkRecordPlatforms(layout, record);
   // The hashing workers start now, while SHA256SUMS is read and the zips are planned.
   const zipPaths = layout.platforms.map((platform) => path.join(dir, platform.filename));
   void session.startWorkers(zipPaths, options.hashing);
@@ -101,6 +105,7 @@ export async function readRelease(options: VerifyReleaseOptions, session: Hashin
     planned,
     warnings,
     warn,
+    record,
   };
 }
 
@@ -158,13 +163,16 @@ export async function checkSignature(
   hashing: Hashing,
 ): Promise<SignatureChecked> {
   try {
-    return await checkManifestAndSignature(
+    const signed = await checkManifestAndSignature(
       read.layout,
       read.shasums.content,
       read.entries,
       options,
       read.warn,
     );
+    const keyWarning = read.record && recordKeyWarning(read.record, signed.signer);
+    if (keyWarning !== undefined) read.warn(keyWarning);
+    return signed;
   } catch (error) {
     hashing.stop();
     throw error;
