@@ -10,9 +10,11 @@
  *       - source: hashicorp/random
  *
  * Read with the `yaml` package and checked with a zod schema; every problem is a UsageError naming the file and
- * the line, before any request.
+ * the line, before any request: a syntax error, a warning (an unknown tag such as `!!js/function`, else read as a
+ * plain string), and aliases that stand for more nodes than `maxAliasCount` allows (an alias bomb: a billion
+ * strings from a few lines), refused as they are expanded.
  */
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
@@ -58,13 +60,16 @@ export async function readManifest(file: string, shown: string): Promise<MirrorM
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const lineOf = (offset: number | undefined): number =>
     offset === undefined ? 1 : lines.linePos(offset).line;
-  if (document.errors.length > 0) {
-    const [first] = document.errors;
-    throw new UsageError(`${shown}:${lineOf(first?.pos[0])}: not valid YAML (${first?.code})`, {
-      hint: 'Fix the YAML; a manifest is a mapping with `providers:`, a list of entries with `source:`.',
-    });
+  const hint = 'Fix the YAML; a manifest is a mapping with `providers:`, a list of entries with `source:`.';
+  const [error] = document.errors;
+  if (error !== undefined)
+    throw new UsageError(`${shown}:${lineOf(error.pos[0])}: not valid YAML (${error.code})`, { hint });
+  const [warning] = document.warnings;
+  if (warning !== undefined) {
+    const message = warning.message.split('\n')[0] ?? warning.code;
+    throw new UsageError(`${shown}:${lineOf(warning.pos[0])}: ${message}`, { hint });
   }
-  const parsed = manifestSchema.safeParse(document.toJS());
+  const parsed = manifestSchema.safeParse(toData(document, shown, lineOf));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.path.filter((part): part is string | number => typeof part !== 'symbol');
@@ -91,6 +96,34 @@ export async function readManifest(file: string, shown: string): Promise<MirrorM
   });
   refuseRepeats(targets, shown);
   return { from: parsed.data.from, targets };
+}
+
+/** Aliases may stand for at most this many nodes in all (the yaml package's default, said here). */
+const MAX_ALIAS_COUNT = 100;
+
+/** The document as data; aliases that expand past MAX_ALIAS_COUNT are a UsageError naming the first alias's line. */
+function toData(document: Document, shown: string, lineOf: (offset: number | undefined) => number): unknown {
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    let first: number | undefined;
+    visit(document, {
+      Alias(_key, node) {
+        first = node.range?.[0];
+        return visit.BREAK;
+      },
+    });
+    const excessive = /^Excessive alias count/.test(error.message);
+    throw new UsageError(
+      excessive
+        ? `${shown}:${lineOf(first)}: its aliases stand for more than ${MAX_ALIAS_COUNT} nodes (an alias bomb?)`
+        : `${shown}:${lineOf(first)}: ${error.message.split('\n')[0] ?? ''}`,
+      {
+        hint: 'Write each provider out, or use an anchor (&name) and its aliases (*name) a few times only.',
+      },
+    );
+  }
 }
 
 /** Runs `read`, giving a UsageError it throws the manifest's place when it does not name it already. */

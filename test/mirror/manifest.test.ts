@@ -82,6 +82,27 @@ describe('reading a manifest', () => {
       'providers:\n  - source: a/b\n  - source: A/b\n',
       /^mirror\.yaml: a\/b is listed twice/,
     ],
+    [
+      'an alias bomb',
+      [
+        'providers:',
+        '  - source: a/b',
+        '    platforms: &a [linux_amd64, linux_amd64, linux_amd64, linux_amd64, linux_amd64, linux_amd64]',
+        '  - source: c/d',
+        '    platforms: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+        '  - source: e/f',
+        '    platforms: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+        '  - source: g/h',
+        '    platforms: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+        '',
+      ].join('\n'),
+      /^mirror\.yaml:5: its aliases stand for more than 100 nodes \(an alias bomb\?\)$/,
+    ],
+    [
+      'an unknown tag',
+      'providers:\n  - source: a/b\n  - source: !!js/function c/d\n',
+      /^mirror\.yaml:3: .*js\/function/,
+    ],
   ])('refuses %s, naming the line', async (_what, text, message) => {
     const error = await readManifest(manifest(text), 'mirror.yaml').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
