@@ -253,13 +253,17 @@ export function retryLimit(policy: RetryPolicy): number {
   return policy.deadlineMs === undefined ? DEFAULT_POLICY.limit : Number.POSITIVE_INFINITY;
 }
 
-/** The status and headers of an error carrying the answer it failed on (got's HTTPError does). */
+/**
+ * The status and headers of an error carrying the answer it failed on (got's HTTPError does). An error that
+ * carries a 2xx answer did not fail on it: its body was cut short (a reset, a timeout between two bytes), which
+ * is the network's doing, read from the error's code like any other.
+ */
 function answerOf(error: unknown): { status: number; headers?: HeaderBag } | undefined {
   if (!(error instanceof Error) || !('response' in error)) return undefined;
   const response = (error as { response?: unknown }).response;
   if (typeof response !== 'object' || response === null) return undefined;
   const { statusCode, headers } = response as { statusCode?: unknown; headers?: unknown };
-  if (typeof statusCode !== 'number') return undefined;
+  if (typeof statusCode !== 'number' || (statusCode >= 200 && statusCode < 300)) return undefined;
   return typeof headers === 'object' && headers !== null
     ? { status: statusCode, headers: headers as HeaderBag }
     : { status: statusCode };

@@ -131,6 +131,16 @@ describe('provider mirror: a download that fails is a failure of its version', (
     }
   });
 
+  it('a connection reset half way once is retried: the version is mirrored', async () => {
+    const o = await origin({ resetZipOnce: '1.0.0 linux_amd64' });
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(written(cwd, o)).toEqual(['1.0.0', '1.1.0']);
+    const zip = '/1.0.0/files/terraform-provider-example_1.0.0_linux_amd64.zip';
+    expect(o.requests.filter((r) => r.endsWith(zip))).toHaveLength(2);
+  });
+
   it('a versions document without end is given up at 8 MiB: exit 4, nothing written', async () => {
     const o = await origin({ endless: 'versions' });
     const cwd = tempRoot();

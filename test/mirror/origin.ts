@@ -61,6 +61,8 @@ export interface OriginFaults {
   missingZip?: string;
   /** `<version> <os_arch>`: the zip's connection is reset after its headers and half its bytes. */
   resetZip?: string;
+  /** Like `resetZip`, the first time only. */
+  resetZipOnce?: string;
   /** `<version> <os_arch>`: the document's download_url is this (a `file:` or `data:` link). */
   downloadUrl?: { at: string; url: string };
   /** The first release's SHA256SUMS (`sums`) or signature (`sig`), or the versions document, streams without end. */
@@ -199,7 +201,9 @@ export async function startOrigin(
     if (Buffer.isBuffer(answer)) {
       const slow = faults.slowZips !== undefined && url.pathname.endsWith('.zip');
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length });
-      if (faults.resetZip !== undefined && url.pathname.endsWith(zipOf(faults.resetZip))) {
+      const reset = faults.resetZip ?? faults.resetZipOnce;
+      if (reset !== undefined && url.pathname.endsWith(zipOf(reset))) {
+        if (faults.resetZipOnce !== undefined) delete faults.resetZipOnce;
         res.write(answer.subarray(0, Math.floor(answer.length / 2)));
         setTimeout(() => req.socket.destroy(), 20);
         return;
