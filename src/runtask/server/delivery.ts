@@ -55,6 +55,9 @@ async function claimToSend(
   }
 }
 
+/** The longest delay a Node.js timer takes (a signed 32-bit count of milliseconds). */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
 /** A signal that follows `outer` and is aborted (`LEASE_UNSURE`) once the job is no longer surely held here. */
 function leaseWatch(
   store: JobStore,
@@ -70,7 +73,7 @@ function leaseWatch(
     const ms = store.heldUntil(id) - clock();
     if (ms <= 0) controller.abort(LEASE_UNSURE);
     else if (ms !== Number.POSITIVE_INFINITY) {
-      timer = setTimeout(arm, Math.min(ms, 2 ** 31 - 1));
+      timer = setTimeout(arm, Math.min(ms, LONGEST_TIMER_MS));
       timer.unref();
     }
   };
