@@ -84,7 +84,7 @@ const expected: Record<string, Expected> = {
     {
       skip: 'reads registry.terraform.io; test/mirror/ runs --to-dir against an emulator and a hostile origin',
     },
-  'provider publish ./mirror/hashicorp/random/3.6.3 --organization my-org      # step 2, inside: no --key needed':
+  'provider publish ./mirror/registry.terraform.io/hashicorp/random/3.6.3 --organization my-org      # step 2, inside: no --key needed':
     {
       skip: 'publishes the folder the line before writes; test/mirror/ publishes a --to-dir folder with no --key',
     },
