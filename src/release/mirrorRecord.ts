@@ -6,11 +6,11 @@
  * (the origin's) is said in a warning: the folder's key was swapped, or `--key` names another.
  */
 import * as fs from 'node:fs/promises';
-import type { Stats } from 'node:fs';
 import * as path from 'node:path';
 import { VerificationError } from '../errors.js';
 import { readReleaseFile } from './checks.js';
 import type { ReleaseLayout } from './layout.js';
+import { kindOf } from './smallFile.js';
 import type { SignerInfo } from './types.js';
 
 /** What a mirrored folder's record says it holds. */
@@ -69,18 +69,9 @@ export function recordKeyWarning(record: MirrorRecordFacts, signer: SignerInfo):
 async function whatIsThere(file: string): Promise<string> {
   const entry = await fs.lstat(file).catch(() => undefined);
   if (entry === undefined) return 'is missing';
-  if (!entry.isSymbolicLink()) return `is ${kind(entry)}, not a file`;
+  if (!entry.isSymbolicLink()) return `is ${kindOf(entry)}, not a file`;
   const target = await fs.stat(file).catch(() => undefined);
   return target === undefined
     ? 'is a link to nothing'
-    : `is a link to ${kind(target)}, which is not followed`;
-}
-
-function kind(stats: Stats): string {
-  if (stats.isDirectory()) return 'a folder';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  if (stats.isFIFO()) return 'a named pipe';
-  if (stats.isSocket()) return 'a socket';
-  return 'something else';
+    : `is a link to ${kindOf(target)}, which is not followed`;
 }

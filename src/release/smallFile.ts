@@ -62,14 +62,14 @@ export class NotRegularFileError extends Error {
   }
 }
 
-/** What a stat names, in words (for NotRegularFileError). */
-function kindOf(stats: Stats): string {
+/** What a stat names, in words (for NotRegularFileError and the mirrored folder's record check). */
+export function kindOf(stats: Stats): string {
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a named pipe (FIFO)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
   if (stats.isSocket()) return 'a socket';
-  return 'not a regular file';
+  return 'something else';
 }
 
 /**
