@@ -10,25 +10,11 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import {
-  buildRelease,
-  endlessSent,
-  hostDir,
-  startOrigin,
-  type OriginFaults,
-  type TestOrigin,
-} from './origin.js';
+import { endlessSent, hostDir, startTwoVersionOrigin, type TestOrigin } from './origin.js';
 
 const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '1s', PROVIDER_RETRY_DELAY: '2ms' };
 
-/** An origin of two versions, 1.0.0 (two platforms) and 1.1.0 (one), with `faults`. */
-async function origin(faults: OriginFaults): Promise<TestOrigin> {
-  const releases = [
-    await buildRelease('1.0.0', ['darwin_arm64', 'linux_amd64']),
-    await buildRelease('1.1.0', ['linux_amd64']),
-  ];
-  return startOrigin(releases, faults);
-}
+const origin = startTwoVersionOrigin;
 
 async function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
   return runCli(

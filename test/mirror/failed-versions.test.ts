@@ -8,15 +8,9 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { buildRelease, hostDir, startOrigin, type OriginFaults, type TestOrigin } from './origin.js';
+import { hostDir, startTwoVersionOrigin, type TestOrigin } from './origin.js';
 
-async function origin(faults: OriginFaults = {}): Promise<TestOrigin> {
-  const releases = [
-    await buildRelease('1.0.0', ['darwin_arm64', 'linux_amd64']),
-    await buildRelease('1.1.0', ['linux_amd64']),
-  ];
-  return startOrigin(releases, faults);
-}
+const origin = startTwoVersionOrigin;
 
 async function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
   return runCli(

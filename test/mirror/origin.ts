@@ -348,3 +348,12 @@ function fileBytes(origin: TestOrigin, name: string): Buffer | undefined {
   }
   return undefined;
 }
+
+/** An origin of two versions of `acme/example`, 1.0.0 (darwin_arm64 and linux_amd64) and 1.1.0 (linux_amd64). */
+export async function startTwoVersionOrigin(faults: OriginFaults = {}): Promise<TestOrigin> {
+  const releases = [
+    await buildRelease('1.0.0', ['darwin_arm64', 'linux_amd64']),
+    await buildRelease('1.1.0', ['linux_amd64']),
+  ];
+  return startOrigin(releases, faults);
+}
