@@ -15,7 +15,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { packageVersion } from '../../src/cli/version.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { ADDRESS, FIXTURE_BLOCK, HEADER } from '../lockfile/helpers.js';
+import { ADDRESS, FIXTURE_BLOCK, HEADER, NEVER_SERVED, PUBLIC_BLOCK } from '../lockfile/helpers.js';
 import { FIXTURE_H1 } from '../release/helpers.js';
 import { cli, publishAll } from './helpers.js';
 
@@ -23,16 +23,6 @@ const start = emulatorPerTest();
 
 /** The multitool's executable for this platform (the package's main module names it). */
 const MULTITOOL = createRequire(import.meta.url)('@microsoft/sarif-multitool') as string;
-
-const NEVER_SERVED = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
-const PUBLIC_BLOCK = [
-  'provider "registry.terraform.io/hashicorp/random" {',
-  '  version = "3.6.3"',
-  '  hashes = [',
-  '    "h1:zG9uFP8l9u+yGZZvi5Te7PV62j50azpgwPunq2vTm1E=",',
-  '  ]',
-  '}',
-].join('\n');
 
 /** What the multitool found wrong: `<rule> <level> <where>: <message>` for each error and warning. */
 async function multitool(sarifFile: string): Promise<string[]> {

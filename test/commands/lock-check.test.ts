@@ -17,22 +17,13 @@ import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { ADDRESS, FIXTURE_BLOCK, HEADER } from '../lockfile/helpers.js';
+import { ADDRESS, FIXTURE_BLOCK, HEADER, NEVER_SERVED, PUBLIC_BLOCK } from '../lockfile/helpers.js';
 import { FIXTURE_H1 } from '../release/helpers.js';
 import { cli, publishAll } from './helpers.js';
 
 const start = emulatorPerTest();
 
 const LINUX_AMD64_H1 = FIXTURE_H1.linux_amd64;
-const NEVER_SERVED = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
-const PUBLIC_BLOCK = [
-  'provider "registry.terraform.io/hashicorp/random" {',
-  '  version = "3.6.3"',
-  '  hashes = [',
-  '    "h1:zG9uFP8l9u+yGZZvi5Te7PV62j50azpgwPunq2vTm1E=",',
-  '  ]',
-  '}',
-].join('\n');
 
 function addressOf(emulator: Emulator): string {
   return `${new URL(emulator.url).host}/${emulator.organization}/example`.toLowerCase();

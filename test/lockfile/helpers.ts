@@ -82,3 +82,16 @@ export const MAC_INIT_LOCK_FILE = [
   '}',
   '',
 ].join('\n');
+
+/** An `h1:` no registry serves. */
+export const NEVER_SERVED = 'h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** A block of a public registry's provider, which `lock check` leaves to that registry. */
+export const PUBLIC_BLOCK = [
+  'provider "registry.terraform.io/hashicorp/random" {',
+  '  version = "3.6.3"',
+  '  hashes = [',
+  '    "h1:zG9uFP8l9u+yGZZvi5Te7PV62j50azpgwPunq2vTm1E=",',
+  '  ]',
+  '}',
+].join('\n');
