@@ -5,7 +5,8 @@
  * inside the folder (the links HCP Terraform's packer keeps; unpackTree.ts), when a path is absolute or climbs
  * out with `..` (node-tar would strip or skip these silently: here they refuse the archive), or when the entries
  * or their unpacked bytes pass the limits (a file declaring more than the limit is refused at its header). Only
- * then is it extracted, by node-tar, with the same checks, and without set-uid, set-gid or sticky bits.
+ * then is it extracted, by node-tar, with the same checks, and without set-uid, set-gid or sticky bits; last,
+ * every link unpacked is resolved as the kernel follows it and must land inside the folder (defence in depth).
  *
  * Both passes stream the file from disk through zlib's own Gunzip, which inflates in libuv's thread pool, not on
  * the event loop, with backpressure all the way to node-tar's parser: no archive stalls the integrator's other
@@ -14,11 +15,13 @@
  * (the parser is fed nothing past that end). Messages name entries as the archive does, never the job's folder.
  */
 import { createReadStream } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Parser, Unpack, type ReadEntry } from 'tar';
-import { ArchiveTree, entryRefusal, quoted } from './unpackTree.js';
+import { ArchiveTree, entryRefusal, linkLeavingFolder, quoted } from './unpackTree.js';
 
 export { entryRefusal } from './unpackTree.js';
 
@@ -184,7 +187,8 @@ function unpackFailure(error: Error & { entry?: ReadEntry }, folder: string): Un
 
 /**
  * Unpacks `archive` into `folder` (which must exist, and should be empty), or rejects with an UnpackError
- * without having written anything when the archive is refused; resolves with the number of entries unpacked.
+ * without having written anything when the archive is refused (or having removed it all, for a link found to
+ * lead out once unpacked); resolves with the number of entries unpacked.
  */
 export async function unpackConfiguration(
   archive: string,
@@ -194,6 +198,7 @@ export async function unpackConfiguration(
   await inspect(archive, limits);
   let unpacked = 0;
   const refused: string[] = [];
+  const links: string[] = [];
   const unpack = new Unpack({
     cwd: folder,
     strict: true,
@@ -205,6 +210,7 @@ export async function unpackConfiguration(
       const reason = entryRefusal(read);
       if (reason !== undefined) refused.push(reason);
       else unpacked++;
+      if (reason === undefined && read.type === 'SymbolicLink') links.push(read.path);
       // A set-uid (or set-gid, or sticky) file is no part of a configuration.
       if (typeof read.mode === 'number') read.mode &= 0o777;
       return reason === undefined;
@@ -217,5 +223,21 @@ export async function unpackConfiguration(
   }
   // The first pass refused any such entry: finding one here means the archive changed under us.
   if (refused.length > 0) throw new UnpackError(`${REFUSED}: ${refused[0]}`);
+  await holdLinksInside(folder, links);
   return unpacked;
+}
+
+/**
+ * Defence in depth: every link unpacked must resolve, as the kernel follows it, inside the folder. The first
+ * pass makes sure of that by the archive's names; should it ever miss a way out, what was unpacked is removed
+ * and the archive refused.
+ */
+async function holdLinksInside(folder: string, links: readonly string[]): Promise<void> {
+  const leaving = await linkLeavingFolder(folder, links);
+  if (leaving === undefined) return;
+  for (const name of await readdir(folder)) await rm(join(folder, name), { recursive: true, force: true });
+  throw new UnpackError(
+    `${REFUSED}: ${quoted(leaving)} is a symbolic link that leads out of the folder once unpacked`,
+    leaving,
+  );
 }

@@ -4,10 +4,15 @@
  * packer (go-slug) keeps them (`providers.tf -> common/providers.tf`) and its unpacker accepts them: a relative
  * target that, taken from the link's own folder, never climbs above the configuration's. An absolute target, or
  * one that climbs out, refuses the archive, as go-slug does ("has external target"). Stricter than go-slug, so
- * that the target is where it looks to be: a link may not point through another link of the archive, and no
- * entry may sit under a link (go-slug refuses that too) or under a file. Everything else (hard links, devices,
- * FIFOs, types tar does not know) refuses the archive.
+ * that the target is where it looks to be: a link may not point through another link of the archive (walked a
+ * name at a time, as the kernel follows it: `x -> l/../..` goes through the link `l` even though `..` cancels
+ * its name on paper), and no entry may sit under a link (go-slug refuses that too) or under a file. Everything
+ * else (hard links, devices, FIFOs, types tar does not know) refuses the archive. Once unpacked, every link is
+ * resolved by the kernel's realpath(3) and must land inside the folder (`linkLeavingFolder`), should the walk
+ * above ever miss a way out.
  */
+import { readlink, realpath } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import type { ReadEntry } from 'tar';
 
 /** The entry types unpacked as they are: regular files and folders. */
@@ -31,7 +36,7 @@ function isAbsolute(path: string): boolean {
  * Where a link at `path` leads, as names from the configuration's folder (empty: the folder itself), read as
  * written; undefined when it climbs above the folder.
  */
-export function linkTarget(path: string, target: string): string[] | undefined {
+function linkTarget(path: string, target: string): string[] | undefined {
   const names = namesOf(path).slice(0, -1);
   for (const name of target.split('/')) {
     if (name === '' || name === '.') continue;
@@ -69,7 +74,7 @@ type Kind = 'folder' | 'file' | 'link';
 /** The entries of an archive by path, for what only the whole archive tells. */
 export class ArchiveTree {
   private readonly entries = new Map<string, { kind: Kind; path: string }>();
-  private readonly links: Array<{ path: string; linkpath: string; target: string[] }> = [];
+  private readonly links: Array<{ path: string; linkpath: string }> = [];
 
   /** Adds an entry the header checks let through; says why it is refused when it takes a link's place. */
   add(entry: Pick<ReadEntry, 'type' | 'path' | 'linkpath'>): string | undefined {
@@ -81,8 +86,7 @@ export class ArchiveTree {
       return `${quoted(entry.path)} appears twice in the archive, once as a symbolic link`;
     this.entries.set(key, { kind, path: entry.path });
     if (kind === 'link') {
-      const linkpath = entry.linkpath ?? '';
-      this.links.push({ path: entry.path, linkpath, target: linkTarget(entry.path, linkpath) ?? [] });
+      this.links.push({ path: entry.path, linkpath: entry.linkpath ?? '' });
     }
     return undefined;
   }
@@ -100,13 +104,68 @@ export class ArchiveTree {
       }
     }
     for (const link of this.links) {
-      for (let i = 1; i <= link.target.length; i++) {
-        const through = this.entries.get(link.target.slice(0, i).join('/'));
-        if (through?.kind !== 'link') continue;
-        const message = `${quoted(link.path)} is a symbolic link to ${quoted(link.linkpath)}, through the symbolic link ${quoted(through.path)}: links to links are not unpacked`;
-        return { message, entry: link.path };
-      }
+      const through = this.linkAlong(link.path, link.linkpath);
+      if (through === undefined) continue;
+      const message = `${quoted(link.path)} is a symbolic link to ${quoted(link.linkpath)}, through the symbolic link ${quoted(through)}: links to links are not unpacked`;
+      return { message, entry: link.path };
     }
     return undefined;
   }
+
+  /**
+   * The first link of the archive the kernel would follow on the way from the link at `path` to its target: the
+   * target walked a name at a time from the link's folder, every path reached checked before a `..` leaves it.
+   */
+  private linkAlong(path: string, target: string): string | undefined {
+    const names = namesOf(path).slice(0, -1);
+    for (const name of target.split('/')) {
+      if (name === '' || name === '.') continue;
+      if (name === '..') {
+        names.pop();
+        continue;
+      }
+      names.push(name);
+      const reached = this.entries.get(names.join('/'));
+      if (reached?.kind === 'link') return reached.path;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Where the kernel takes the link at `full`: realpath(3) of it (fs/promises' realpath is the native one: Node's
+ * `realpathSync` tidies `..` away before following links, which is the very mistake looked for here). A target
+ * that does not exist is resolved as far as it does; a `..` past that point counts as leaving.
+ */
+async function whereLinkLeads(full: string): Promise<string | undefined> {
+  const written = await readlink(full);
+  const names = (written.startsWith('/') ? written : `${dirname(full)}/${written}`).split('/');
+  for (let kept = names.length; kept > 0; kept--) {
+    try {
+      const reached = await realpath(names.slice(0, kept).join('/') || '/');
+      return names.slice(kept).includes('..') ? undefined : reached;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first of the links unpacked into `folder` (paths as the archive names them) that the kernel resolves
+ * outside it, or that cannot be resolved (a loop); undefined when every one stays inside.
+ */
+export async function linkLeavingFolder(
+  folder: string,
+  links: readonly string[],
+): Promise<string | undefined> {
+  const base = await realpath(folder);
+  for (const link of links) {
+    const reached = await whereLinkLeads(join(folder, ...namesOf(link)));
+    if (reached === undefined) return link;
+    const rel = relative(base, reached);
+    if (rel.split(sep).includes('..')) return link;
+  }
+  return undefined;
 }

@@ -11,6 +11,7 @@ import {
   readlinkSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import {
   unpackConfiguration,
   type UnpackLimits,
 } from '../../../src/runtask/server/unpack.js';
+import { linkLeavingFolder } from '../../../src/runtask/server/unpackTree.js';
 import { defaultConfigurationVersion, tarGz as sendTarGz } from '../../../src/runtask/send/defaults.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -310,6 +312,51 @@ describe('unpacking a configuration version', () => {
     );
     const twice = await refused([MAIN_TF, { name: 'main.tf', type: '2', linkname: 'common/main.tf' }]);
     expect(twice.message).toContain('"main.tf" appears twice in the archive, once as a symbolic link');
+  });
+
+  it('refuses a link whose `..` comes back through another link, as the kernel follows it', async () => {
+    // On paper `l/../../../../etc` from d1/d2/d3 stays inside; the kernel follows `l` to the folder first, so
+    // the `..` after it climbs from there: the link would lead to /etc.
+    const deep = await refused([
+      MAIN_TF,
+      { name: 'd1/', type: '5' },
+      { name: 'd1/d2/', type: '5' },
+      { name: 'd1/d2/d3/', type: '5' },
+      { name: 'd1/d2/d3/l', type: '2', linkname: '../../..' },
+      { name: 'd1/d2/d3/x', type: '2', linkname: 'l/../../../../etc' },
+    ]);
+    expect(deep.message).toBe(
+      'the configuration version was refused: "d1/d2/d3/x" is a symbolic link to "l/../../../../etc", through the symbolic link "d1/d2/d3/l": links to links are not unpacked',
+    );
+    expect(deep.entry).toBe('d1/d2/d3/x');
+    // Two deep: `a/l -> .`, then `a/x -> l/../..` would be the job's folder, the configuration's parent.
+    const shallow = await refused([
+      { name: 'a/', type: '5' },
+      { name: 'a/l', type: '2', linkname: '.' },
+      { name: 'a/x', type: '2', linkname: 'l/../..' },
+    ]);
+    expect(shallow.message).toContain(
+      '"a/x" is a symbolic link to "l/../..", through the symbolic link "a/l"',
+    );
+  });
+
+  it('finds, once unpacked, a link the kernel resolves out of the folder (the check after extraction)', async () => {
+    mkdirSync(join(folder, 'd1', 'd2', 'd3'), { recursive: true });
+    writeFileSync(join(folder, 'main.tf'), 'terraform {}\n');
+    symlinkSync('main.tf', join(folder, 'same.tf'));
+    symlinkSync('d1/d2/missing.tf', join(folder, 'dangling.tf'));
+    symlinkSync('../../..', join(folder, 'd1', 'd2', 'd3', 'l'));
+    await expect(linkLeavingFolder(folder, ['same.tf', 'dangling.tf', 'd1/d2/d3/l'])).resolves.toBe(
+      undefined,
+    );
+    // What a walk by names alone takes for `d1/d2/etc`: the kernel follows `l` first, and lands in /etc.
+    symlinkSync('l/../../../../etc', join(folder, 'd1', 'd2', 'd3', 'x'));
+    await expect(linkLeavingFolder(folder, ['same.tf', 'd1/d2/d3/x'])).resolves.toBe('d1/d2/d3/x');
+    // Past where a target exists, a `..` could go anywhere once the missing name appears: it leaves.
+    symlinkSync('d1/missing/../../..', join(folder, 'later'));
+    await expect(linkLeavingFolder(folder, ['later'])).resolves.toBe('later');
+    symlinkSync('loop', join(folder, 'loop'));
+    await expect(linkLeavingFolder(folder, ['loop'])).resolves.toBe('loop');
   });
 
   it('refuses hard links, whatever they point at', async () => {
