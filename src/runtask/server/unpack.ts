@@ -78,16 +78,15 @@ function capText(bytes: number): string {
   return Number.isInteger(mib) ? `${bytes} bytes (${mib} MiB)` : `${bytes} bytes`;
 }
 
-/** Counts the inflated bytes, failing past the cap; refuses a tar stream that is itself compressed again. */
+/**
+ * Counts the inflated bytes, failing past the cap; refuses a tar stream that is itself compressed again, by its
+ * first two bytes, which are held back until both came (Gunzip may hand them on in chunks of one byte).
+ */
 function inflatedCounter(limits: UnpackLimits): Transform {
   let total = 0;
+  let start: Buffer | undefined = Buffer.alloc(0);
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      // node-tar would inflate a gzip stream it finds inside, on the event loop: one layer is what is served.
-      if (total === 0 && chunk[0] === 0x1f && chunk[1] === 0x8b)
-        return done(
-          new UnpackError(`${REFUSED}: the archive is compressed twice (a .tar.gz inside the .tar.gz)`),
-        );
       total += chunk.length;
       if (total > limits.maxInflatedBytes) {
         const cap = capText(limits.maxInflatedBytes);
@@ -95,7 +94,22 @@ function inflatedCounter(limits: UnpackLimits): Transform {
           new UnpackError(`${REFUSED}: it inflates to more than ${cap}, the most the integrator unpacks`),
         );
       }
-      done(null, chunk);
+      if (start === undefined) return done(null, chunk);
+      const first = Buffer.concat([start, chunk]);
+      if (first.length < 2) {
+        start = first;
+        return done();
+      }
+      start = undefined;
+      // node-tar would inflate a gzip stream it finds inside, on the event loop: one layer is what is served.
+      if (first[0] === 0x1f && first[1] === 0x8b)
+        return done(
+          new UnpackError(`${REFUSED}: the archive is compressed twice (a .tar.gz inside the .tar.gz)`),
+        );
+      done(null, first);
+    },
+    flush(done) {
+      done(null, start !== undefined && start.length > 0 ? start : undefined);
     },
   });
 }

@@ -4,6 +4,7 @@
  * entry, and nothing is written, inside the folder or out of it.
  */
 import {
+  createReadStream,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -15,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { crc32, createGunzip, deflateRawSync, gunzipSync, gzipSync } from 'node:zlib';
 import { Header, Pack, ReadEntry } from 'tar';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -411,6 +412,31 @@ describe('unpacking a configuration version', () => {
 
   it('refuses an archive compressed twice, as the platform would', async () => {
     const error = await refused(gzipSync(tarGz([MAIN_TF])));
+    expect(error.message).toContain('the archive is compressed twice');
+  });
+
+  it('refuses an archive compressed twice whose first inflated byte comes alone', async () => {
+    // A .tar.gz inside, its first byte (0x1f) in a gzip member of its own, then a member of the rest behind empty
+    // stored blocks: Gunzip hands the inflated stream on as a chunk of 1 byte, then the rest.
+    const inner = tarGz([MAIN_TF]);
+    const rest = inner.subarray(1);
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc32(rest) >>> 0, 0);
+    trailer.writeUInt32LE(rest.length, 4);
+    const outer = Buffer.concat([
+      gzipSync(inner.subarray(0, 1)),
+      Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]),
+      ...Array.from({ length: 20_000 }, () => Buffer.from([0, 0, 0, 0xff, 0xff])),
+      deflateRawSync(rest),
+      trailer,
+    ]);
+    expect(gunzipSync(outer)).toEqual(inner);
+    writeFileSync(archive, outer);
+    const sizes: number[] = [];
+    for await (const chunk of createReadStream(archive).pipe(createGunzip()))
+      sizes.push((chunk as Buffer).length);
+    expect(sizes[0]).toBe(1);
+    const error = await refused(outer);
     expect(error.message).toContain('the archive is compressed twice');
   });
 
