@@ -66,12 +66,15 @@ async function query<T>(url: string, text: string): Promise<T[]> {
   }
 }
 
-/** Waits until every job of the queue is completed (then no instance can take one over), and returns the data. */
+/**
+ * Waits until every job of the queue is completed (then no instance can take one over), and returns the data.
+ * The tombstones of requests refused with 503 (`abandoned`) are no jobs.
+ */
 async function completed(url: string, jobs: number): Promise<string> {
   for (;;) {
     const rows = await query<{ state: string; data: string }>(
       url,
-      `SELECT state, record::text AS data FROM ${SCHEMA}.jobs WHERE queue = '${routeQueue(undefined)}'`,
+      `SELECT state, record::text AS data FROM ${SCHEMA}.jobs WHERE queue = '${routeQueue(undefined)}' AND state <> 'abandoned'`,
     );
     if (rows.length === jobs && rows.every((row) => row.state === 'completed')) {
       return rows.map((row) => row.data).join('\n');

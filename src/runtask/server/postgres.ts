@@ -171,14 +171,16 @@ export class PostgresStore implements JobStore, QueueStore {
     }
   }
 
-  /** Removes the row of a refused attempt (`RefusedCopies`): how many rows went; -1 when it failed. */
+  /**
+   * Leaves the tombstone of a refused attempt (`RefusedCopies`, `ABANDON`): 1 when the attempt's row had landed,
+   * 0 otherwise, -1 when it failed.
+   */
   private removeRefused(record: JobRecord, holder: string | null): Promise<number> {
     const values = [this.queueName, record.id, record.acceptedAt, holder];
-    return this.guarded(
-      `cannot remove job ${record.id}, refused with 503`,
-      -1,
-      async () => (await this.run(sql.ABANDON, values)).rowCount ?? 0,
-    );
+    return this.guarded(`cannot remove job ${record.id}, refused with 503`, -1, async () => {
+      const { rows } = await this.run(sql.ABANDON, values);
+      return rows.some((row) => row.was === 'held' || row.was === 'queued') ? 1 : 0;
+    });
   }
 
   /**

@@ -2,9 +2,10 @@
  * Requests refused with 503 whose insert may have been carried out all the same. A job is refused when its insert
  * gets no answer in time (a database that hangs); the statement may still run once the database answers again,
  * leaving a job that nobody holds in memory, which another instance would take over and run later. The platform
- * sends a refused request again, so such a copy must never run: its row (that very attempt's, never taken over
- * or started: `ABANDON` in postgresStatements.ts) is removed as soon as the database answers, tried again until
- * then, and before the same id is accepted here again.
+ * sends a refused request again, so such a copy must never run: a tombstone naming that attempt (`ABANDON` in
+ * postgresStatements.ts: its row, if it landed and was never taken over or started, becomes the tombstone) is
+ * stored as soon as the database answers, tried again until then, and before the same id is accepted here again.
+ * An insert still on its way (a backend that stalls) finds the tombstone when it lands, and does nothing.
  */
 import type { Retries } from './databaseFaults.js';
 import type { EventLog } from './log.js';
@@ -19,7 +20,7 @@ export class RefusedCopies {
 
   constructor(
     private readonly retries: Retries,
-    /** Removes the row of `record`'s attempt held by `holder` (null: queued): rows removed; -1 on a failure. */
+    /** Leaves the tombstone of `record`'s attempt by `holder` (null: queued): 1 when its row had landed, else 0; -1 on a failure. */
     private readonly remove: (record: JobRecord, holder: string | null) => Promise<number>,
     private readonly log: EventLog,
   ) {}

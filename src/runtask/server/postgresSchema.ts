@@ -23,7 +23,8 @@ const MIGRATION_LOCK = 'provider-runtask:schema';
  * a new one (it runs on databases that already have the earlier ones).
  */
 export const MIGRATIONS: readonly string[] = [
-  // 1: the queues and the jobs.
+  // 1: the queues and the jobs (an `abandoned` job: the tombstone of requests refused with 503, ABANDON in
+  // postgresStatements.ts).
   `CREATE TABLE ${SCHEMA}.queues (
      name text PRIMARY KEY,
      created_at timestamptz NOT NULL DEFAULT now()
@@ -32,7 +33,7 @@ export const MIGRATIONS: readonly string[] = [
      queue text NOT NULL REFERENCES ${SCHEMA}.queues (name),
      id text NOT NULL,
      seq bigint GENERATED ALWAYS AS IDENTITY,
-     state text NOT NULL CHECK (state IN ('queued', 'held', 'completed')),
+     state text NOT NULL CHECK (state IN ('queued', 'held', 'completed', 'abandoned')),
      record jsonb NOT NULL,
      holder text,
      lease_until timestamptz,
@@ -40,14 +41,13 @@ export const MIGRATIONS: readonly string[] = [
      created_at timestamptz NOT NULL DEFAULT now(),
      progress_at timestamptz,
      finished_at timestamptz,
+     lapse_seen_at timestamptz, -- when another instance first saw a held lease run out (a takeover waits after it)
      PRIMARY KEY (queue, id),
      CHECK (state <> 'held' OR lease_until IS NOT NULL)
    );
    CREATE INDEX jobs_queued ON ${SCHEMA}.jobs (queue, seq) WHERE state = 'queued';
    CREATE INDEX jobs_held ON ${SCHEMA}.jobs (queue, lease_until) WHERE state = 'held';
-   CREATE INDEX jobs_completed ON ${SCHEMA}.jobs (queue, finished_at) WHERE state = 'completed';`,
-  // 2: when another instance first saw a held job's lease run out (a takeover waits a while after that).
-  `ALTER TABLE ${SCHEMA}.jobs ADD COLUMN lapse_seen_at timestamptz;`,
+   CREATE INDEX jobs_completed ON ${SCHEMA}.jobs (queue, finished_at) WHERE state IN ('completed', 'abandoned');`,
 ];
 
 /** The schema version this CLI writes and reads. */

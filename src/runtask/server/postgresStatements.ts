@@ -1,12 +1,13 @@
 /**
  * The statements of the PostgreSQL job store on its own table `provider_runtask.jobs` (postgresSchema.ts). A job is
- * one row, keyed by its queue and its id (the task result id), in one of three states:
+ * one row, keyed by its queue and its id (the task result id), in one of four states:
  *
  *   - `queued`: put in the queue by a front, held by nobody, waiting for a worker's claim (oldest first, `seq`);
  *   - `held`: held by the instance `holder` until `lease_until`, which that instance's heartbeat moves on. Once the
  *     lease is past, the job is another instance's to take over, which raises its `fence`;
  *   - `completed`: its final callback delivered, its access token removed from the record; kept a while (so that a
- *     late copy of its request is a duplicate), then pruned.
+ *     late copy of its request is a duplicate), then pruned;
+ *   - `abandoned`: the tombstone of requests refused with 503 (`ABANDON`), held by nobody, pruned as completed jobs.
  *
  * Every write of a held job names the fence it was taken with: an instance that lost its lease (a long pause)
  * and wakes up matches no row, so it can never write the job again. A takeover is two steps some time apart
@@ -22,18 +23,34 @@ const JOBS = `${SCHEMA}.jobs`;
 const leaseFrom = (n: number): string => `now() + make_interval(secs => $${n})`;
 
 /**
- * A new job held by its accepting instance. $1 queue, $2 id, $3 record, $4 holder, $5 lease (s). No row back:
- * the job exists already (a retried request), whoever holds it.
+ * Takes over the tombstone of refused attempts (`ABANDON`) for a new attempt, never for one of the attempts it
+ * names (a refused insert that lands late). `$h`: the new attempt's holder.
  */
-export const ACCEPT = `INSERT INTO ${JOBS} (queue, id, state, record, holder, lease_until)
+const reviving = (holder: string): string => `WHERE j.state = 'abandoned'
+    AND NOT j.record->'abandoned' @> jsonb_build_array(
+      jsonb_build_object('acceptedAt', EXCLUDED.record->>'acceptedAt', 'holder', ${holder}))`;
+
+/**
+ * A new job held by its accepting instance (over a tombstone of refused attempts, `ABANDON`). $1 queue, $2 id,
+ * $3 record, $4 holder, $5 lease (s). No row back: the job exists already (a retried request), whoever holds it,
+ * or this is a refused attempt's insert landing late.
+ */
+export const ACCEPT = `INSERT INTO ${JOBS} AS j (queue, id, state, record, holder, lease_until)
   VALUES ($1, $2, 'held', $3::jsonb, $4, ${leaseFrom(5)})
-  ON CONFLICT (queue, id) DO NOTHING
+  ON CONFLICT (queue, id) DO UPDATE SET state = 'held', record = EXCLUDED.record, holder = EXCLUDED.holder,
+    lease_until = EXCLUDED.lease_until, created_at = now(), finished_at = NULL
+  ${reviving('EXCLUDED.holder')}
   RETURNING fence`;
 
-/** A new job in the queue, held by nobody. $1 queue, $2 id, $3 record. No row back: it exists already. */
-export const ENQUEUE = `INSERT INTO ${JOBS} (queue, id, state, record)
+/**
+ * A new job in the queue, held by nobody (over a tombstone, as `ACCEPT`). $1 queue, $2 id, $3 record. No row
+ * back: it exists already, or this is a refused attempt's insert landing late.
+ */
+export const ENQUEUE = `INSERT INTO ${JOBS} AS j (queue, id, state, record)
   VALUES ($1, $2, 'queued', $3::jsonb)
-  ON CONFLICT (queue, id) DO NOTHING
+  ON CONFLICT (queue, id) DO UPDATE SET state = 'queued', record = EXCLUDED.record, holder = NULL,
+    lease_until = NULL, created_at = now(), finished_at = NULL, progress_at = NULL
+  ${reviving('NULL::text')}
   RETURNING id`;
 
 /**
@@ -46,15 +63,25 @@ export const WRITE = `UPDATE ${JOBS} SET record = $3::jsonb, lease_until = GREAT
   RETURNING id`;
 
 /**
- * A job whose acceptance failed on the client (no answer in time, so the platform got 503) removed if the insert
- * was carried out after all: the platform sends the request again, and this copy must never run. Only the row
- * of that very attempt ($3: its record's `acceptedAt`), never taken over or started. $1 queue, $2 id, $3 the
- * attempt's `acceptedAt`, $4 its holder (NULL: a front's queued job).
+ * The tombstone of a request refused with 503 although its insert was sent (no answer in time): the platform
+ * sends the request again, and that attempt's row must never run, even when its insert is still on its way
+ * (a backend that stalls) and lands after this. The row becomes (or is made, when there is none yet) `abandoned`,
+ * naming the attempt ($3 its record's `acceptedAt`, $4 its holder, NULL for a front's queued job): a late insert
+ * then finds it and does nothing (`ACCEPT`, `ENQUEUE`), whatever the order; a new attempt takes it over. A row
+ * of another attempt, or taken over or started, is left alone. Pruned as completed jobs are. `was`: the state of
+ * the row before (`held` or `queued`: the refused attempt had landed). $1 queue, $2 id.
  */
-export const ABANDON = `DELETE FROM ${JOBS}
-  WHERE queue = $1 AND id = $2 AND state IN ('held', 'queued') AND fence = 0
-    AND holder IS NOT DISTINCT FROM $4
-    AND record->>'acceptedAt' = $3 AND record->>'checkStartedAt' IS NULL`;
+export const ABANDON = `WITH before AS (SELECT state FROM ${JOBS} WHERE queue = $1 AND id = $2)
+  INSERT INTO ${JOBS} AS j (queue, id, state, record, finished_at)
+  VALUES ($1, $2, 'abandoned',
+    jsonb_build_object('abandoned', jsonb_build_array(jsonb_build_object('acceptedAt', $3::text, 'holder', $4::text))),
+    now())
+  ON CONFLICT (queue, id) DO UPDATE SET state = 'abandoned', holder = NULL, lease_until = NULL, finished_at = now(),
+    record = jsonb_build_object('abandoned', COALESCE(j.record->'abandoned', '[]'::jsonb) || (EXCLUDED.record->'abandoned'))
+  WHERE j.state = 'abandoned'
+    OR (j.state IN ('held', 'queued') AND j.fence = 0 AND j.holder IS NOT DISTINCT FROM $4
+        AND j.record->>'acceptedAt' = $3 AND j.record->>'checkStartedAt' IS NULL)
+  RETURNING (SELECT state FROM before) AS was`;
 
 /**
  * A held job's end: completed, its access token removed, held by nobody. $1 queue, $2 id, $3 holder, $4 fence.
@@ -154,6 +181,6 @@ export const DUE_FOR_PROGRESS = `UPDATE ${JOBS} SET progress_at = now()
 /** How many jobs wait in the queue. $1 queue. */
 export const DEPTH = `SELECT count(*)::int AS n FROM ${JOBS} WHERE queue = $1 AND state = 'queued'`;
 
-/** Completed jobs finished more than $2 seconds ago, deleted. $1 queue. */
+/** Completed jobs and tombstones (`ABANDON`) more than $2 seconds old, deleted. $1 queue. */
 export const PRUNE = `DELETE FROM ${JOBS}
-  WHERE queue = $1 AND state = 'completed' AND finished_at < now() - make_interval(secs => $2)`;
+  WHERE queue = $1 AND state IN ('completed', 'abandoned') AND finished_at < now() - make_interval(secs => $2)`;
