@@ -13,7 +13,7 @@ import type { PlatformOrigins } from '../callback/origins.js';
 import { fetchPlanJson } from '../callback/planJson.js';
 import type { InterpretedResult } from './handlerResult.js';
 import type { EventLog, LogFields } from './log.js';
-import { unpackConfiguration } from './unpack.js';
+import { DEFAULT_UNPACK_LIMITS, unpackConfiguration } from './unpack.js';
 
 /** How a check fetches from the platform (part of its settings, check.ts). */
 export interface FetchSettings {
@@ -133,7 +133,7 @@ export async function prepareConfiguration({
         }),
     });
     await mkdir(folder, { mode: 0o700 });
-    const entries = await unpackConfiguration(archive, folder);
+    const entries = await unpackConfiguration(archive, folder, DEFAULT_UNPACK_LIMITS, signal);
     log.info('configuration.fetched', 'fetched and unpacked the configuration version', {
       ...fields,
       bytes,

@@ -137,9 +137,23 @@ function parserSink(parser: Parser): Writable {
   return sink;
 }
 
-/** Streams the archive, inflated and counted, into `parser`; rejects with the first error of any stage. */
-async function feed(archive: string, parser: Parser, limits: UnpackLimits): Promise<void> {
-  await pipeline(createReadStream(archive), createGunzip(), inflatedCounter(limits), parserSink(parser));
+/**
+ * Streams the archive, inflated and counted, into `parser`; rejects with the first error of any stage, or with
+ * an AbortError once `signal` is aborted (every stage is then destroyed).
+ */
+async function feed(
+  archive: string,
+  parser: Parser,
+  limits: UnpackLimits,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const stages = [
+    createReadStream(archive),
+    createGunzip(),
+    inflatedCounter(limits),
+    parserSink(parser),
+  ] as const;
+  await pipeline(...stages, signal === undefined ? {} : { signal });
 }
 
 /** An error of the archive's reading, as said to the platform: no path of the integrator's in it. */
@@ -152,7 +166,7 @@ function unreadable(error: Error): UnpackError {
 }
 
 /** Reads every entry header of the archive, writing nothing; rejects with the first refusal. */
-async function inspect(archive: string, limits: UnpackLimits): Promise<void> {
+async function inspect(archive: string, limits: UnpackLimits, signal?: AbortSignal): Promise<void> {
   const tally = new Tally(limits);
   const tree = new ArchiveTree();
   const checked = new WeakSet<ReadEntry>();
@@ -179,8 +193,9 @@ async function inspect(archive: string, limits: UnpackLimits): Promise<void> {
     if (!checked.has(entry)) refuse(`${quoted(entry.path)} is of a type that is not unpacked`, entry);
   });
   try {
-    await feed(archive, parser, limits);
+    await feed(archive, parser, limits, signal);
   } catch (error) {
+    if (signal?.aborted === true) throw error;
     throw refusal ?? unreadable(error as Error);
   }
   // What only the whole archive tells: entries under a link or a file, links through links.
@@ -202,14 +217,16 @@ function unpackFailure(error: Error & { entry?: ReadEntry }, folder: string): Un
 /**
  * Unpacks `archive` into `folder` (which must exist, and should be empty), or rejects with an UnpackError
  * without having written anything when the archive is refused (or having removed it all, for a link found to
- * lead out once unpacked); resolves with the number of entries unpacked.
+ * lead out once unpacked); resolves with the number of entries unpacked. Aborting `signal` (the job's) stops it
+ * at once, rejecting with an AbortError; what was written by then stays for the job's folder to be removed.
  */
 export async function unpackConfiguration(
   archive: string,
   folder: string,
   limits: UnpackLimits = DEFAULT_UNPACK_LIMITS,
+  signal?: AbortSignal,
 ): Promise<number> {
-  await inspect(archive, limits);
+  await inspect(archive, limits, signal);
   let unpacked = 0;
   const refused: string[] = [];
   const links: string[] = [];
@@ -231,8 +248,9 @@ export async function unpackConfiguration(
     },
   });
   try {
-    await feed(archive, unpack, limits);
+    await feed(archive, unpack, limits, signal);
   } catch (error) {
+    if (signal?.aborted === true) throw error;
     throw unpackFailure(error as Error, folder);
   }
   // The first pass refused any such entry: finding one here means the archive changed under us.

@@ -440,6 +440,20 @@ describe('unpacking a configuration version', () => {
     expect(error.message).toContain('the archive is compressed twice');
   });
 
+  it("stops when the job's signal is aborted, before or while it reads", async () => {
+    writeFileSync(archive, tarGz([MAIN_TF, { name: 'b.tf', content: Buffer.from('# b') }]));
+    const before = new AbortController();
+    before.abort();
+    await expect(
+      unpackConfiguration(archive, folder, DEFAULT_UNPACK_LIMITS, before.signal),
+    ).rejects.toMatchObject({ name: 'AbortError' });
+    const during = new AbortController();
+    const unpacking = unpackConfiguration(archive, folder, DEFAULT_UNPACK_LIMITS, during.signal);
+    during.abort();
+    await expect(unpacking).rejects.toMatchObject({ name: 'AbortError' });
+    expect(written()).toEqual(['job', join('job', 'configuration')]);
+  });
+
   it('refuses what is not a .tar.gz', async () => {
     writeFileSync(archive, 'not an archive at all, just text that goes on for a while '.repeat(20));
     const error = await unpackConfiguration(archive, folder).catch((e: unknown) => e);
