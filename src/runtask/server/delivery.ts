@@ -3,8 +3,9 @@
  * first attempt the result is stored as the job's claim (`JobStore.report`: on PostgreSQL a write under the job's fence, which renews its
  * lease): refused, the job is another instance's (its lease ran out while this one was paused or cut off from the
  * database), and nothing is sent for it. Not stored (a database that does not answer), it is sent only while the
- * lease surely lasts by this process's clock (`heldUntil`), and claimed again when it does not. An attempt under
- * way is cut short when the lease stops being sure; the claim is made again before the next one.
+ * lease surely lasts by this process's clock (`heldUntil`), and claimed again when it does not: as long as the
+ * run's token lives (10 minutes), the job held here in `reporting` meanwhile, never ended without its final. An
+ * attempt under way is cut short when the lease stops being sure; the claim is made again before the next one.
  *
  * What remains: a pause of this process between the last look at the lease and the request leaving it, longer than
  * the lease and the takeover's wait, lets the new holder send the stored result too (the same result: a taker
@@ -31,9 +32,13 @@ export interface DeliveryContext {
   retryMs: number;
 }
 
+/** How long the platform's access token of a run lives (run-tasks.md): past it, no callback of the job lands. */
+export const TOKEN_LIFETIME_MS = 10 * 60_000;
+
 /**
  * Claims the right to send until it is held (`held`), the job is another's (`lost`), the delivery is stopped
- * (`aborted`) or its deadline passed (`expired`).
+ * (`aborted`) or the run's token expired (`expired`, after `left` ms): a store that does not answer is asked
+ * again every `retryMs` meanwhile, the job still held here in `reporting` (never ended without its final).
  */
 async function claimToSend(
   { store, deps, retryMs }: DeliveryContext,
@@ -120,7 +125,11 @@ export async function deliverFinal(
   return { outcome, stored };
 }
 
-/** Claims the job, then sends its final result, claiming it again whenever its lease stops being sure. */
+/**
+ * Claims the job, then sends its final result, claiming it again whenever its lease stops being sure. The
+ * callback's deadline counts only the time it is sent (from its claim): a store that does not answer holds the
+ * job in `reporting` as long as the run's token lives, and the callback then still has its whole deadline.
+ */
 async function deliverClaimed(
   context: DeliveryContext,
   job: Job,
@@ -128,30 +137,32 @@ async function deliverClaimed(
   deadlineMs: number,
 ): Promise<Delivery> {
   const { store, deps, log } = context;
-  const started = clock();
-  const left = (): number => deadlineMs - (clock() - started);
+  const tokenEnds = job.acceptedAt.getTime() + TOKEN_LIFETIME_MS;
   const record = job.record('reporting', result);
+  let left = deadlineMs;
   for (;;) {
-    const claim = await claimToSend(context, record, left);
+    const claim = await claimToSend(context, record, () => tokenEnds - Date.now());
     if (claim === 'lost') return { kind: 'lost' };
     if (claim === 'aborted') return { kind: 'aborted', attempts: 0 };
     if (claim === 'expired') {
-      const reason = `the job store could not confirm within ${Math.round(deadlineMs / 1000)}s that this instance still holds the job`;
+      const reason = `the run's access token expired (it lives 10 minutes) before the job store confirmed that this instance still holds the job`;
       return { kind: 'gave-up', reason, attempts: 0 };
     }
     const watch = leaseWatch(store, job.id, deps.signal);
-    const outcome = await reportResult(
-      { ...deps, signal: watch.signal },
-      result,
-      Math.max(1, left()),
-      'final',
-    );
+    const began = clock();
+    const outcome = await reportResult({ ...deps, signal: watch.signal }, result, left, 'final');
     watch.stop();
+    left -= clock() - began;
     if (outcome.kind !== 'aborted' || !watch.lapsed()) return outcome;
     log.warn(
       'job.lease_unsure',
       `paused the final callback of job ${job.id}: this instance cannot be sure it still holds the job (a pause, or a database that does not answer); claiming it again`,
       { job: job.id, run_id: deps.request.run_id },
     );
+    if (left <= 0) {
+      const within = deadlineMs >= 1000 ? `${Math.round(deadlineMs / 1000)}s` : `${deadlineMs} ms`;
+      const reason = `not delivered within its deadline (${within})`;
+      return { kind: 'gave-up', reason, attempts: outcome.attempts };
+    }
   }
 }
