@@ -69,15 +69,27 @@ export function send(url: string | URL, options: RequestOptions): Promise<Answer
 
 /**
  * GETs `url` into `file` (mode 0600), following redirects (without any credential: none is given here).
- * Resolves with the final status; the file is written only on 2xx.
+ * Resolves with the final status; the file is written only on 2xx. `timeoutMs` is for all the hops together.
  */
-export async function sendToFile(
+export function sendToFile(
   url: string | URL,
   file: string,
   options: Omit<RequestOptions, 'method' | 'body'>,
   redirects = 5,
 ): Promise<{ status: number; location?: string | undefined }> {
-  const result = await exchange(url, { ...options, method: 'GET' }, async (response, counter) => {
+  return followToFile(url, file, options, Date.now() + options.timeoutMs, redirects);
+}
+
+/** One hop of `sendToFile`, given what is left until `until` (ms since the epoch). */
+async function followToFile(
+  url: string | URL,
+  file: string,
+  options: Omit<RequestOptions, 'method' | 'body'>,
+  until: number,
+  redirects: number,
+): Promise<{ status: number; location?: string | undefined }> {
+  const hop = { ...options, method: 'GET', timeoutMs: Math.max(1, until - Date.now()) };
+  const result = await exchange(url, hop, async (response, counter) => {
     const status = response.statusCode ?? 0;
     if (status >= 200 && status < 300) {
       const bounded = new Transform({
@@ -97,7 +109,7 @@ export async function sendToFile(
     return { status, location: response.headers.location };
   });
   if (result.status >= 300 && result.status < 400 && result.location !== undefined && redirects > 0) {
-    return sendToFile(new URL(result.location, url), file, options, redirects - 1);
+    return followToFile(new URL(result.location, url), file, options, until, redirects - 1);
   }
   return result;
 }
