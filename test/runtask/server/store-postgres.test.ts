@@ -263,8 +263,9 @@ describe('PostgreSQL: takeovers and claims', () => {
     const database = `takeover_${++databases}`;
     await server.createDatabase(database);
     const url = server.urlOf(database);
-    // The holder renews nothing by itself (a paused process); the wait after a lapse is long, moved by hand.
-    const holder = await PostgresStore.open({ url, log, leaseMs: 2000, heartbeatMs: 2_000_000_000 });
+    // The holder renews nothing by itself (a paused process); the wait after a lapse is long, moved by hand. Its
+    // lease is long (the leases past are moved by hand): the claim it renews must still last after the round trips.
+    const holder = await PostgresStore.open({ url, log, leaseMs: 600_000, heartbeatMs: 2_000_000_000 });
     const other = await PostgresStore.open({ url, log, leaseMs: 2000, lapseWaitMs: 600_000 });
     try {
       const mine = recordOf('mine');
