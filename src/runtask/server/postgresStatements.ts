@@ -103,10 +103,11 @@ export const FINISHED_WITH = `SELECT count(*)::int AS n FROM ${JOBS}
   WHERE queue = $1 AND id = $2 AND state = 'completed' AND fence = $3`;
 
 /**
- * The leases of the jobs held here moved on; a job taken over meanwhile (another fence) is not among the rows
+ * The leases of the jobs held here moved on (never shortened: a renewal that waited must not undo a later write's
+ * lease, which this process counts on); a job taken over meanwhile (another fence) is not among the rows
  * back. $1 queue, $2 holder, $3 lease (s), $4 ids, $5 their fences.
  */
-export const RENEW = `UPDATE ${JOBS} j SET lease_until = ${leaseFrom(3)}
+export const RENEW = `UPDATE ${JOBS} j SET lease_until = GREATEST(j.lease_until, ${leaseFrom(3)})
   FROM unnest($4::text[], $5::int[]) AS h(id, fence)
   WHERE j.queue = $1 AND j.id = h.id AND j.fence = h.fence AND j.state = 'held' AND j.holder = $2
   RETURNING j.id`;

@@ -303,6 +303,34 @@ describe('PostgreSQL: takeovers and claims', () => {
       await other.release();
     }
   });
+  it('a renewal never moves a lease backwards (a write sent later gave it more)', async () => {
+    const database = `renew_${++databases}`;
+    await server.createDatabase(database);
+    const url = server.urlOf(database);
+    const store = await PostgresStore.open({ url, log, leaseMs: 60_000, heartbeatMs: 250 });
+    try {
+      const job = recordOf('renewed-late');
+      expect(await store.accept(job)).toBe('accepted');
+      // A write sent after a renewal that is still on its way gave the lease more than the renewal will.
+      await sql(url, `UPDATE ${SCHEMA}.jobs SET lease_until = now() + interval '1 hour'`);
+      const after = clock();
+      // A renewal sent after that is answered (this process then counts its lease from after it)…
+      while (store.heldUntil(job.id) <= after + 60_000) await new Promise((r) => setTimeout(r, 50));
+      // …and left the longer lease as it was.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ later: boolean }>(
+          `SELECT lease_until > now() + interval '30 minutes' AS later FROM ${SCHEMA}.jobs`,
+        );
+        expect(rows).toEqual([{ later: true }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await store.release({ crash: true });
+    }
+  });
 });
 
 describe('PostgreSQL: the connection pool (--database-pool)', () => {
