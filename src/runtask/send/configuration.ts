@@ -6,10 +6,14 @@
  * rehearsed offline: files and folders (`.git` and `.terraform` left out), permission bits only; a symbolic link
  * whose target stays inside the folder kept as a link (`providers.tf -> common/providers.tf`); one whose target
  * is outside replaced by what it points at (a file's bytes, a folder's entries under the link's name); sockets,
- * FIFOs and devices left out.
+ * FIFOs and devices left out. A link whose absolute target falls inside the folder is kept as written, as go-slug
+ * keeps it (slug.go, `packWalkFn` and `validSymlink`: an absolute target is cleaned and held to the root, and a
+ * link within it copied with its `Linkname` unchanged); go-slug's `Unpack` then refuses that absolute target,
+ * outside the folder it unpacks into ("has external target"), and so does the integrator: such a link is packed
+ * as the platform would, with a warning.
  */
 import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { Stats } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import { defaultConfigurationVersion, packEntries, type ArchiveEntry } from './defaults.js';
@@ -35,11 +39,15 @@ function seconds(stats: Stats): Date {
   return new Date(Math.floor(stats.mtimeMs / 1000) * 1000);
 }
 
-/** A folder's walk: the configuration's root, and the folders whose links are being followed (no loops). */
+/**
+ * A folder's walk: the configuration's root, the folders whose links are being followed (no loops), and what
+ * the command warns about.
+ */
 interface Walk {
   root: string;
   following: string[];
   entries: ArchiveEntry[];
+  warnings: string[];
 }
 
 /** The entries of folder `dir` (on disk) under archive path `under` ('' for the root), in go-slug's order. */
@@ -72,6 +80,13 @@ async function walkLink(walk: Walk, full: string, path: string, stats: Stats): P
   const target = await readlink(full);
   if (inside(walk.root, isAbsolute(target) ? resolve(target) : resolve(dirname(full), target))) {
     const linkpath = target.split(sep).join('/');
+    if (isAbsolute(target)) {
+      const inRoot = relative(walk.root, resolve(target)).split(sep).join('/');
+      const relativeTarget = posix.relative(posix.dirname(path), inRoot) || '.';
+      walk.warnings.push(
+        `the link ${path} points to an absolute path: Terraform uploads it as it is, and unpacking refuses it (in the run, and in the integrator); make it relative (${relativeTarget})`,
+      );
+    }
     walk.entries.push({
       path,
       type: 'SymbolicLink',
@@ -107,10 +122,10 @@ async function walkLink(walk: Walk, full: string, path: string, stats: Stats): P
 }
 
 /** A folder packed into a gzip-compressed tar archive, its paths relative to the folder. */
-async function packFolder(folder: string): Promise<Buffer> {
+async function packFolder(folder: string, warnings: string[]): Promise<Buffer> {
   const stats = await lstat(folder);
   const root = stats.isSymbolicLink() ? resolve(dirname(folder), await readlink(folder)) : folder;
-  const walk: Walk = { root, following: [], entries: [] };
+  const walk: Walk = { root, following: [], entries: [], warnings };
   await walkFolder(walk, root, '');
   return packEntries(walk.entries);
 }
@@ -132,7 +147,7 @@ export async function configurationVersion(
   }
   if (stats.isDirectory()) {
     try {
-      return await packFolder(full);
+      return await packFolder(full, warnings);
     } catch (error) {
       throw unreadable(full, error);
     }

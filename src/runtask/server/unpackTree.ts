@@ -3,13 +3,16 @@
  * archive. Files and folders are; so are symbolic links whose target stays inside the folder, as HCP Terraform's
  * packer (go-slug) keeps them (`providers.tf -> common/providers.tf`) and its unpacker accepts them: a relative
  * target that, taken from the link's own folder, never climbs above the configuration's. An absolute target, or
- * one that climbs out, refuses the archive, as go-slug does ("has external target"). Stricter than go-slug, so
- * that the target is where it looks to be: a link may not point through another link of the archive (walked a
- * name at a time, as the kernel follows it: `x -> l/../..` goes through the link `l` even though `..` cancels
- * its name on paper), and no entry may sit under a link (go-slug refuses that too) or under a file. Everything
- * else (hard links, devices, FIFOs, types tar does not know) refuses the archive. Once unpacked, every link is
- * resolved by the kernel's realpath(3) and must land inside the folder (`linkLeavingFolder`), should the walk
- * above ever miss a way out.
+ * one that climbs out, refuses the archive, as go-slug does ("has external target"): slug.go's `validSymlink`
+ * accepts an absolute target only inside the folder it unpacks into, which no archive packed elsewhere points
+ * at (its tests TestUnpackMaliciousSymlinks and TestAbsoluteSymlinkContainment refuse one), though its `Pack`
+ * keeps a link whose absolute target is inside the folder packed (send/configuration.ts does too, and warns).
+ * Stricter than go-slug, so that the target is where it looks to be: a link may not point through another link
+ * of the archive (walked a name at a time, as the kernel follows it: `x -> l/../..` goes through `l` though `..`
+ * cancels its name on paper), and no entry may sit under a link (go-slug refuses that too) or under a file.
+ * Everything else (hard links, devices, FIFOs, types tar does not know) refuses the archive. Once unpacked, every
+ * link is resolved by the kernel's realpath(3) and must land inside the folder (`linkLeavingFolder`), should the
+ * walk above ever miss a way out.
  */
 import { readlink, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';

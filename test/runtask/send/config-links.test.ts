@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { list, type ReadEntry } from 'tar';
 import { describe, expect, it } from 'vitest';
 import { configurationVersion } from '../../../src/runtask/send/configuration.js';
-import { unpackConfiguration } from '../../../src/runtask/server/unpack.js';
+import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/unpack.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 /** The entries of a .tar.gz: path, type, link target, mode, and the bytes of files. */
@@ -67,6 +67,34 @@ describe('runtask send --config-version <folder> with links', () => {
     expect(readlinkSync(join(unpacked, 'providers.tf'))).toBe('common/providers.tf');
     expect(readFileSync(join(unpacked, 'providers.tf'), 'utf8')).toBe('provider "random" {}\n');
     expect(readFileSync(join(unpacked, 'mods', 'x.tf'), 'utf8')).toBe('# x\n');
+  });
+
+  it('keeps an absolute link into the folder as go-slug packs it, warns, and the integrator refuses it', async () => {
+    // go-slug's Pack keeps a link whose absolute target falls inside the folder, target as written; its Unpack
+    // (the run's own, and the integrator's) refuses an absolute target: "has external target".
+    const base = tempDir('absolute');
+    const folder = join(base, 'configuration');
+    mkdirSync(join(folder, 'common'), { recursive: true });
+    writeFileSync(join(folder, 'common', 'providers.tf'), 'provider "random" {}\n');
+    symlinkSync(join(folder, 'common', 'providers.tf'), join(folder, 'providers.tf'));
+    const warnings: string[] = [];
+    const archive = join(base, 'cv.tar.gz');
+    writeFileSync(archive, await configurationVersion(folder, base, new Date(0), warnings));
+    expect(entriesOf(archive)).toContainEqual({
+      path: 'providers.tf',
+      type: 'SymbolicLink',
+      mode: '777',
+      linkpath: join(folder, 'common', 'providers.tf'),
+    });
+    expect(warnings).toEqual([
+      'the link providers.tf points to an absolute path: Terraform uploads it as it is, and unpacking refuses it (in the run, and in the integrator); make it relative (common/providers.tf)',
+    ]);
+    const unpacked = join(base, 'job', 'configuration');
+    mkdirSync(unpacked, { recursive: true });
+    const error = await unpackConfiguration(archive, unpacked).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnpackError);
+    expect((error as UnpackError).entry).toBe('providers.tf');
+    expect((error as Error).message).toContain('an absolute path: only links that stay inside the folder');
   });
 
   it('says which link points at nothing outside the folder (Terraform cannot upload it either)', async () => {
