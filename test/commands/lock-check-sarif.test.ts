@@ -28,7 +28,14 @@ const MULTITOOL = createRequire(import.meta.url)('@microsoft/sarif-multitool') a
 async function multitool(sarifFile: string): Promise<string[]> {
   const log = path.join(path.dirname(sarifFile), 'validation.sarif');
   await promisify(execFile)(MULTITOOL, ['validate', '--rule-kind', 'Sarif;Gh', '-o', log, sarifFile], {
-    env: { PATH: process.env.PATH, HOME: path.dirname(sarifFile), DOTNET_CLI_TELEMETRY_OPTOUT: '1' },
+    // Invariant globalization: a self-contained .NET program otherwise needs the system's ICU library (libicu),
+    // which a slim machine may lack; validation reads no culture-specific data.
+    env: {
+      PATH: process.env.PATH,
+      HOME: path.dirname(sarifFile),
+      DOTNET_CLI_TELEMETRY_OPTOUT: '1',
+      DOTNET_SYSTEM_GLOBALIZATION_INVARIANT: '1',
+    },
   });
   const validation = JSON.parse(fs.readFileSync(log, 'utf8')) as {
     runs: {
