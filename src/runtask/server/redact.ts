@@ -63,19 +63,59 @@ export function withoutPasswords(text: string, secrets: readonly string[]): stri
 const PG_VARIABLE = /^PG(?!P_)[A-Z_]+$/;
 
 /**
- * How long a secret must be for a value that merely contains it to count as holding it (a URL with the
- * database password in it, `key=<the HMAC key>`). A shorter one is matched as the whole value only: a one-letter
- * key is a letter of most values, and removing every variable that has it would take away what handlers need
- * (`PATH`, a registry token).
+ * How long a secret must be to count wherever it stands in a value, even inside a word (a long random key is never
+ * part of an unrelated value by chance). A shorter one counts only as a whole piece of the value (`standsIn`): a
+ * one-letter key is a letter of most values, and removing every variable that has it would take away what
+ * handlers need (`PATH`, a registry token).
  */
 export const CONTAINED_SECRET_MIN = 8;
 
-/** Whether an environment value holds one of `secrets`: equal to one, or containing one long enough to tell. */
+/** What separates the pieces of a value: URL and `key=value` punctuation, and whitespace. */
+const SEPARATOR = /[\s:@/?&=;,]/;
+
+/** Whether `secret` stands in `text` as a whole: at an end or a separator on each side of some occurrence. */
+function standsIn(text: string, secret: string): boolean {
+  for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
+    const end = at + secret.length;
+    const before = at === 0 || SEPARATOR.test(text[at - 1]!);
+    const after = end === text.length || SEPARATOR.test(text[end]!);
+    if (before && after) return true;
+  }
+  return false;
+}
+
+/** `text` URL-decoded (as written when it is not valid percent-encoding). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The forms of a value a secret is looked for in: as written, URL-decoded, and a URL's user and password. */
+function formsOf(value: string): string[] {
+  const forms = [value, decoded(value)];
+  if (URL.canParse(value)) {
+    const url = new URL(value);
+    for (const part of [url.username, url.password]) if (part !== '') forms.push(decoded(part));
+  }
+  return forms;
+}
+
+/**
+ * Whether an environment value holds one of `secrets`: as a whole piece of it (`standsIn`: the value itself, a
+ * URL's password, a `key=value`'s value, a word), in any of its forms (`formsOf`), or anywhere in it when the
+ * secret is long enough to tell (`CONTAINED_SECRET_MIN`).
+ */
 export function holdsSecret(value: string, secrets: readonly string[]): boolean {
-  return secrets.some(
-    (secret) =>
-      secret !== '' &&
-      (value === secret || (secret.length >= CONTAINED_SECRET_MIN && value.includes(secret))),
+  const wanted = secrets.filter((secret) => secret !== '');
+  if (wanted.length === 0) return false;
+  const forms = formsOf(value);
+  return wanted.some((secret) =>
+    forms.some(
+      (form) => standsIn(form, secret) || (secret.length >= CONTAINED_SECRET_MIN && form.includes(secret)),
+    ),
   );
 }
 

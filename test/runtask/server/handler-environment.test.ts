@@ -1,8 +1,9 @@
 /**
  * The handler's environment holds exactly what the integrator inherited, less its own secrets: the variables
- * that name them, and values that are a secret or hold one long enough to tell (`holdsSecret`). A short HMAC
- * key or database password (one letter) removes only a value equal to it, not every value with that letter in
- * it: a `lock check` handler keeps the registry token it needs.
+ * that name them, and values that hold a secret (`holdsSecret`): as a whole piece of the value (a URL's password, a
+ * `key=value`'s value, a word), URL-decoded or not, or anywhere when it is long enough to tell. A short HMAC key or
+ * database password (one letter) removes the values where it stands as a piece, not every value with that letter
+ * in it: a `lock check` handler keeps the registry token it needs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTAINED_SECRET_MIN, holdsSecret, withoutDatabaseEnv } from '../../../src/runtask/server/redact.js';
@@ -62,13 +63,35 @@ describe('the handler environment with a one-letter HMAC key', () => {
 });
 
 describe('holdsSecret and withoutDatabaseEnv', () => {
-  it('a value equal to a secret holds it; a value containing it only when the secret is long enough', () => {
+  it('a value holds a secret that is a whole piece of it, or anywhere in it when the secret is long enough', () => {
     const long = 'x'.repeat(CONTAINED_SECRET_MIN);
     expect(holdsSecret('k', ['k'])).toBe(true);
     expect(holdsSecret('kubernetes', ['k'])).toBe(false);
+    expect(holdsSecret(REGISTRY_TOKEN, ['k'])).toBe(false);
     expect(holdsSecret(`key=${long}`, [long])).toBe(true);
-    expect(holdsSecret(`key=${long.slice(1)}`, [long.slice(1)])).toBe(false);
+    expect(holdsSecret(`word${long}word`, [long])).toBe(true);
+    // Shorter than CONTAINED_SECRET_MIN: a whole piece still counts, part of a word does not.
+    expect(holdsSecret(`key=${long.slice(1)}`, [long.slice(1)])).toBe(true);
+    expect(holdsSecret(`word${long.slice(1)}`, [long.slice(1)])).toBe(false);
+    expect(holdsSecret('KEYS=k:abc', ['k'])).toBe(true);
+    expect(holdsSecret('k:abc', ['k'])).toBe(true);
+    expect(holdsSecret('one two k', ['k'])).toBe(true);
+    expect(holdsSecret('postgres://u:pw12345@h/db', ['pw12345'])).toBe(true);
+    expect(holdsSecret('postgres://h/db?sslmode=require&password=pw12345', ['pw12345'])).toBe(true);
+    // Percent-encoded in a URL, or holding separators itself.
+    expect(holdsSecret('postgres://u:p%40s%3As@h/db', ['p@s:s'])).toBe(true);
+    expect(holdsSecret('https://h/?token=a%20b', ['a b'])).toBe(true);
     expect(holdsSecret('anything', [''])).toBe(false);
+  });
+
+  it('a short database password inside a URL or a key=value is removed with its variable', () => {
+    const url = 'postgres://u:pw12345@db/x';
+    expect(
+      withoutDatabaseEnv(
+        { DATABASE_URL: url, KEYS: 'a:pw12345', PATH: '/usr/bin:/bin', TOKEN: 'xpw12345' },
+        url,
+      ),
+    ).toEqual({ PATH: '/usr/bin:/bin', TOKEN: 'xpw12345' });
   });
 
   it('a one-letter database password removes the PG* variables and its equal, not every value with the letter', () => {
