@@ -63,17 +63,24 @@ async function claimToSend(
 /** The longest delay a Node.js timer takes (a signed 32-bit count of milliseconds). */
 const LONGEST_TIMER_MS = 2_147_483_647;
 
-/** A signal that follows `outer` and is aborted (`LEASE_UNSURE`) once the job is no longer surely held here. */
-function leaseWatch(
+/**
+ * A signal that follows `outer` and is aborted (`LEASE_UNSURE`) once the job is no longer surely held here: its
+ * lease past by this process's clock, or `lost` (another instance took it over).
+ */
+export function leaseWatch(
   store: JobStore,
   id: string,
   outer: AbortSignal,
+  lost?: AbortSignal,
 ): { signal: AbortSignal; lapsed: () => boolean; stop: () => void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const follow = (): void => controller.abort(outer.reason);
+  const unsure = (): void => controller.abort(LEASE_UNSURE);
   outer.addEventListener('abort', follow, { once: true });
+  lost?.addEventListener('abort', unsure, { once: true });
   if (outer.aborted) follow();
+  else if (lost?.aborted === true) unsure();
   const arm = (): void => {
     const ms = store.heldUntil(id) - clock();
     if (ms <= 0) controller.abort(LEASE_UNSURE);
@@ -89,6 +96,7 @@ function leaseWatch(
     stop() {
       clearTimeout(timer);
       outer.removeEventListener('abort', follow);
+      lost?.removeEventListener('abort', unsure);
     },
   };
 }
@@ -148,7 +156,7 @@ async function deliverClaimed(
       const reason = `the run's access token expired (it lives 10 minutes) before the job store confirmed that this instance still holds the job`;
       return { kind: 'gave-up', reason, attempts: 0 };
     }
-    const watch = leaseWatch(store, job.id, deps.signal);
+    const watch = leaseWatch(store, job.id, deps.signal, job.lost.signal);
     const began = clock();
     const outcome = await reportResult({ ...deps, signal: watch.signal }, result, left, 'final');
     watch.stop();

@@ -36,6 +36,9 @@ export interface ProgressSettings {
   retry?: CallbackBackoff | undefined;
 }
 
+/** A signal that follows `outer` and is aborted once the job is no longer surely held here (delivery.ts). */
+export type LeaseFollower = (outer: AbortSignal) => { signal: AbortSignal; stop: () => void };
+
 /** Statuses that say nothing this job sends can land (unknown token or result, or already final). */
 const HOPELESS = [401, 403, 404, 409];
 
@@ -43,6 +46,8 @@ const HOPELESS = [401, 403, 404, 409];
 export class Job {
   readonly work = new AbortController();
   readonly delivery = new AbortController();
+  /** Aborted when another instance took the job over (`JobStore.onLost`): its callbacks in flight stop. */
+  readonly lost = new AbortController();
   phase: 'queued' | 'running' | 'reporting' = 'queued';
   startedAt: number | undefined;
   done: Promise<void> = Promise.resolve();
@@ -98,18 +103,26 @@ export class Job {
 
   /**
    * Sends the first `running` callback now and one per heartbeat until `stopProgress`; a heartbeat is left out
-   * while `held` says the job may be another instance's.
+   * while `held` says the job may be another instance's, and one in flight is cut short once it may be (`follow`:
+   * a signal that follows the delivery's and the job's lease).
    */
-  startProgress(settings: ProgressSettings, slots: Slots, log: EventLog, held: () => boolean): void {
+  startProgress(
+    settings: ProgressSettings,
+    slots: Slots,
+    log: EventLog,
+    held: () => boolean,
+    follow: LeaseFollower,
+  ): void {
     const send = (): void => {
       if (this.pending !== undefined || this.phase === 'reporting' || !held()) return;
+      const watch = follow(this.delivery.signal);
       const deadline = Math.min(settings.heartbeatMs, settings.callbackTimeoutMs);
       const message =
         this.heartbeat === undefined && slots.available
           ? 'Running the check.'
           : this.progressMessage(slots, settings.maxJobs);
       this.pending = reportResult(
-        this.reportDeps(settings, log),
+        { ...this.reportDeps(settings, log), signal: watch.signal },
         { status: 'running', message },
         deadline,
         'progress',
@@ -120,6 +133,7 @@ export class Job {
           }
         })
         .finally(() => {
+          watch.stop();
           this.pending = undefined;
         });
     };

@@ -14,7 +14,7 @@ import type { TaskResult } from '../../terraform/runtask/payload.js';
 import { pause } from '../../net/retry.js';
 import { Slots } from './slots.js';
 import { shapeFinalResult } from './report.js';
-import { deliverFinal } from './delivery.js';
+import { deliverFinal, leaseWatch } from './delivery.js';
 import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE, type StopReason } from './job.js';
 import { recoveredVerdict, storeStart } from './checkStart.js';
 import { QUEUED_MESSAGE, QueueProgress } from './queueProgress.js';
@@ -66,6 +66,7 @@ export class JobManager {
     // A job another instance took over: its check stops here, and nothing more is sent for it from here.
     store.onLost?.((id) => {
       const job = this.jobs.get(id);
+      job?.lost.abort();
       if (job !== undefined && job.phase !== 'reporting') job.work.abort('lost' satisfies StopReason);
     });
   }
@@ -300,7 +301,13 @@ export class JobManager {
 
   private async run(job: Job): Promise<void> {
     // No `running` callback while the job may be another instance's (a pause, a database that does not answer).
-    job.startProgress(this.settings, this.slots, this.log, () => this.store.heldUntil(job.id) > clock());
+    job.startProgress(
+      this.settings,
+      this.slots,
+      this.log,
+      () => this.store.heldUntil(job.id) > clock(),
+      (outer) => leaseWatch(this.store, job.id, outer, job.lost.signal),
+    );
     let interpreted: InterpretedResult | undefined;
     let release: (() => void) | undefined;
     try {

@@ -9,14 +9,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parsePlatformHosts } from '../../../src/runtask/callback/origins.js';
-import { deliverFinal, TOKEN_LIFETIME_MS } from '../../../src/runtask/server/delivery.js';
+import { deliverFinal, leaseWatch, TOKEN_LIFETIME_MS } from '../../../src/runtask/server/delivery.js';
 import { Job } from '../../../src/runtask/server/job.js';
 import type { EventLog } from '../../../src/runtask/server/log.js';
+import { Slots } from '../../../src/runtask/server/slots.js';
 import { clock, type JobStore } from '../../../src/runtask/server/store.js';
 import { readRunTaskRequest } from '../../../src/terraform/runtask/payload.js';
 
 /** The platform: answers each callback with `answer` (none: it keeps the request open until the client goes). */
 let platform: Server;
+/** Resolves once a request left open was given up by the integrator (its connection closed). */
+let givenUp: Promise<void>;
 let base: string;
 let hits: number;
 let answer: (n: number) => number | undefined;
@@ -24,9 +27,12 @@ let answer: (n: number) => number | undefined;
 beforeEach(async () => {
   hits = 0;
   answer = () => 200;
+  let gaveUp: () => void;
+  givenUp = new Promise((resolve) => (gaveUp = resolve));
   platform = createServer((req, res) => {
     const status = answer(++hits);
     req.resume();
+    if (status === undefined) res.on('close', () => gaveUp());
     if (status !== undefined) req.on('end', () => res.writeHead(status).end('{}'));
   });
   await new Promise<void>((resolve) => platform.listen(0, '127.0.0.1', resolve));
@@ -147,5 +153,50 @@ describe('deliverFinal on a store that can lose the job', () => {
     const { outcome } = await delivering;
     expect(outcome).toEqual({ kind: 'aborted', attempts: 0 });
     expect(hits).toBe(0);
+  });
+});
+
+describe('progress callbacks of a job on a store that can lose it', () => {
+  /** Starts the job's progress (heartbeats far apart, a long deadline) with the platform keeping it open. */
+  function progressOf(until: () => number) {
+    const store = { heldUntil: until } as unknown as JobStore;
+    const { job } = setUp(store);
+    answer = () => undefined;
+    const settings = {
+      heartbeatMs: 600_000,
+      callbackTimeoutMs: 600_000,
+      maxJobs: 1,
+      allowed: parsePlatformHosts([base]),
+    };
+    const log = {
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    } as unknown as EventLog;
+    job.startProgress(
+      settings,
+      new Slots(1),
+      log,
+      () => until() > clock(),
+      (outer) => leaseWatch(store, job.id, outer, job.lost.signal),
+    );
+    return job;
+  }
+
+  it('a running callback in flight is cut short once the lease is past', async () => {
+    const leaseEnds = clock() + 300;
+    const job = progressOf(() => leaseEnds);
+    await givenUp;
+    await job.stopProgress();
+    expect(hits).toBe(1);
+  });
+
+  it('a running callback in flight is cut short once another instance took the job over', async () => {
+    const job = progressOf(() => clock() + 600_000);
+    while (hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    job.lost.abort();
+    await givenUp;
+    await job.stopProgress();
+    expect(hits).toBe(1);
   });
 });
