@@ -4,13 +4,11 @@
  * its screen, or break a line of the output. A backslash is left as it is, so `\u001b` typed in an address reads
  * the same as the character; the `--json` document keeps the exact value.
  */
+import { escapeChar } from '../ui/output.js';
+
+export { escapeChar };
 
 /** `text` with each control character written `\uXXXX`. */
 export function visible(text: string): string {
   return text.replace(/\p{Cc}/gu, escapeChar);
-}
-
-/** One UTF-16 code unit written `\uXXXX`. */
-export function escapeChar(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -34,6 +34,11 @@ export function jobLine(text: string, job: CiJob | undefined): string {
   return out;
 }
 
+/** One UTF-16 code unit written as its JSON escape, `\uXXXX` (a control character made visible). */
+export function escapeChar(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
 /** GitHub's escaping of a workflow command's data (an annotation's text): `%`, CR and LF. */
 export function escapeCommandData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -163,12 +168,7 @@ export class Output {
    * which JSON lets through raw and a terminal may act on, are written `\u007f`…`\u009f` like the C0 ones.
    */
   private jsonLine(value: unknown): string {
-    const text = this.redact(
-      JSON.stringify(value).replace(
-        /[\u007f-\u009f]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-      ),
-    );
+    const text = this.redact(JSON.stringify(value).replace(/[\u007f-\u009f]/g, escapeChar));
     return (this.job === 'github' ? text.replace(/##\[/g, '##\\u005b') : text) + '\n';
   }
 
