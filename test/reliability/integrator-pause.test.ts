@@ -10,7 +10,8 @@
  *     over, A neither (before the fix, A delivered during the hang, then took its own delivered jobs over and sent
  *     second finals). The request answered 503 during the hang leaves nothing behind: the platform's retry is
  *     accepted as a new job (before the fix, the insert that was answered 503 had been stored after all, so the
- *     retry was a duplicate and the stored copy ran later on its own).
+ *     retry was a duplicate and the stored copy ran later on its own). At the thaw the refused insert and its
+ *     tombstone run in either order (a race this case once lost now and then): the tombstone holds in both.
  *
  * In both: every accepted job gets exactly one final callback, and no handler runs twice.
  */
