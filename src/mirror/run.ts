@@ -1,14 +1,13 @@
 /**
  * `provider mirror --to-dir`: for each provider, the origin's versions are listed, the ones asked for chosen,
- * and each version either found in its folder already (verified again, every platform asked for there: nothing
- * is written), or staged (./stage.ts), or, with `--dry-run`, only named. A version that fails (it does not
+ * and each version either found in its folder already (verified again, every platform asked for there, the same
+ * zips and key as the origin serves now: ./present.ts; nothing is written), or staged (./stage.ts), or, with `--dry-run`, only named. A version that fails (it does not
  * hold, a download failed, it cannot be placed) stops alone: the others go on, and the run ends with the first
  * failure's exit code, naming every failed one (src/commands/mirror.ts).
  */
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import {
-  ConflictError,
   ProviderError,
   UsageError,
   VerificationError,
@@ -16,13 +15,12 @@ import {
   type ErrorDocument,
 } from '../errors.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
-import type { Progress } from '../ui/progress.js';
 import type { Origin, OriginProvider } from './origin.js';
-import { readRecord, type MirrorOrigin } from './record.js';
+import { destinationSource, presentFolder, presentRemote, type MirrorDestination } from './present.js';
+import type { MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
 import type { VersionSelector } from './select.js';
-import { servedKeys } from './signed.js';
-import { stageVersion, verifyFolder, type MirrorRunContext } from './stage.js';
+import { stageVersion, type MirrorRunContext } from './stage.js';
 
 /** One provider to mirror, with the versions and platforms chosen for it (flags, or its manifest entry). */
 export interface MirrorTarget {
@@ -44,22 +42,7 @@ export interface MirrorRunInput extends MirrorRunContext {
   dryRun: boolean;
 }
 
-/** The private registry a mirror publishes to (src/commands/mirrorDestination.ts). */
-export interface MirrorDestination {
-  host: string;
-  organization: string;
-  /**
-   * What it holds of the version: undefined when it has none; else the key id it is signed with, and whether
-   * it is whole (SHA256SUMS, its signature and each platform uploaded as expected).
-   */
-  holds(
-    type: string,
-    version: string,
-    expected: { platform: string; filename: string; shasum: string }[],
-  ): Promise<{ keyId: string; whole: boolean } | undefined>;
-  /** Publishes a staged folder with publish's core, its steps and uploads shown on `progress`; whether anything was written. */
-  publish(folder: string, progress: Progress): Promise<{ wrote: boolean }>;
-}
+export type { MirrorDestination } from './present.js';
 
 /** One version's outcome. */
 export interface VersionReport {
@@ -172,7 +155,7 @@ async function mirrorVersion(
     if (platforms.length === 0) throw nothingToCopy(label, input.origin.host, unlisted);
     const present = input.destination
       ? await presentRemote(input, input.destination, provider, version, platforms)
-      : await presentFolder(input, provider, version, folder, base.platforms);
+      : await presentFolder(input, provider, version, folder, platforms);
     if (present !== undefined) return { ...base, ...present, status: 'present' };
     if (input.dryRun) return base;
     const staged = await stageVersion({
@@ -215,11 +198,6 @@ function nothingToCopy(label: string, host: string, unlisted: boolean): Provider
   });
 }
 
-/** The private registry's address of a provider mirrored into it. */
-export function destinationSource(destination: MirrorDestination, provider: OriginProvider): string {
-  return `${destination.host}/${destination.organization}/${provider.type}`;
-}
-
 /** Publishes a staged folder, then removes it (it was only a scratch copy). */
 async function publishStaged(
   input: MirrorRunInput,
@@ -235,86 +213,6 @@ async function publishStaged(
   }
 }
 
-/**
- * Without `--to-dir`: whether the private registry holds the version whole already, compared with what the
- * origin states for each platform (its download documents: small reads, no zip): the same files with the same
- * sums, signed with a key the origin serves. A version there under another key is a conflict (exit 5); an origin
- * that serves no key has nothing to compare with (exit 3).
- */
-async function presentRemote(
-  input: MirrorRunInput,
-  destination: MirrorDestination,
-  provider: OriginProvider,
-  version: string,
-  platforms: PlatformKey[],
-): Promise<Pick<VersionReport, 'destination'> | undefined> {
-  const { host } = input.origin;
-  const label = `${provider.namespace}/${provider.type} ${version}`;
-  const read = await Promise.all(platforms.map((p) => input.origin.download(provider, version, p)));
-  const documents = read.filter((d) => d !== undefined);
-  if (documents.length === 0) return undefined;
-  const keys = servedKeys(documents, label, host).map((k) => k.key_id.toUpperCase());
-  const expected = documents.map((d) => ({
-    platform: `${d.os}_${d.arch}`,
-    filename: d.filename,
-    shasum: d.shasum.toLowerCase(),
-  }));
-  const held = await destination.holds(provider.type, version, expected);
-  if (held === undefined) return undefined;
-  const source = destinationSource(destination, provider);
-  if (!keys.includes(held.keyId.toUpperCase())) {
-    throw new ConflictError(
-      `${label}: ${source} holds ${version} signed with key ${held.keyId}; ${host} signs it with key ${keys.join(', ')}`,
-      {
-        hint: 'The same version under another key is other content, and a version is never re-signed in place: mirror it into another organization, or delete that version there first (provider delete).',
-        details: { held: held.keyId, origin: keys },
-      },
-    );
-  }
-  return held.whole ? { destination: { source, wrote: false } } : undefined;
-}
-
 function failed(base: VersionReport, error: unknown): VersionReport {
   return { ...base, status: 'failed', error: toErrorDocument(error) };
-}
-
-/**
- * The version's folder when it is there, verifies, and holds every platform asked for: its platforms,
- * protocols and origin as recorded; undefined when it must be (re)written.
- */
-async function presentFolder(
-  input: MirrorRunInput,
-  provider: OriginProvider,
-  version: string,
-  folder: string,
-  platforms: string[],
-): Promise<Pick<VersionReport, 'platforms' | 'protocols' | 'origin'> | undefined> {
-  const exists = await stat(folder).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!exists) return undefined;
-  // A folder holding another origin's copy (moved, or written by hand) is not this origin's, and is kept.
-  const recorded = await readRecord(folder, provider.type, version);
-  const source = `${input.origin.host}/${provider.namespace}/${provider.type}`;
-  if (recorded !== null && recorded.source !== source) {
-    throw new ConflictError(`${folder} holds ${recorded.source} ${version}, not ${source}'s`, {
-      hint: 'Each origin has its own folder under --to-dir (<host>/<namespace>/<type>/<version>); move that folder back where it belongs, or remove it.',
-      details: { folder, recorded: recorded.source, origin: source },
-    });
-  }
-  try {
-    const release = await verifyFolder(folder, { ...input, provider, version });
-    const held = new Set(release.platforms.map(platformName));
-    if (!platforms.every((p) => held.has(p))) return undefined;
-    return {
-      platforms: [...held],
-      protocols: release.protocols,
-      origin: recorded,
-    };
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    input.output.warn(`${folder} does not verify (${error.message}): it is mirrored again`);
-    return undefined;
-  }
 }

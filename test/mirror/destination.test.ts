@@ -129,7 +129,9 @@ describe('provider mirror into a private registry', () => {
     const w = await world();
     expect((await mirror(w, '--platforms', 'linux_amd64')).exitCode).toBe(0);
     const writes = writeRequests(w.to).length;
-    const zipsBefore = w.from.requestLog.records.filter((r) => r.path.startsWith('/_archivist')).length;
+    // The signed list is read again to compare its signer with the registry's key; the zips are not.
+    const zips = () => w.from.requestLog.records.filter((r) => r.object === 'provider-binary').length;
+    const zipsBefore = zips();
     const again = await mirror(w, '--platforms', 'linux_amd64', '--json');
     expect(again.exitCode, again.stderr).toBe(0);
     expect((JSON.parse(again.stdout) as Doc).summary).toMatchObject({ present: 1, mirrored: 0 });
@@ -137,9 +139,8 @@ describe('provider mirror into a private registry', () => {
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect((JSON.parse(dry.stdout) as Doc).summary).toMatchObject({ planned: 1 });
     expect(writeRequests(w.to)).toHaveLength(writes);
-    expect(w.from.requestLog.records.filter((r) => r.path.startsWith('/_archivist'))).toHaveLength(
-      zipsBefore,
-    );
+    expect(zipsBefore).toBeGreaterThan(0);
+    expect(zips()).toBe(zipsBefore);
   });
 
   it('a run stopped half way (Ctrl-C during the uploads) exits 130, and the same command again completes it', async () => {

@@ -71,6 +71,10 @@ export interface OriginFaults {
   stall?: 'versions' | 'sums';
   /** The versions document lists no `platforms` (the protocol only recommends them). */
   noPlatformsListed?: boolean;
+  /** Fixture keys served besides the key that signed (`other`): an origin with several keys. */
+  extraKeys?: string[];
+  /** The key id the origin states for its key: its 40-hex fingerprint rather than its long id. */
+  fingerprintIds?: boolean;
 }
 
 /** Bytes an endless answer sent before its client went away, by what was asked for. */
@@ -320,15 +324,13 @@ function route(origin: TestOrigin, pathname: string): unknown {
       gpg_public_keys:
         faults.noKeys === true
           ? null
-          : [
-              {
-                key_id: keyFile(release.key, 'keyid').trim(),
-                ascii_armor: keyFile(release.key, 'pub.asc'),
-                trust_signature: '',
-                source: 'Acme',
-                source_url: 'https://acme.example/security',
-              },
-            ],
+          : [...(faults.extraKeys ?? []), release.key].map((key) => ({
+              key_id: keyFile(key, faults.fingerprintIds === true ? 'fpr' : 'keyid').trim(),
+              ascii_armor: keyFile(key, 'pub.asc'),
+              trust_signature: '',
+              source: 'Acme',
+              source_url: 'https://acme.example/security',
+            })),
     },
   };
 }
