@@ -4,7 +4,11 @@
  * retried by the one retry policy (src/net/retry.ts: network errors, 408/429/5xx). A link answering 401/403/404
  * is replaced once when the caller says how to read a fresh one, as `terraform init` would get one. Archives
  * are hashed as they stream in, so memory stays flat; a small file is counted as it streams in and given up past
- * its cap, and so is an archive given a cap. A transfer whose bytes stop coming fails after the idle timeout.
+ * its cap, and so is an archive given a cap. Every attempt fails once its bytes stop coming for the idle timeout
+ * (`timeoutMs`); a small file must also be whole within it (got's `request` timeout). An archive has no total
+ * time (a large zip on a slow link may take long), but must keep moving: fewer than `MIN_BYTES_PER_WINDOW`
+ * (1 KiB) in a window as long as the idle timeout gives the attempt up, so that a drip of a byte now and then
+ * ends too. Both are retried as a timeout is.
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -13,8 +17,8 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import got, { HTTPError, RequestError, type Got } from 'got';
 import { ProviderError } from '../errors.js';
-import { BodyTooLargeError, readCapped, timeoutReason } from '../net/body.js';
-import { retrying, type Failure } from '../net/retry.js';
+import { BodyTooLargeError, documentTimeouts, readCapped, timeoutReason } from '../net/body.js';
+import { failureOf, retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
 import { describeNetworkFailure, type NetworkFailure } from '../net/networkFailure.js';
 
@@ -71,6 +75,8 @@ export interface Downloader {
 export type ByteProgress = (received: number, total: number | undefined) => void;
 
 const SMALL_FILE_LIMIT = 16 * 1024 * 1024;
+/** The least an archive's transfer must bring in each window as long as the idle timeout. */
+export const MIN_BYTES_PER_WINDOW = 1024;
 /** Retries after the first attempt. */
 const RETRIES = 3;
 /** A link answering one of these has expired (or was never good): only a fresh link helps. */
@@ -82,7 +88,10 @@ export function createDownloader(options: {
   signal?: AbortSignal | undefined;
   /** First backoff in ms (default 300); tests pass 0. */
   baseDelayMs?: number | undefined;
-  /** Milliseconds for the answer to start and between two of its bytes (default 60 s). */
+  /**
+   * Milliseconds for the answer to start, between two of its bytes, for a small file to be whole, and the window
+   * an archive must bring `MIN_BYTES_PER_WINDOW` in (default 60 s).
+   */
   timeoutMs?: number | undefined;
 }): Downloader {
   const { output, signal } = options;
@@ -106,6 +115,7 @@ export function createDownloader(options: {
     try {
       return await retrying(() => once(link), {
         policy: { limit: RETRIES, baseDelayMs: base, maxDelayMs: base * 16 },
+        failure: downloadFailure,
         signal,
         interrupted: `Interrupted while downloading ${what}`,
         onRetry: ({ attempt: n, reason }) =>
@@ -136,7 +146,7 @@ export function createDownloader(options: {
       return attempt(link, what, refresh, async (link) => {
         output.debug(`→ GET ${link} (${what}, no token)`);
         try {
-          return await readCapped(plain.stream(link), maxBytes);
+          return await readCapped(plain.stream(link, { timeout: documentTimeouts(idle) }), maxBytes);
         } catch (error) {
           if (error instanceof BodyTooLargeError) throw tooLarge(what, maxBytes);
           throw error;
@@ -155,7 +165,7 @@ export function createDownloader(options: {
             done();
           },
         });
-        await pipeline(plain.stream(link), sink);
+        await pipeline(plain.stream(link), minimumRate(idle, what), sink);
         return { sha256: hash.digest('hex'), bytes };
       });
     },
@@ -167,10 +177,47 @@ export function createDownloader(options: {
           if (received > maxBytes) throw tooLarge(what, maxBytes);
           onBytes?.(received, total);
         };
-        return streamToFile(plain.stream(link), path, counted);
+        return streamToFile(plain.stream(link), path, counted, minimumRate(idle, what));
       });
     },
   };
+}
+
+/**
+ * A pipeline stage that gives the transfer up when fewer than `MIN_BYTES_PER_WINDOW` came in a window of
+ * `windowMs`, counted from its first byte (before it, got's response timeout holds). A window is judged when a
+ * chunk arrives; no chunk at all for `windowMs` is got's idle (`socket`) timeout.
+ */
+function minimumRate(windowMs: number, what: string) {
+  return async function* moving(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    let started: number | undefined;
+    let received = 0;
+    for await (const chunk of source) {
+      const now = Date.now();
+      started ??= now;
+      received += chunk.length;
+      if (now - started >= windowMs) {
+        if (received < MIN_BYTES_PER_WINDOW) throw new TooSlowError(what, windowMs, received);
+        started = now;
+        received = 0;
+      }
+      yield chunk;
+    }
+  };
+}
+
+/** A transfer that brought fewer than `MIN_BYTES_PER_WINDOW` in a window: retried as a timeout is. */
+class TooSlowError extends DownloadError {
+  constructor(what: string, windowMs: number, received: number) {
+    const reason = `too slow: ${received} bytes in ${windowMs / 1000} s, under ${MIN_BYTES_PER_WINDOW} bytes`;
+    super(`downloading ${what} failed: ${reason}`, undefined, reason);
+  }
+}
+
+/** The policy's reading, plus a transfer too slow to finish: no answer, as a timeout between two bytes is. */
+function downloadFailure(error: unknown): Failure {
+  if (error instanceof TooSlowError) return { kind: 'no-answer', reason: error.reason, tls: false };
+  return failureOf(error);
 }
 
 /** A file past its cap: a DownloadError whose reason is `too large`, never retried. */
@@ -183,6 +230,7 @@ async function streamToFile(
   stream: ReturnType<Got['stream']>,
   path: string,
   onBytes: ByteProgress | undefined,
+  guard: (source: AsyncIterable<Buffer>) => AsyncIterable<Buffer>,
 ): Promise<StreamDigest> {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -193,6 +241,7 @@ async function streamToFile(
   });
   await pipeline(
     stream,
+    guard,
     async function* count(source: AsyncIterable<Buffer>) {
       for await (const chunk of source) {
         hash.update(chunk);

@@ -1,7 +1,8 @@
 /**
  * docs/mirror.md says what the `--to-dir` folders are and are not: the layout it shows is the one the mirror
  * writes (src/mirror/run.ts `versionFolder`), and it says they are not a Terraform filesystem or network mirror,
- * naming what to use for those.
+ * naming what to use for those; its checks before anything is written are one numbered list, each step an item
+ * of it (a paragraph between two steps once swallowed the last one).
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -49,5 +50,15 @@ describe('docs/mirror.md', () => {
       'provider_installation',
     ])
       expect(text).toContain(named);
+  });
+
+  it('lists the checks before anything is written as one numbered list of six steps', () => {
+    const tokens = new Lexer().lex(section('What is checked before anything is written'));
+    const lists = tokens.filter((t): t is Tokens.List => t.type === 'list' && (t as Tokens.List).ordered);
+    expect(lists).toHaveLength(1);
+    const items = lists[0]!.items.map((i) => i.text);
+    expect(items).toHaveLength(6);
+    expect(items[0]).toMatch(/^The origin serves at least one signing key/);
+    expect(items[5]).toMatch(/^The folder as a whole verifies as `provider verify` checks a release/);
   });
 });
