@@ -3,13 +3,17 @@
  * JSON:API headers, timeouts, retries of the requests that may be repeated (src/net/retry.ts: 429/5xx/network,
  * `Retry-After` and `X-RateLimit-Reset` honoured; a create is not sent again here, publish reconciles it),
  * JSON:API errors turned into ApiError with a hint, `--verbose` tracing with secrets redacted, and every
- * document read parsed with the schema its caller declares (an answer of another shape: exit 4).
+ * document read parsed with the schema its caller declares (an answer of another shape: exit 4). Every answer is
+ * a JSON document read whole: it is counted as it streams in and given up past 16 MiB (src/net/body.ts), and
+ * each attempt has the documents' timeouts: its answer must start, keep coming (no gap between two bytes) and be
+ * whole within the response timeout (PROVIDER_HTTP_TIMEOUT; a stalled or dripping answer ends, and is retried).
  */
-import got, { HTTPError, RequestError, type Got, type Method } from 'got';
+import got, { HTTPError, RequestError, type Got, type Method, type PlainResponse } from 'got';
 import type { ApiHost } from '../config/index.js';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, UnexpectedAnswerError } from '../errors.js';
 import { bearerFor } from '../net/bearer.js';
-import { retrying, type Backoff } from '../net/retry.js';
+import { BodyTooLargeError, documentTimeouts, readCapped, timeoutReason } from '../net/body.js';
+import { AnswerError, retrying, type Backoff } from '../net/retry.js';
 import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
 import { parseAnswer, type Answer } from './answers.js';
@@ -28,7 +32,10 @@ export interface RegistryClientOptions {
   userAgent?: string;
   /** Retries after the first attempt (default 4), first backoff (default 500 ms), backoff cap (default 8 s). */
   retry?: Partial<Backoff> | undefined;
-  /** Milliseconds: connect (default 10 s) and response (default 60 s). */
+  /**
+   * Milliseconds: connect (default 10 s), and `response` (default 60 s): for each answer to start, between two
+   * of its bytes, and for it to be whole.
+   */
   timeout?: { connect?: number; response?: number };
 }
 
@@ -42,6 +49,8 @@ export interface RequestOptions {
 /** Methods that may be sent again after a lost answer (got's list); a POST or PATCH is not. */
 const IDEMPOTENT = new Set<string>(['GET', 'PUT', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 const PAGE_SIZE = 100;
+/** A registry answer is a JSON document of some KiB (a page of 100 items); anything past this is not one. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 const MAX_PAGES = 10_000;
 
 /** A small, typed client for the registry API. */
@@ -58,9 +67,11 @@ export class RegistryClient {
     const authorize = bearerFor(apiHost.baseUrl, token);
     this.got = got.extend({
       headers: { accept: JSONAPI, 'user-agent': options.userAgent ?? 'provider-cli' },
-      timeout: { connect: options.timeout?.connect ?? 10_000, response: options.timeout?.response ?? 60_000 },
+      timeout: {
+        ...documentTimeouts(options.timeout?.response ?? 60_000),
+        connect: options.timeout?.connect ?? 10_000,
+      },
       signal: options.signal,
-      responseType: 'text',
       // Retries are src/net/retry.ts's, around each call (see `exchange`), never got's own.
       retry: { limit: 0 },
       hooks: {
@@ -72,14 +83,6 @@ export class RegistryClient {
           },
         ],
         beforeRedirect: [(request) => authorize(request.url, request.headers)],
-        afterResponse: [
-          (response) => {
-            const started = response.request.options.context.started;
-            const ms = typeof started === 'number' ? ` ${Date.now() - started}ms` : '';
-            output.debug(`← ${response.statusCode} ${response.request.options.method} ${response.url}${ms}`);
-            return response;
-          },
-        ],
       },
     });
   }
@@ -160,12 +163,7 @@ export class RegistryClient {
     const { output, signal } = this.options;
     try {
       const send = () =>
-        this.got(url, {
-          method,
-          ...(options.json === undefined
-            ? {}
-            : { body: JSON.stringify(options.json), headers: { 'content-type': JSONAPI } }),
-        });
+        this.receive(url, method, options.json === undefined ? undefined : JSON.stringify(options.json));
       const response = await retrying(send, {
         policy: this.options.retry,
         idempotent: IDEMPOTENT.has(method.toUpperCase()),
@@ -186,6 +184,38 @@ export class RegistryClient {
     }
   }
 
+  /**
+   * One attempt: its answer read whole under MAX_ANSWER_BYTES, as it streams in. An answer that is not a success
+   * (a 2xx, or 304) is thrown as AnswerError with its body, for the retry policy (its status, Retry-After) and
+   * the message (the server's own words).
+   */
+  private async receive(
+    url: URL,
+    method: Method,
+    json: string | undefined,
+  ): Promise<{ statusCode: number; headers: PlainResponse['headers']; body: string }> {
+    const stream = this.got.stream(url, {
+      method,
+      throwHttpErrors: false,
+      ...(json === undefined ? {} : { body: json, headers: { 'content-type': JSONAPI } }),
+    });
+    // A stream without a body to send waits to be written to, but for a GET or HEAD: a DELETE sends none.
+    const verb = method.toUpperCase();
+    if (json === undefined && verb !== 'GET' && verb !== 'HEAD') stream.end();
+    let response: PlainResponse | undefined;
+    stream.once('response', (received: PlainResponse) => {
+      response = received;
+      const started = received.request.options.context.started;
+      const ms = typeof started === 'number' ? ` ${Date.now() - started}ms` : '';
+      this.options.output.debug(`← ${received.statusCode} ${method} ${received.url}${ms}`);
+    });
+    const body = (await readCapped(stream, MAX_ANSWER_BYTES)).toString('utf8');
+    const { statusCode, headers } = response!;
+    if ((statusCode < 200 || statusCode > 299) && statusCode !== 304)
+      throw new AnswerError(statusCode, headers, body);
+    return { statusCode, headers, body };
+  }
+
   /** The same client, whose requests also stop when `signal` aborts (reads that may be dropped). */
   withSignal(signal: AbortSignal): RegistryClient {
     const own = this.options.signal;
@@ -195,6 +225,20 @@ export class RegistryClient {
   private translate(error: unknown, method: string, url: URL): Error {
     if (this.options.signal?.aborted)
       return new InterruptedError(`Interrupted during ${method} ${url.pathname}`);
+    if (error instanceof AnswerError) {
+      const { apiHost, output } = this.options;
+      return toApiError(apiHost, method, url.pathname, error.status, error.body, output.env);
+    }
+    if (error instanceof BodyTooLargeError) {
+      return new UnexpectedAnswerError(
+        `${method} ${url.pathname} on ${this.options.apiHost.baseUrl}: the answer is larger than 16 MiB, more than any registry document`,
+        {
+          status: 200,
+          hint: 'Something else than the registry API answers at this address (a proxy, a download); check the hostname.',
+          details: { method, path: url.pathname, limit: MAX_ANSWER_BYTES },
+        },
+      );
+    }
     if (error instanceof HTTPError) {
       return toApiError(
         this.options.apiHost,
@@ -205,8 +249,11 @@ export class RegistryClient {
         this.options.output.env,
       );
     }
-    if (error instanceof RequestError) {
-      const failure = describeNetworkFailure(error, error.code ?? error.message);
+    // Read as a stream, a failure of the connection may come as Node's own error, with its code.
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (error instanceof RequestError || typeof code === 'string') {
+      const reason = timeoutReason(error) ?? (typeof code === 'string' ? code : (error as Error).message);
+      const failure = describeNetworkFailure(error, reason);
       return unreachableError(this.options.apiHost, method, url.pathname, failure);
     }
     return error instanceof Error ? error : new Error(String(error));

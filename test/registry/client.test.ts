@@ -1,15 +1,25 @@
-/** The HTTP layer (src/registry/http.ts) against the emulator and two tiny servers of another origin. */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+/**
+ * The HTTP layer (src/registry/http.ts) against the emulator, two tiny servers of another origin, and servers
+ * whose answers stall, drip or never end after their headers (each read ends: timeouts, a 16 MiB cap).
+ */
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { parseHostname } from '../../src/config/index.js';
 import type { Emulator } from '../../src/emulator/server.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError, UnexpectedAnswerError } from '../../src/errors.js';
 import { listGpgKeys } from '../../src/registry/gpgKeys.js';
-import { createRegistryClient, type RegistryClientOptions } from '../../src/registry/http.js';
+import {
+  MAX_ANSWER_BYTES,
+  createRegistryClient,
+  type RegistryClientOptions,
+} from '../../src/registry/http.js';
 import { providerResource } from '../../src/registry/schemas.js';
 import { captureOutput, keyId } from '../release/helpers.js';
 import { emulatorWithKeys } from '../commands/verify/helpers.js';
+
+const JSONAPI_TYPE = 'application/vnd.api+json';
 
 /** A server on another origin that records the headers it gets and answers 200 `{}` (or redirects). */
 async function recorder(
@@ -193,5 +203,82 @@ describe('RegistryClient', () => {
     expect(error.status).toBe(0);
     expect(error.message).toContain('ECONNREFUSED');
     expect(error.hint).toContain('--hostname');
+  });
+
+  /** A server of another origin whose every answer is `answer`'s; a client of it with a 1.5 s timeout. */
+  async function answering(answer: (res: ServerResponse) => void) {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      answer(res);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = createRegistryClient({
+      apiHost: parseHostname(url, 'test'),
+      token: 't0ken',
+      output: captureOutput().output,
+      retry: { limit: 1, baseDelayMs: 1 },
+      timeout: { response: 1500 },
+    });
+    return { client: c, requests: () => requests, server };
+  }
+
+  it('an answer that stalls after its headers and a first byte ends at the timeout, retried, exit 4', async () => {
+    const s = await answering((res) => {
+      res.writeHead(200, { 'content-type': JSONAPI_TYPE, 'content-length': '100' });
+      res.write('{"data":');
+    });
+    const error = await errorOf(s.client.get('/api/v2/x', z.unknown()));
+    s.server.closeAllConnections();
+    expect(error.status).toBe(0);
+    expect(error.message).toMatch(/^GET \/api\/v2\/x on http:\/\/127\.0\.0\.1:\d+ failed: ETIMEDOUT/);
+    expect(s.requests()).toBe(2);
+  }, 30_000);
+
+  it('an answer that drips a byte every 100 ms ends at the timeout, whole or not', async () => {
+    const s = await answering((res) => {
+      res.writeHead(200, { 'content-type': JSONAPI_TYPE });
+      const timer = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    const error = await errorOf(s.client.get('/api/v2/x', z.unknown()));
+    s.server.closeAllConnections();
+    expect(error.status).toBe(0);
+    expect(error.message).toMatch(/failed: ETIMEDOUT: Timeout awaiting 'request' for 1500ms/);
+    expect(s.requests()).toBe(2);
+  }, 30_000);
+
+  it('an answer without end is given up at 16 MiB: exit 4, not retried', async () => {
+    let sent = 0;
+    const s = await answering((res) => {
+      res.writeHead(200, { 'content-type': JSONAPI_TYPE });
+      const chunk = Buffer.alloc(64 * 1024, ' ');
+      const more = (): void => {
+        for (let room = true; room && !res.destroyed; sent += chunk.length) room = res.write(chunk);
+      };
+      res.on('drain', more);
+      more();
+    });
+    const error = await errorOf(s.client.get('/api/v2/x', z.unknown()));
+    s.server.closeAllConnections();
+    expect(error).toBeInstanceOf(UnexpectedAnswerError);
+    expect(error.message).toMatch(
+      /^GET \/api\/v2\/x on http:\/\/127\.0\.0\.1:\d+: the answer is larger than 16 MiB/,
+    );
+    expect(s.requests()).toBe(1);
+    // Stopped near the cap, not read to the end: what was sent is the cap and what the sockets buffer.
+    expect(sent).toBeLessThan(MAX_ANSWER_BYTES + 8 * 1024 * 1024);
+  }, 30_000);
+
+  it('a refusal still carries the server’s words, read from the streamed answer', async () => {
+    const s = await answering((res) => {
+      res.writeHead(422, { 'content-type': JSONAPI_TYPE });
+      res.end(JSON.stringify({ errors: [{ status: '422', title: 'invalid', detail: 'version is taken' }] }));
+    });
+    const error = await errorOf(s.client.get('/api/v2/x', z.unknown()));
+    expect(error.status).toBe(422);
+    expect(error.serverDetail).toContain('version is taken');
   });
 });
