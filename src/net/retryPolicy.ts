@@ -17,6 +17,9 @@
  *   anything else (a file changed since verification, a    | final                          | final
  *     full disk, ENOENT, a bug)                            |                                |
  *
+ * An error carrying a 2xx answer whose body was then cut short (a reset or a timeout inside the body) is read
+ * by its code, as no answer: a read of it is retried. An upload reads such a 2xx as done (src/registry/uploads.ts).
+ *
  * "Ambiguous": the create may or may not have taken effect, so it is never simply sent again; the caller's
  * `reconcile` hook reads the resource first, and without that hook the failure is final.
  */

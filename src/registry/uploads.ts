@@ -6,7 +6,8 @@
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
  * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
  * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it): a file
- * changed since verification aborts the request, and the error is final.
+ * changed since verification aborts the request, and the error is final. A 2xx answer is success even when its
+ * body is then cut short: the host has every byte, and the file is not sent again.
  */
 import got, { HTTPError, RequestError } from 'got';
 import { ApiError } from '../errors.js';
@@ -109,7 +110,13 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
       chunks?.sent(p.transferred);
       report(p.transferred);
     });
-    await request;
+    try {
+      await request;
+    } catch (error) {
+      // A 2xx whose body was then cut short (a reset, a timeout inside the answer) is still the host saying it
+      // has every byte: sending the file again would only write it twice.
+      if (!answeredSuccess(error)) throw error;
+    }
     report(total);
   };
   const { refreshLink } = options;
@@ -149,6 +156,13 @@ function uploadFailure(error: unknown): Failure {
   if (error instanceof FileChangedError) return { kind: 'final' };
   if (error instanceof RequestError && error.cause instanceof FileChangedError) return { kind: 'final' };
   return failureOf(error);
+}
+
+/** An error that came after a 2xx answer to the PUT (got carries the answer it was reading). */
+function answeredSuccess(error: unknown): boolean {
+  if (!(error instanceof RequestError) || error instanceof HTTPError) return false;
+  const status = error.response?.statusCode;
+  return status !== undefined && status >= 200 && status < 300;
 }
 
 /** The status of an answer that refuses the link itself (401/403/404), else undefined. */

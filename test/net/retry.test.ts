@@ -174,6 +174,16 @@ describe('what is retried', () => {
     expect(failureOf(gotAnswer(404))).toMatchObject({ kind: 'answer', status: 404 });
   });
 
+  it('an error carrying a 2xx whose body was cut short is read by its code: no answer, retried', async () => {
+    const cut = (code?: string): Error => Object.assign(gotAnswer(200), code === undefined ? {} : { code });
+    expect(failureOf(cut('ECONNRESET'))).toEqual({ kind: 'no-answer', reason: 'ECONNRESET', tls: false });
+    expect(failureOf(cut('ETIMEDOUT'))).toEqual({ kind: 'no-answer', reason: 'ETIMEDOUT', tls: false });
+    expect(failureOf(cut())).toEqual({ kind: 'final' });
+    const { result, attempts } = await run([cut('ECONNRESET')]);
+    expect(result).toBe('ok');
+    expect(attempts).toBe(2);
+  });
+
   it("reads the registry client's ApiError: status 0 is no answer (its reason), another status an answer", () => {
     const lost = new ApiError('POST failed: ECONNRESET', { status: 0, details: { reason: 'ECONNRESET' } });
     expect(failureOf(lost)).toEqual({ kind: 'no-answer', reason: 'ECONNRESET', tls: false });
