@@ -255,7 +255,10 @@ export async function unpackConfiguration(
   }
   // The first pass refused any such entry: finding one here means the archive changed under us.
   if (refused.length > 0) throw new UnpackError(`${REFUSED}: ${refused[0]}`);
-  await holdLinksInside(folder, links);
+  // Whatever fails here (a link that cannot be read, the folder gone), the message says no path of the job's.
+  await holdLinksInside(folder, links).catch((error: unknown) => {
+    throw unpackFailure(error as Error, folder);
+  });
   return unpacked;
 }
 

@@ -31,6 +31,17 @@ function namesOf(path: string): string[] {
   return path.split('/').filter((name) => name !== '' && name !== '.');
 }
 
+/**
+ * The folder a path names by its last name, as names from the configuration's (`''`: that folder itself), or
+ * undefined: `./` and `.` name the configuration's folder, `a/.` the folder a. node-tar writes no file or link
+ * there, and the folder left in its place would be taken for the link by the check after extraction.
+ */
+function folderNamed(path: string): string | undefined {
+  const names = namesOf(path);
+  const written = path.split('/').filter((name) => name !== '');
+  return names.length === 0 || written.at(-1) === '.' ? names.join('/') : undefined;
+}
+
 function isAbsolute(path: string): boolean {
   return path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path);
 }
@@ -68,6 +79,12 @@ export function entryRefusal(entry: Pick<ReadEntry, 'type' | 'path' | 'linkpath'
   }
   if (isAbsolute(path)) return `${quoted(path)} is an absolute path`;
   if (path.split(/[\\/]/).includes('..')) return `${quoted(path)} climbs out of the folder with ..`;
+  const folder = entry.type === 'Directory' ? undefined : folderNamed(path);
+  if (folder !== undefined) {
+    const kind = entry.type === 'SymbolicLink' ? 'a symbolic link' : 'a file';
+    const place = folder === '' ? "the configuration's folder itself" : `the folder ${quoted(folder)}`;
+    return `${quoted(path)} is ${kind} in the place of ${place}: only a folder entry may be named so`;
+  }
   if (entry.type === 'SymbolicLink') return linkRefusal(path, entry.linkpath ?? '');
   return undefined;
 }
@@ -141,7 +158,13 @@ export class ArchiveTree {
  * that does not exist is resolved as far as it does; a `..` past that point counts as leaving.
  */
 async function whereLinkLeads(full: string): Promise<string | undefined> {
-  const written = await readlink(full);
+  let written: string;
+  try {
+    written = await readlink(full);
+  } catch {
+    // Not a link once unpacked (or gone): it cannot be followed, so it is not let through.
+    return undefined;
+  }
   const names = (written.startsWith('/') ? written : `${dirname(full)}/${written}`).split('/');
   for (let kept = names.length; kept > 0; kept--) {
     try {
@@ -157,7 +180,8 @@ async function whereLinkLeads(full: string): Promise<string | undefined> {
 
 /**
  * The first of the links unpacked into `folder` (paths as the archive names them) that the kernel resolves
- * outside it, or that cannot be resolved (a loop); undefined when every one stays inside.
+ * outside it, or that cannot be resolved (a loop, or no link there at all); undefined when every one stays
+ * inside.
  */
 export async function linkLeavingFolder(
   folder: string,

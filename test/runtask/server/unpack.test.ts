@@ -360,6 +360,39 @@ describe('unpacking a configuration version', () => {
     await expect(linkLeavingFolder(folder, ['loop'])).resolves.toBe('loop');
   });
 
+  it("refuses a link or file in a folder's place (`./`, `.`, `a/.`), saying nothing of the job's folder", async () => {
+    // node-tar writes nothing for a link named `./` or `.` (the folder stays), and the check after extraction
+    // then read the folder as a link: its error, with the job's path, went to the platform.
+    const slash = await refused([MAIN_TF, { name: './', type: '2', linkname: 'sub' }]);
+    expect(slash.message).toBe(
+      'the configuration version was refused: "./" is a symbolic link in the place of the configuration\'s folder itself: only a folder entry may be named so',
+    );
+    expect(slash.entry).toBe('./');
+    const dot = await refused([MAIN_TF, { name: '.', type: '2', linkname: 'sub' }]);
+    expect(dot.message).toContain(
+      '"." is a symbolic link in the place of the configuration\'s folder itself',
+    );
+    const sub = await refused([
+      { name: 'sub/', type: '5' },
+      { name: 'sub/.', type: '2', linkname: '.' },
+    ]);
+    expect(sub.message).toContain('"sub/." is a symbolic link in the place of the folder "sub"');
+    // A file there would be dropped without a word: refused too.
+    const file = await refused([MAIN_TF, { name: '.', content: Buffer.from('x') }]);
+    expect(file.message).toContain('"." is a file in the place of the configuration\'s folder itself');
+    for (const error of [slash, dot, sub, file]) expect(error.message).not.toContain(root);
+    // A folder entry named so is what packers write: unpacked as ever.
+    writeFileSync(archive, tarGz([{ name: './', type: '5' }, { name: './sub/.', type: '5' }, MAIN_TF]));
+    await expect(unpackConfiguration(archive, folder)).resolves.toBe(3);
+  });
+
+  it('takes what is no link once unpacked (the folder itself, nothing at all) for a link that leaves', async () => {
+    writeFileSync(join(folder, 'main.tf'), 'terraform {}\n');
+    await expect(linkLeavingFolder(folder, ['./'])).resolves.toBe('./');
+    await expect(linkLeavingFolder(folder, ['main.tf'])).resolves.toBe('main.tf');
+    await expect(linkLeavingFolder(folder, ['gone.tf'])).resolves.toBe('gone.tf');
+  });
+
   it('refuses hard links, whatever they point at', async () => {
     const hardlink = await refused([MAIN_TF, { name: 'passwd', type: '1', linkname: '/etc/passwd' }]);
     expect(hardlink.message).toContain('"passwd" is a hard link');
