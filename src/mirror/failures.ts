@@ -1,11 +1,12 @@
 /**
  * A file of the origin's (a zip, SHA256SUMS, its signature) whose download failed, as a failure of the version it
- * belongs to: a link that refused (404…) or gave no answer (a reset, a timeout) is exit 4; a file past its cap is
- * exit 3, since what the origin serves cannot be what it says it is. The message names the version, the file and
+ * belongs to: a link that refused (404…) or gave no answer (a reset, a timeout) is exit 4; a file past its cap, or
+ * a link that redirects to one that is not http or https (`file:`, `data:`, a UNIX socket), is exit 3, since what
+ * the origin serves cannot be what it says it is. The message names the version, the file and
  * the host of the link (never the link itself, which may be signed).
  */
 import { ApiError, VerificationError, type ProviderError } from '../errors.js';
-import { DownloadError } from '../registry/downloads.js';
+import { DownloadError, NotWebLinkError } from '../registry/downloads.js';
 import { formatCap } from '../release/smallFile.js';
 
 /** What one download of a version is, for its failure's message. */
@@ -32,6 +33,15 @@ export async function fromOrigin<T>(file: OriginFile, read: () => Promise<T>): P
 function downloadFailure(error: DownloadError, file: OriginFile): ProviderError {
   const host = new URL(file.link).host;
   const details = { file: file.file, host, reason: error.reason };
+  if (error instanceof NotWebLinkError) {
+    return new VerificationError(
+      `${file.label}: the link of ${file.file} on ${host} redirects to ${error.target}; only http and https links are fetched`,
+      {
+        hint: 'The origin serves a link Terraform could not use either; nothing of the version was fetched from it or written.',
+        details: { ...details, target: error.target },
+      },
+    );
+  }
   if (error.reason === 'too large') {
     return new VerificationError(
       `${file.label}: ${file.file} from ${host} is larger than ${formatCap(file.limit)}, more than such a file can be`,

@@ -15,6 +15,7 @@ import { bearerFor } from '../net/bearer.js';
 import { BodyTooLargeError, documentTimeouts, readCapped, timeoutReason } from '../net/body.js';
 import { describeNetworkFailure } from '../net/networkFailure.js';
 import { retrying, type Backoff } from '../net/retry.js';
+import { webLinkKind } from '../registry/downloads.js';
 import type { Output } from '../ui/output.js';
 import {
   discoverySchema,
@@ -130,14 +131,15 @@ export function createOrigin(options: OriginOptions): Origin {
 
 /**
  * A link of a download document, resolved against the document's URL: http or https only. Anything else (a
- * `file:` or `data:` link) is refused before any request, naming the version, the platform and the scheme (never
+ * `file:` or `data:` link, or got's UNIX socket form `http://unix:/…`) is refused before any request, naming the version, the platform and the scheme (never
  * the link, which may be a signed URL).
  */
 function webLink(value: string, base: URL, label: string, what: string, host: string): string {
   const link = new URL(value, base);
-  if (link.protocol === 'https:' || link.protocol === 'http:') return link.toString();
+  const kind = webLinkKind(link);
+  if (kind === undefined) return link.toString();
   throw new VerificationError(
-    `${label}: ${host} gives a ${link.protocol} link for ${what}; only http and https links are fetched`,
+    `${label}: ${host} gives ${kind} for ${what}; only http and https links are fetched`,
     {
       hint: 'The origin serves a download document Terraform could not use either; nothing of the version was fetched or written.',
       details: { scheme: link.protocol },

@@ -35,6 +35,26 @@ export class DownloadError extends Error {
   }
 }
 
+/**
+ * A link that redirected to something that is not a web link (`file:`, `data:`, `ftp:`, or got's UNIX socket form
+ * `http://unix:/path:/…`): never followed, never retried.
+ */
+export class NotWebLinkError extends DownloadError {
+  constructor(
+    what: string,
+    /** What it redirected to, in words (`a file: link`), never the link itself. */
+    readonly target: string,
+  ) {
+    super(`the download link of ${what} redirects to ${target}`, undefined, `redirects to ${target}`);
+  }
+}
+
+/** A web link got fetches: http or https, and not got's UNIX socket form (host `unix`). */
+export function webLinkKind(url: URL): string | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `a ${url.protocol} link`;
+  return url.hostname === 'unix' ? 'a UNIX socket (http://unix:…) link' : undefined;
+}
+
 /** What a streamed download produced. */
 export interface StreamDigest {
   /** Lower-case hex SHA-256 of the bytes received. */
@@ -265,6 +285,8 @@ function announcedSize(response: IncomingMessage): number | undefined {
 
 function toDownloadError(error: unknown, what: string): DownloadError {
   if (error instanceof DownloadError) return error;
+  const redirected = notWebRedirect(error);
+  if (redirected !== undefined) return new NotWebLinkError(what, redirected);
   if (error instanceof HTTPError) {
     const status = error.response.statusCode;
     return new DownloadError(
@@ -286,6 +308,23 @@ function toDownloadError(error: unknown, what: string): DownloadError {
     network.reason,
     network,
   );
+}
+
+/**
+ * What a redirect that got refused to follow pointed at, when it is not a web link: got's error carries the 3xx
+ * answer, whose Location is read here (got names such a refusal only by a generic code or message).
+ */
+function notWebRedirect(error: unknown): string | undefined {
+  if (!(error instanceof RequestError) || error instanceof HTTPError) return undefined;
+  const response = error.response;
+  const location = response?.headers.location;
+  if (response === undefined || response.statusCode < 300 || response.statusCode > 399 || !location)
+    return undefined;
+  try {
+    return webLinkKind(new URL(location, response.url));
+  } catch {
+    return undefined;
+  }
 }
 
 function refusedLink(failure: Failure): boolean {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { endlessSent, hostDir, startTwoVersionOrigin, type TestOrigin } from './origin.js';
+import { endlessSent, hostDir, startTwoVersionOrigin, type OriginFaults, type TestOrigin } from './origin.js';
 
 const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '1s', PROVIDER_RETRY_DELAY: '2ms' };
 
@@ -36,7 +36,7 @@ function written(cwd: string, o: TestOrigin): string[] {
 const MiB = 1024 * 1024;
 
 describe('provider mirror: a download that fails is a failure of its version', () => {
-  it.each([
+  it.each<[string, number, OriginFaults, RegExp]>([
     [
       'a zip that answers 404',
       4,
@@ -78,6 +78,29 @@ describe('provider mirror: a download that fails is a failure of its version', (
       { endless: 'sig' as const },
       /SHA256SUMS signature from 127\.0\.0\.1:\d+ is larger than 64 KiB/,
     ],
+    ...['file:///etc/passwd', 'data:text/plain,hello', 'ftp://127.0.0.1/x.zip'].map(
+      (to) =>
+        [
+          `a zip link that redirects to ${to.split(':')[0]}:`,
+          3,
+          { redirectZip: { at: '1.0.0 linux_amd64', to } },
+          new RegExp(
+            `the link of terraform-provider-example_1\\.0\\.0_linux_amd64\\.zip on 127\\.0\\.0\\.1:\\d+ redirects to a ${to.split(':')[0]}: link; only http and https links are fetched`,
+          ),
+        ] as [string, number, OriginFaults, RegExp],
+    ),
+    [
+      'a zip link that redirects to a UNIX socket',
+      3,
+      { redirectZip: { at: '1.0.0 linux_amd64', to: 'http://unix:/var/run/docker.sock:/x.zip' } },
+      /linux_amd64\.zip on 127\.0\.0\.1:\d+ redirects to a UNIX socket \(http:\/\/unix:…\) link/,
+    ],
+    [
+      'a UNIX socket link',
+      3,
+      { downloadUrl: { at: '1.0.0 linux_amd64', url: 'http://unix:/var/run/docker.sock:/x.zip' } },
+      /gives a UNIX socket \(http:\/\/unix:…\) link for its zip; only http and https links are fetched/,
+    ],
   ])('%s: exit %i naming the version, the other version mirrored', async (_what, code, faults, message) => {
     const o = await origin(faults);
     const cwd = tempRoot();
@@ -111,9 +134,15 @@ describe('provider mirror: a download that fails is a failure of its version', (
       // Refused when its document was read: nothing of the version was fetched.
       expect(o.requests.filter((r) => r.includes('/1.0.0/files/'))).toEqual([]);
     }
+    if ('redirectZip' in faults) {
+      // Not followed, and not asked again: a redirect to such a link is no passing trouble.
+      const zip = '/1.0.0/files/terraform-provider-example_1.0.0_linux_amd64.zip';
+      expect(o.requests.filter((r) => r.endsWith(zip))).toHaveLength(1);
+      expect(versions[0]!.error!.message).not.toContain(faults.redirectZip!.to);
+    }
     if ('endless' in faults) {
       // Given up at its cap as it streamed: not read on until the memory ran out.
-      expect(endlessSent.get(faults.endless)).toBeLessThan(32 * MiB);
+      expect(endlessSent.get(faults.endless!)).toBeLessThan(32 * MiB);
     }
   });
 

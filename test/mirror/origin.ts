@@ -71,6 +71,8 @@ export interface OriginFaults {
   stall?: 'versions' | 'sums';
   /** The versions document lists no `platforms` (the protocol only recommends them). */
   noPlatformsListed?: boolean;
+  /** `<version> <os_arch>`: the zip's link answers 302 to this location (a `file:`, `data:`, `ftp:` link…). */
+  redirectZip?: { at: string; to: string };
   /** Fixture keys served besides the key that signed (`other`): an origin with several keys. */
   extraKeys?: string[];
   /** The key id the origin states for its key: its 40-hex fingerprint rather than its long id. */
@@ -192,6 +194,10 @@ export async function startOrigin(
       res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
       res.end('{"errors":["rate limited"]}');
       return;
+    }
+    if (faults.redirectZip !== undefined && url.pathname.endsWith(zipOf(faults.redirectZip.at))) {
+      res.writeHead(302, { location: faults.redirectZip.to });
+      return void res.end();
     }
     const kind = kindOf(url.pathname, origin.releases[0]?.version ?? '');
     if (faults.endless !== undefined && faults.endless === kind) return endless(res, kind);
