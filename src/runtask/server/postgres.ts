@@ -25,7 +25,7 @@ import { Retries, StoreCondition, settleWithin } from './databaseFaults.js';
 import type { EventLog } from './log.js';
 import { QUEUE, openPool, routeQueue, type PostgresStoreOptions, type Shared } from './postgresPool.js';
 import { Holdings, type Held } from './postgresHoldings.js';
-import { RefusedCopies } from './postgresRefused.js';
+import { RefusedCopies, type RefusedFate } from './postgresRefused.js';
 import { SCHEMA } from './postgresSchema.js';
 import * as sql from './postgresStatements.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
@@ -161,8 +161,8 @@ export class PostgresStore implements JobStore, QueueStore {
     try {
       const { rows } = await this.run(sql.ACCEPT, this.recordValues(record, this.leaseSeconds));
       this.condition.ok(since);
-      if (rows.length !== 1) return 'duplicate';
-      this.held.hold(record.id, Number(rows[0]!.fence), sentAt);
+      if (rows[0]?.fresh !== true) return 'duplicate';
+      this.held.hold(record.id, Number(rows[0].fence), sentAt);
       return 'accepted';
     } catch (error) {
       this.condition.problem(error, `cannot store job ${record.id}`);
@@ -171,15 +171,12 @@ export class PostgresStore implements JobStore, QueueStore {
     }
   }
 
-  /**
-   * Leaves the tombstone of a refused attempt (`RefusedCopies`, `ABANDON`): 1 when the attempt's row had landed,
-   * 0 otherwise, -1 when it failed.
-   */
-  private removeRefused(record: JobRecord, holder: string | null): Promise<number> {
+  /** Leaves the tombstone of a refused attempt (`RefusedCopies`, `ABANDON`): what became of its row. */
+  private removeRefused(record: JobRecord, holder: string | null): Promise<RefusedFate> {
     const values = [this.queueName, record.id, record.acceptedAt, holder];
-    return this.guarded(`cannot remove job ${record.id}, refused with 503`, -1, async () => {
+    return this.guarded(`cannot remove job ${record.id}, refused with 503`, 'failed' as const, async () => {
       const { rows } = await this.run(sql.ABANDON, values);
-      return rows.some((row) => row.was === 'held' || row.was === 'queued') ? 1 : 0;
+      return (rows[0]?.fate ?? 'none') as RefusedFate;
     });
   }
 

@@ -37,7 +37,7 @@ export class PostgresQueue implements JobQueue {
     const queued = JSON.stringify({ ...record, phase: 'queued' });
     const outcome = await store.guarded(`cannot queue job ${record.id}`, 'unsaved' as const, async () => {
       const { rows } = await store.run(sql.ENQUEUE, [store.queueName, record.id, queued]);
-      return rows.length === 1 ? ('accepted' as const) : ('duplicate' as const);
+      return rows[0]?.fresh === true ? ('accepted' as const) : ('duplicate' as const);
     });
     // Refused with 503: a copy stored after all must never run (postgresRefused.ts).
     if (outcome === 'unsaved') store.refused.add(record, null);

@@ -5,11 +5,19 @@
  * sends a refused request again, so such a copy must never run: a tombstone naming that attempt (`ABANDON` in
  * postgresStatements.ts: its row, if it landed and was never taken over or started, becomes the tombstone) is
  * stored as soon as the database answers, tried again until then, and before the same id is accepted here again.
- * An insert still on its way (a backend that stalls) finds the tombstone when it lands, and does nothing.
+ * An insert still on its way (a backend that stalls) finds the tombstone when it lands, and does nothing. A row
+ * that landed and that a retry was answered as a duplicate of (on another instance, or front, that reached the
+ * database meanwhile) is kept and run instead: the platform holds a 200 for it.
  */
 import type { Retries } from './databaseFaults.js';
 import type { EventLog } from './log.js';
 import type { JobRecord } from './store.js';
+
+/**
+ * What a tombstone did to the refused attempt's row: `removed` (it had landed), `kept` (it had landed and a retry
+ * was answered as its duplicate: given back to be run), `none` (no such row), `failed` (not stored: tried again).
+ */
+export type RefusedFate = 'removed' | 'kept' | 'none' | 'failed';
 
 /** The keys of these removals among the writes tried again, before the job's id. */
 const KEY = '\0refused:';
@@ -20,8 +28,8 @@ export class RefusedCopies {
 
   constructor(
     private readonly retries: Retries,
-    /** Leaves the tombstone of `record`'s attempt by `holder` (null: queued): 1 when its row had landed, else 0; -1 on a failure. */
-    private readonly remove: (record: JobRecord, holder: string | null) => Promise<number>,
+    /** Leaves the tombstone of `record`'s attempt by `holder` (null: queued). */
+    private readonly remove: (record: JobRecord, holder: string | null) => Promise<RefusedFate>,
     private readonly log: EventLog,
   ) {}
 
@@ -33,13 +41,19 @@ export class RefusedCopies {
   /** The request of `record` was refused with 503 after its insert was sent: its row, if any, is to go. */
   add(record: JobRecord, holder: string | null): void {
     const attempt = async (): Promise<boolean> => {
-      const removed = await this.remove(record, holder);
-      if (removed < 0) return false;
+      const fate = await this.remove(record, holder);
+      if (fate === 'failed') return false;
       if (this.pending.get(record.id) === attempt) this.pending.delete(record.id);
-      if (removed > 0) {
+      if (fate === 'removed') {
         this.log.warn(
           'store.abandoned',
           `removed job ${record.id}: its request was refused with 503 (the database did not answer in time), but stored after all`,
+          { job: record.id },
+        );
+      } else if (fate === 'kept') {
+        this.log.warn(
+          'store.retried',
+          `kept job ${record.id}: its request was refused with 503 but stored after all, and its retry was answered as a duplicate of it; it runs on the instance that takes it`,
           { job: record.id },
         );
       }

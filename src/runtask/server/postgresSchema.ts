@@ -42,6 +42,8 @@ export const MIGRATIONS: readonly string[] = [
      progress_at timestamptz,
      finished_at timestamptz,
      lapse_seen_at timestamptz, -- when another instance first saw a held lease run out (a takeover waits after it)
+     refused jsonb NOT NULL DEFAULT '[]', -- the attempts refused with 503 (ABANDON), kept across revivals
+     retried_at timestamptz, -- when a retry was answered as a duplicate of this row (it is then never abandoned)
      PRIMARY KEY (queue, id),
      CHECK (state <> 'held' OR lease_until IS NOT NULL)
    );

@@ -9,6 +9,9 @@
  *     late copy of its request is a duplicate), then pruned;
  *   - `abandoned`: the tombstone of requests refused with 503 (`ABANDON`), held by nobody, pruned as completed jobs.
  *
+ * Beside the state, `refused` lists the attempts of the job's request refused with 503 (whatever state the row is
+ * in later), and `retried_at` says that a retry was answered as a duplicate of the row.
+ *
  * Every write of a held job names the fence it was taken with: an instance that lost its lease (a long pause)
  * and wakes up matches no row, so it can never write the job again. A takeover is two steps some time apart
  * (`LAPSE_SEEN`, then `TAKE_OVER`), and never of the taker's own jobs. Claims and takeovers lock the rows they take
@@ -22,36 +25,64 @@ const JOBS = `${SCHEMA}.jobs`;
 /** A lease from now, `$n` seconds long. */
 const leaseFrom = (n: number): string => `now() + make_interval(secs => $${n})`;
 
+/** One attempt of a request, as the list `refused` names it: its record's `acceptedAt` and its holder. */
+const attempt = (acceptedAt: string, holder: string): string =>
+  `jsonb_build_array(jsonb_build_object('acceptedAt', ${acceptedAt}, 'holder', ${holder}))`;
+
 /**
- * Takes over the tombstone of refused attempts (`ABANDON`) for a new attempt, never for one of the attempts it
- * names (a refused insert that lands late). `$h`: the new attempt's holder.
+ * What an insert does to the row it meets. Over a tombstone of refused attempts (`ABANDON`), the new attempt
+ * takes the row (`columns`). Over a live or completed job, it is a retry answered as a duplicate: noted in
+ * `retried_at`, so that the row is never abandoned (the platform holds a 200 for it). The insert of a refused
+ * attempt landing late (one that `refused` names) changes nothing. `holder`: the new attempt's holder.
  */
-const reviving = (holder: string): string => `WHERE j.state = 'abandoned'
-    AND NOT j.record->'abandoned' @> jsonb_build_array(
-      jsonb_build_object('acceptedAt', EXCLUDED.record->>'acceptedAt', 'holder', ${holder}))`;
+function revivingOrRetried(columns: Record<string, string>, holder: string): string {
+  const set = Object.entries(columns).map(
+    ([column, value]) => `${column} = CASE WHEN j.state = 'abandoned' THEN ${value} ELSE j.${column} END`,
+  );
+  return `DO UPDATE SET ${set.join(',\n    ')},
+    retried_at = CASE WHEN j.state = 'abandoned' THEN NULL ELSE now() END
+  WHERE NOT j.refused @> ${attempt("EXCLUDED.record->>'acceptedAt'", holder)}`;
+}
 
 /**
  * A new job held by its accepting instance (over a tombstone of refused attempts, `ABANDON`). $1 queue, $2 id,
- * $3 record, $4 holder, $5 lease (s). No row back: the job exists already (a retried request), whoever holds it,
- * or this is a refused attempt's insert landing late.
+ * $3 record, $4 holder, $5 lease (s). `fresh` false, or no row back: the job exists already (a retried request,
+ * noted), whoever holds it, or this is a refused attempt's insert landing late.
  */
 export const ACCEPT = `INSERT INTO ${JOBS} AS j (queue, id, state, record, holder, lease_until)
   VALUES ($1, $2, 'held', $3::jsonb, $4, ${leaseFrom(5)})
-  ON CONFLICT (queue, id) DO UPDATE SET state = 'held', record = EXCLUDED.record, holder = EXCLUDED.holder,
-    lease_until = EXCLUDED.lease_until, created_at = now(), finished_at = NULL
-  ${reviving('EXCLUDED.holder')}
-  RETURNING fence`;
+  ON CONFLICT (queue, id) ${revivingOrRetried(
+    {
+      state: `'held'`,
+      record: 'EXCLUDED.record',
+      holder: 'EXCLUDED.holder',
+      lease_until: 'EXCLUDED.lease_until',
+      created_at: 'now()',
+      finished_at: 'NULL',
+    },
+    'EXCLUDED.holder',
+  )}
+  RETURNING j.fence, j.retried_at IS NULL AS fresh`;
 
 /**
- * A new job in the queue, held by nobody (over a tombstone, as `ACCEPT`). $1 queue, $2 id, $3 record. No row
- * back: it exists already, or this is a refused attempt's insert landing late.
+ * A new job in the queue, held by nobody (over a tombstone, as `ACCEPT`). $1 queue, $2 id, $3 record. `fresh`
+ * false, or no row back: it exists already (noted), or this is a refused attempt's insert landing late.
  */
 export const ENQUEUE = `INSERT INTO ${JOBS} AS j (queue, id, state, record)
   VALUES ($1, $2, 'queued', $3::jsonb)
-  ON CONFLICT (queue, id) DO UPDATE SET state = 'queued', record = EXCLUDED.record, holder = NULL,
-    lease_until = NULL, created_at = now(), finished_at = NULL, progress_at = NULL
-  ${reviving('NULL::text')}
-  RETURNING id`;
+  ON CONFLICT (queue, id) ${revivingOrRetried(
+    {
+      state: `'queued'`,
+      record: 'EXCLUDED.record',
+      holder: 'NULL',
+      lease_until: 'NULL',
+      created_at: 'now()',
+      finished_at: 'NULL',
+      progress_at: 'NULL',
+    },
+    'NULL::text',
+  )}
+  RETURNING j.id, j.retried_at IS NULL AS fresh`;
 
 /**
  * A held job's record replaced (its start, its result), its lease renewed with it (never shortened): the write of
@@ -62,26 +93,40 @@ export const WRITE = `UPDATE ${JOBS} SET record = $3::jsonb, lease_until = GREAT
   WHERE queue = $1 AND id = $2 AND state = 'held' AND holder = $4 AND fence = $5
   RETURNING id`;
 
+/** The row of the refused attempt $3 (its `acceptedAt`) by $4 (its holder): landed, never taken over or started. */
+const OWN = `(j.state IN ('held', 'queued') AND j.fence = 0 AND j.holder IS NOT DISTINCT FROM $4
+    AND j.record->>'acceptedAt' = $3 AND j.record->>'checkStartedAt' IS NULL)`;
+/** That row, no retry of which was answered as a duplicate: it becomes the tombstone. */
+const REMOVED = `(${OWN} AND j.retried_at IS NULL)`;
+
 /**
  * The tombstone of a request refused with 503 although its insert was sent (no answer in time): the platform
- * sends the request again, and that attempt's row must never run, even when its insert is still on its way
- * (a backend that stalls) and lands after this. The row becomes (or is made, when there is none yet) `abandoned`,
- * naming the attempt ($3 its record's `acceptedAt`, $4 its holder, NULL for a front's queued job): a late insert
- * then finds it and does nothing (`ACCEPT`, `ENQUEUE`), whatever the order; a new attempt takes it over. A row
- * of another attempt, or taken over or started, is left alone. Pruned as completed jobs are. `was`: the state of
- * the row before (`held` or `queued`: the refused attempt had landed). $1 queue, $2 id.
+ * sends the request again, and that attempt's row must never run on its own, even when its insert is still on
+ * its way (a backend that stalls) and lands after this. The attempt ($3 its record's `acceptedAt`, $4 its holder,
+ * NULL for a front's queued job) joins the row's `refused` list (a row made for it when there is none yet, in
+ * state `abandoned`): a late insert then finds it and does nothing (`ACCEPT`, `ENQUEUE`), whatever the order,
+ * and a new attempt takes a tombstone over. The attempt's own row, if it landed, becomes the tombstone (`removed`,
+ * its access token gone); but if a retry was answered as a duplicate of it meanwhile (`retried_at`: an instance
+ * that the platform's retry reached while this one could not reach the database), the platform holds a 200 for
+ * it, and it is kept (`kept`): given back (held by nobody, its lease ended) for an instance to take over and run,
+ * or left in the queue for a worker. A row of another attempt, or taken over or started, is left alone (`none`).
+ * Pruned as completed jobs are. $1 queue, $2 id.
  */
-export const ABANDON = `WITH before AS (SELECT state FROM ${JOBS} WHERE queue = $1 AND id = $2)
-  INSERT INTO ${JOBS} AS j (queue, id, state, record, finished_at)
-  VALUES ($1, $2, 'abandoned',
-    jsonb_build_object('abandoned', jsonb_build_array(jsonb_build_object('acceptedAt', $3::text, 'holder', $4::text))),
-    now())
-  ON CONFLICT (queue, id) DO UPDATE SET state = 'abandoned', holder = NULL, lease_until = NULL, finished_at = now(),
-    record = jsonb_build_object('abandoned', COALESCE(j.record->'abandoned', '[]'::jsonb) || (EXCLUDED.record->'abandoned'))
-  WHERE j.state = 'abandoned'
-    OR (j.state IN ('held', 'queued') AND j.fence = 0 AND j.holder IS NOT DISTINCT FROM $4
-        AND j.record->>'acceptedAt' = $3 AND j.record->>'checkStartedAt' IS NULL)
-  RETURNING (SELECT state FROM before) AS was`;
+export const ABANDON = `INSERT INTO ${JOBS} AS j (queue, id, state, record, refused, finished_at)
+  VALUES ($1, $2, 'abandoned', '{}'::jsonb, ${attempt('$3::text', '$4::text')}, now())
+  ON CONFLICT (queue, id) DO UPDATE SET
+    refused = CASE WHEN j.refused @> EXCLUDED.refused THEN j.refused ELSE j.refused || EXCLUDED.refused END,
+    state = CASE WHEN ${REMOVED} THEN 'abandoned' ELSE j.state END,
+    record = CASE WHEN ${REMOVED} THEN j.record #- '{request,access_token}' ELSE j.record END,
+    holder = CASE WHEN ${OWN} THEN NULL ELSE j.holder END,
+    lease_until = CASE WHEN ${REMOVED} THEN NULL WHEN ${OWN} AND j.state = 'held' THEN now() ELSE j.lease_until END,
+    finished_at = CASE WHEN ${REMOVED} THEN now() ELSE j.finished_at END
+  RETURNING CASE
+    WHEN j.record->>'acceptedAt' IS DISTINCT FROM $3 THEN 'none'
+    WHEN j.state = 'abandoned' THEN 'removed'
+    WHEN j.fence = 0 AND j.holder IS NULL AND j.retried_at IS NOT NULL AND j.record->>'checkStartedAt' IS NULL
+      THEN 'kept'
+    ELSE 'none' END AS fate`;
 
 /**
  * A held job's end: completed, its access token removed, held by nobody. $1 queue, $2 id, $3 holder, $4 fence.
