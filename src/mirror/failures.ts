@@ -6,7 +6,8 @@
  * the host of the link (never the link itself, which may be signed).
  */
 import { ApiError, VerificationError, type ProviderError } from '../errors.js';
-import { DownloadError, NotWebLinkError } from '../registry/downloads.js';
+import { NETWORK_CODE } from '../net/retryPolicy.js';
+import { DownloadError, NotWebLinkError, TooSlowError } from '../registry/downloads.js';
 import { formatCap } from '../release/smallFile.js';
 
 /** What one download of a version is, for its failure's message. */
@@ -57,10 +58,32 @@ function downloadFailure(error: DownloadError, file: OriginFile): ProviderError 
       : `the link of ${file.file} on ${host} answered ${error.reason}`;
   return new ApiError(`${file.label}: ${what}`, {
     status: error.status ?? 0,
-    hint:
-      error.status === undefined || error.status === 408 || error.status === 429 || error.status >= 500
-        ? 'The origin did not answer, or is busy (after retries); run the same command again later: it mirrors what is missing.'
-        : 'The origin lists a file it does not serve; nothing of the version was written. Try again later, or report it to the origin.',
+    hint: error.status === undefined ? noAnswerHint(error, host) : answerHint(error.status),
     details,
   });
+}
+
+const AGAIN_LATER = 'run the same command again later: it mirrors what is missing.';
+
+function answerHint(status: number): string {
+  return status === 408 || status === 429 || status >= 500
+    ? `The origin is busy or failing (after retries); ${AGAIN_LATER}`
+    : 'The origin lists a file it does not serve; nothing of the version was written. Try again later, or report it to the origin.';
+}
+
+/** What to do about a download that got no (whole) answer: only the network's passing trouble is "later". */
+function noAnswerHint(error: DownloadError, host: string): string {
+  if (error instanceof TooSlowError) {
+    return `The origin sent too slowly to finish (under 1 KiB in a window of PROVIDER_HTTP_TIMEOUT, after retries); ${AGAIN_LATER}`;
+  }
+  const network = error.network;
+  if (network !== undefined && network.kind !== 'network') {
+    const met =
+      network.kind === 'plain-http' ? 'answered in plain HTTP, not TLS' : 'failed the TLS handshake';
+    return `The link points to https://${host}, which ${met}: another try will not help; report it to the origin.`;
+  }
+  if (network !== undefined && NETWORK_CODE.test(network.reason.split(':')[0]!)) {
+    return `The origin did not answer, or stopped sending (after retries); ${AGAIN_LATER}`;
+  }
+  return `The download failed on this side rather than in the origin's answer (${error.reason}); fix that, then run the same command again: it mirrors what is missing.`;
 }

@@ -164,6 +164,7 @@ async function mirrorVersion(
       version,
       protocols: entry.protocols ?? [],
       platforms,
+      unlisted,
       folder,
       root: input.toDir,
       verify: input.destination === undefined,

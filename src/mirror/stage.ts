@@ -46,6 +46,8 @@ export interface StageInput extends MirrorRunContext {
   /** The protocols the versions list states. */
   protocols: string[];
   platforms: PlatformKey[];
+  /** The versions list named no platforms for the version: those asked for were not listed, only asked for. */
+  unlisted?: boolean | undefined;
   /** The version's final folder. */
   folder: string;
   /** `--to-dir`: the temporary folder is made inside it, so that the rename stays on one file system. */
@@ -87,8 +89,11 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
   );
   const documents = read.flatMap(({ doc }) => (doc === undefined ? [] : [doc]));
   const missing = read.filter(({ doc }) => doc === undefined).map(({ p }) => platformName(p));
-  for (const name of missing)
-    output.warn(`${label}: ${origin.host} lists ${name} but serves no download for it (skipped)`);
+  for (const name of missing) {
+    const said = input.unlisted === true ? `${name}` : `it`;
+    const lists = input.unlisted === true ? '' : ` lists ${name} but`;
+    output.warn(`${label}: ${origin.host}${lists} serves no download for ${said} (skipped)`);
+  }
   if (documents.length === 0) {
     throw new VerificationError(
       `${label}: ${origin.host} serves none of the platforms asked for (${input.platforms.map(platformName).join(', ')})`,

@@ -227,7 +227,7 @@ function minimumRate(windowMs: number, what: string) {
 }
 
 /** A transfer that brought fewer than `MIN_BYTES_PER_WINDOW` in a window: retried as a timeout is. */
-class TooSlowError extends DownloadError {
+export class TooSlowError extends DownloadError {
   constructor(what: string, windowMs: number, received: number) {
     const reason = `too slow: ${received} bytes in ${windowMs / 1000} s, under ${MIN_BYTES_PER_WINDOW} bytes`;
     super(`downloading ${what} failed: ${reason}`, undefined, reason);

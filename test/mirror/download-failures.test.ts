@@ -12,18 +12,23 @@ import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { endlessSent, hostDir, startTwoVersionOrigin, type OriginFaults, type TestOrigin } from './origin.js';
 
-const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '1s', PROVIDER_RETRY_DELAY: '2ms' };
+/**
+ * 10 s for a read: none of these tests waits for it, and a healthy read on a loaded machine never meets it. The
+ * tests of what stalls are given 1 s (`STALLING`).
+ */
+const ENV = { NO_COLOR: '1', PROVIDER_HTTP_TIMEOUT: '10s', PROVIDER_RETRY_DELAY: '2ms' };
+const STALLING = { ...ENV, PROVIDER_HTTP_TIMEOUT: '1s' };
 
 const origin = startTwoVersionOrigin;
 
-async function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
+function mirror(o: TestOrigin, cwd: string, ...args: string[]) {
+  return mirrorWith(ENV, o, cwd, ...args);
+}
+
+function mirrorWith(env: Record<string, string>, o: TestOrigin, cwd: string, ...args: string[]) {
   return runCli(
     ['mirror', 'acme/example', '--from', o.url, '--to-dir', 'out', '--versions', '>= 1.0.0', ...args],
-    {
-      cwd,
-      homeDir: cwd,
-      env: ENV,
-    },
+    { cwd, homeDir: cwd, env },
   );
 }
 
@@ -146,6 +151,36 @@ describe('provider mirror: a download that fails is a failure of its version', (
     }
   });
 
+  it.each<[string, (o: TestOrigin) => OriginFaults, RegExp]>([
+    [
+      'a reset that retries did not cure: later',
+      () => ({ resetZip: '1.0.0 linux_amd64' }),
+      /^The origin did not answer, or stopped sending \(after retries\); run the same command again later/,
+    ],
+    [
+      'an https link to a plain-HTTP port: not later, the origin’s to fix',
+      (o) => ({
+        downloadUrl: {
+          at: '1.0.0 linux_amd64',
+          url: `${o.url.replace('http:', 'https:')}/x/terraform-provider-example_1.0.0_linux_amd64.zip`,
+        },
+      }),
+      /^The link points to https:\/\/127\.0\.0\.1:\d+, which answered in plain HTTP, not TLS: another try will not help/,
+    ],
+  ])('the hint of a download that got no answer says what to do: %s', async (_what, faults, hint) => {
+    const o = await origin();
+    Object.assign(o.faults, faults(o));
+    const cwd = tempRoot();
+    const result = await mirror(o, cwd, '--json');
+    expect(result.exitCode, result.stderr).toBe(4);
+    const doc = JSON.parse(result.stdout) as {
+      error: { details: { report: { providers: { versions: { error: { hint: string } | null }[] }[] } } };
+    };
+    const failed = doc.error.details.report.providers[0]!.versions[0]!.error!;
+    expect(failed.hint).toMatch(hint);
+    expect(failed.hint).not.toMatch(/is busy/);
+  });
+
   it('a connection reset half way once is retried: the version is mirrored', async () => {
     const o = await origin({ resetZipOnce: '1.0.0 linux_amd64' });
     const cwd = tempRoot();
@@ -171,7 +206,7 @@ describe('provider mirror: a download that fails is a failure of its version', (
   it('a versions document that stalls after its headers times out (exit 4), never hangs', async () => {
     const o = await origin({ stall: 'versions' });
     const cwd = tempRoot();
-    const result = await mirror(o, cwd);
+    const result = await mirrorWith(STALLING, o, cwd);
     expect(result.exitCode, result.stderr).toBe(4);
     expect(result.stderr).toMatch(
       /could not be reached for the versions of acme\/example: ETIMEDOUT: Timeout awaiting '(socket|request)' for 1000ms/,
@@ -181,7 +216,7 @@ describe('provider mirror: a download that fails is a failure of its version', (
   it('a SHA256SUMS that stalls after its headers times out: that version fails (exit 4), the other is mirrored', async () => {
     const o = await origin({ stall: 'sums' });
     const cwd = tempRoot();
-    const result = await mirror(o, cwd);
+    const result = await mirrorWith(STALLING, o, cwd);
     expect(result.exitCode, result.stderr).toBe(4);
     expect(result.stderr).toMatch(
       /acme\/example 1\.0\.0: downloading SHA256SUMS from 127\.0\.0\.1:\d+ failed: ETIMEDOUT/,

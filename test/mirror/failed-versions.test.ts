@@ -84,6 +84,11 @@ describe('provider mirror: failed versions', () => {
     ]);
     const dir = path.join(cwd, 'out', hostDir(o.url), 'acme', 'example');
     expect(fs.readdirSync(dir).sort()).toEqual(['1.0.0', '1.1.0']);
+    // It listed nothing: the warning does not say it listed what it does not serve.
+    expect(result.stderr).toMatch(
+      /acme\/example 1\.1\.0: 127\.0\.0\.1:\d+ serves no download for darwin_arm64 \(skipped\)/,
+    );
+    expect(result.stderr).not.toMatch(/lists darwin_arm64/);
   });
 
   it('a versions list without platforms, and none named: each version fails with exit 2, saying what to give', async () => {
