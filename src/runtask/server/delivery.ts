@@ -46,9 +46,9 @@ async function claimToSend(
   left: () => number,
 ): Promise<'held' | 'lost' | 'aborted' | 'expired'> {
   for (;;) {
-    if (deps.signal.aborted) return 'aborted';
-    const outcome = await store.report(record).catch(() => 'unsaved' as const);
-    if (outcome === 'lost') return 'lost';
+    // A store that does not answer must not hold a stop back: the claim is left as soon as the delivery stops.
+    const outcome = await unlessAborted(store.report(record), deps.signal);
+    if (outcome === 'aborted' || outcome === 'lost') return outcome;
     // Stored, or not stored but still surely held (the write goes on): either way no other instance has it.
     if (store.heldUntil(record.id) > clock()) return 'held';
     if (left() <= 0) return 'expired';
@@ -57,6 +57,21 @@ async function claimToSend(
       () => false,
     );
     if (!waited) return 'aborted';
+  }
+}
+
+/** What `work` settles to (`unsaved` when it fails), or `aborted` as soon as `signal` is (`work` goes on). */
+async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | 'unsaved' | 'aborted'> {
+  if (signal.aborted) return 'aborted';
+  let stop: () => void = () => undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    stop = () => resolve('aborted');
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([work.catch(() => 'unsaved' as const), aborted]);
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
 }
 
@@ -162,6 +177,8 @@ async function deliverClaimed(
     watch.stop();
     left -= clock() - began;
     if (outcome.kind !== 'aborted' || !watch.lapsed()) return outcome;
+    // Taken over by another instance: nothing more to claim (deliverFinal says so).
+    if (job.lost.signal.aborted) return { kind: 'lost' };
     log.warn(
       'job.lease_unsure',
       `paused the final callback of job ${job.id}: this instance cannot be sure it still holds the job (a pause, or a database that does not answer); claiming it again`,

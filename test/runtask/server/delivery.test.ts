@@ -154,6 +154,42 @@ describe('deliverFinal on a store that can lose the job', () => {
     expect(outcome).toEqual({ kind: 'aborted', attempts: 0 });
     expect(hits).toBe(0);
   });
+
+  it('stopped while the store does not answer a claim: aborted at once, nothing sent', async () => {
+    let claims = 0;
+    const store = {
+      report: () => {
+        claims++;
+        return new Promise(() => undefined);
+      },
+      heldUntil: () => clock() - 1,
+    } as unknown as JobStore;
+    const { job, context } = setUp(store);
+    const delivering = deliverFinal(context, job, passed, 50);
+    while (claims === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    job.delivery.abort('stopped');
+    const { outcome } = await delivering;
+    expect(outcome).toEqual({ kind: 'aborted', attempts: 0 });
+    expect(hits).toBe(0);
+  });
+
+  it('taken over while its final is sent: job.lost alone, no claim made again', async () => {
+    let claims = 0;
+    const store = {
+      report: async () => (++claims === 1 ? 'stored' : 'lost'),
+      heldUntil: () => clock() + 60_000,
+    } as unknown as JobStore;
+    answer = () => undefined;
+    const { job, events, context } = setUp(store);
+    const delivering = deliverFinal(context, job, passed, 30_000);
+    while (hits === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    job.lost.abort();
+    const { outcome } = await delivering;
+    expect(outcome).toEqual({ kind: 'lost' });
+    expect(claims).toBe(1);
+    expect(events).toContain('job.lost');
+    expect(events).not.toContain('job.lease_unsure');
+  });
 });
 
 describe('progress callbacks of a job on a store that can lose it', () => {
