@@ -15,7 +15,7 @@ import {
 } from './handlerResult.js';
 import { runHandler } from './handler.js';
 import type { EventLog } from './log.js';
-import { holdsSecret } from './redact.js';
+import { databaseEnvRemoved, holdsSecret } from './redact.js';
 import { withoutAccessToken, type RunTaskRequest } from '../../terraform/runtask/payload.js';
 
 /** How checks run. */
@@ -43,6 +43,46 @@ export interface CheckInput {
   raw: Record<string, unknown>;
 }
 
+/** The inherited environment without the integrator's secrets, and the names of the variables left out. */
+function inheritedEnvironment(
+  settings: CheckSettings,
+  input: CheckInput,
+): { env: Record<string, string>; removed: string[] } {
+  const secrets = [input.request.access_token, settings.hmacKey].filter((s): s is string => !!s);
+  const env: Record<string, string> = {};
+  const removed: string[] = [];
+  for (const [name, value] of Object.entries(settings.env)) {
+    if (value === undefined) continue;
+    const secret = settings.secretEnvNames.includes(name) || holdsSecret(value, secrets);
+    if (secret || name.startsWith('RUNTASK_')) removed.push(name);
+    else env[name] = value;
+  }
+  return { env, removed };
+}
+
+/**
+ * The names of the variables the integrator inherited that its handlers do not get: those the database's
+ * credentials took away (`withoutDatabaseEnv`), and those `handlerEnvironment` leaves out for `input`.
+ */
+export function removedFromHandlers(settings: CheckSettings, input: CheckInput): string[] {
+  const removed = [...databaseEnvRemoved(settings.env), ...inheritedEnvironment(settings, input).removed];
+  return [...new Set(removed)].sort();
+}
+
+/** The settings (one a route) whose handlers' missing variables were logged: once each, at the first check. */
+const logged = new WeakSet<CheckSettings>();
+
+/** Logs, once for `settings`, the names (never the values) of the variables its handlers do not get. */
+function logRemovedOnce(settings: CheckSettings, input: CheckInput, log: EventLog): void {
+  if (logged.has(settings)) return;
+  logged.add(settings);
+  const names = removedFromHandlers(settings, input);
+  if (names.length === 0) return;
+  log.info('handler.env_removed', `handlers do not get these variables: ${names.join(', ')}`, {
+    names: names.join(','),
+  });
+}
+
 /**
  * The handler's environment: the inherited one without the integrator's secrets (the variables that name them,
  * and values that hold the access token or the HMAC key: `holdsSecret`), plus the RUNTASK_* facts of this run.
@@ -52,14 +92,7 @@ export function handlerEnvironment(
   input: CheckInput,
   files: { payload: string; plan?: string | undefined; configuration?: string | undefined },
 ): Record<string, string> {
-  const secrets = [input.request.access_token, settings.hmacKey].filter((s): s is string => !!s);
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(settings.env)) {
-    if (value === undefined || settings.secretEnvNames.includes(name)) continue;
-    if (holdsSecret(value, secrets)) continue;
-    if (name.startsWith('RUNTASK_')) continue;
-    env[name] = value;
-  }
+  const { env } = inheritedEnvironment(settings, input);
   const r = input.request;
   const facts: Record<string, string | undefined> = {
     RUNTASK_PAYLOAD: files.payload,
@@ -98,6 +131,7 @@ export async function runCheck(
     if ('failed' in configuration) return configuration.failed;
     const cwd = join(root, 'work');
     await mkdir(cwd, { mode: 0o700 });
+    logRemovedOnce(settings, input, log);
     log.info('handler.started', 'handler started', fields);
     const exit = await runHandler({
       command: settings.exec,

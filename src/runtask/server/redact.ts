@@ -65,21 +65,28 @@ const PG_VARIABLE = /^PG(?!P_)[A-Z_]+$/;
 /**
  * How long a secret must be to count wherever it stands in a value, even inside a word (a long random key is never
  * part of an unrelated value by chance). A shorter one counts only as a whole piece of the value (`standsIn`): a
- * one-letter key is a letter of most values, and removing every variable that has it would take away what
- * handlers need (`PATH`, a registry token).
+ * one-letter key is a letter of most values, and a common word (a database password `postgres`) part of paths
+ * (`/usr/lib/postgresql/16/bin`); removing every variable that has it would take away what handlers need (`PATH`,
+ * `HOME`, a registry token).
  */
-export const CONTAINED_SECRET_MIN = 8;
+export const CONTAINED_SECRET_MIN = 16;
 
-/** What separates the pieces of a value: URL and `key=value` punctuation, and whitespace. */
-const SEPARATOR = /[\s:@/?&=;,]/;
+/** Whether a character is an ASCII letter or digit: any other character ends a piece of a value. */
+function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && /^[A-Za-z0-9]$/.test(char);
+}
 
-/** Whether `secret` stands in `text` as a whole: at an end or a separator on each side of some occurrence. */
+/**
+ * Whether `secret` stands in `text` as a whole piece: some occurrence with, on each side, an end of the text or a
+ * character that is no ASCII letter or digit (`:`, `/`, `=`, quotes, brackets, `|`, `#`, whitespace, …). A side of
+ * the secret that is itself no letter or digit needs no such character.
+ */
 function standsIn(text: string, secret: string): boolean {
+  const open = !isWordChar(secret[0]);
+  const close = !isWordChar(secret.at(-1));
   for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
     const end = at + secret.length;
-    const before = at === 0 || SEPARATOR.test(text[at - 1]!);
-    const after = end === text.length || SEPARATOR.test(text[end]!);
-    if (before && after) return true;
+    if ((open || !isWordChar(text[at - 1])) && (close || !isWordChar(text[end]))) return true;
   }
   return false;
 }
@@ -93,20 +100,51 @@ function decoded(text: string): string {
   }
 }
 
-/** The forms of a value a secret is looked for in: as written, URL-decoded, and a URL's user and password. */
+/** Runs of base64 (standard or URL-safe), padded to whole quads: `Basic dXNlcjpodW50ZXIy`, a JSON `auth`. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+
+/** Whether decoded bytes read as text: valid UTF-8, no control character but tabs and line ends. */
+function readsAsText(text: string): boolean {
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (code === 0xfffd || (code < 0x20 && !'\t\n\r'.includes(char)) || (code >= 0x7f && code < 0xa0))
+      return false;
+  }
+  return true;
+}
+
+/**
+ * What the base64 runs of a value say, when they decode to text: credentials written as `Basic <base64 of
+ * user:password>` (an `Authorization` header, a registry's `auth`). A random token decodes to bytes that are no
+ * text, so it is not read this way.
+ */
+function base64Texts(value: string): string[] {
+  const texts: string[] = [];
+  for (const [run] of value.matchAll(BASE64_RUN)) {
+    if (run.length % 4 !== 0) continue;
+    const text = Buffer.from(run, 'base64').toString('utf8');
+    if (readsAsText(text)) texts.push(text);
+  }
+  return texts;
+}
+
+/**
+ * The forms of a value a secret is looked for in: as written, URL-decoded, a URL's user and password, and what
+ * its base64 runs say.
+ */
 function formsOf(value: string): string[] {
   const forms = [value, decoded(value)];
   if (URL.canParse(value)) {
     const url = new URL(value);
     for (const part of [url.username, url.password]) if (part !== '') forms.push(decoded(part));
   }
-  return forms;
+  return [...forms, ...base64Texts(value)];
 }
 
 /**
  * Whether an environment value holds one of `secrets`: as a whole piece of it (`standsIn`: the value itself, a
- * URL's password, a `key=value`'s value, a word), in any of its forms (`formsOf`), or anywhere in it when the
- * secret is long enough to tell (`CONTAINED_SECRET_MIN`).
+ * URL's password, a `key=value`'s value, a JSON string, a word), in any of its forms (`formsOf`), or anywhere in
+ * it when the secret is long enough to tell (`CONTAINED_SECRET_MIN`).
  */
 export function holdsSecret(value: string, secrets: readonly string[]): boolean {
   const wanted = secrets.filter((secret) => secret !== '');
@@ -119,9 +157,18 @@ export function holdsSecret(value: string, secrets: readonly string[]): boolean 
   );
 }
 
+/** The variables `withoutDatabaseEnv` removed, by the environment it returned. */
+const removedForDatabase = new WeakMap<object, readonly string[]>();
+
+/** The names of the variables `withoutDatabaseEnv` removed to make `env` (none for any other object). */
+export function databaseEnvRemoved(env: object): readonly string[] {
+  return removedForDatabase.get(env) ?? [];
+}
+
 /**
  * The environment handlers inherit, without the database's credentials when the integrator uses one: the PG*
- * variables node-postgres reads, and any variable whose value holds the URL's password (`holdsSecret`).
+ * variables node-postgres reads, and any variable whose value holds the URL's password (`holdsSecret`). Their
+ * names are kept for the log (`databaseEnvRemoved`).
  */
 export function withoutDatabaseEnv(
   env: Record<string, string | undefined>,
@@ -129,9 +176,12 @@ export function withoutDatabaseEnv(
 ): Record<string, string | undefined> {
   if (databaseUrl === undefined) return env;
   const secrets = passwordsOf(databaseUrl);
-  return Object.fromEntries(
-    Object.entries(env).filter(
-      ([name, value]) => !PG_VARIABLE.test(name) && !(value !== undefined && holdsSecret(value, secrets)),
-    ),
-  );
+  const kept: Record<string, string | undefined> = {};
+  const removed: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (PG_VARIABLE.test(name) || (value !== undefined && holdsSecret(value, secrets))) removed.push(name);
+    else kept[name] = value;
+  }
+  removedForDatabase.set(kept, removed);
+  return kept;
 }
