@@ -3,9 +3,10 @@
  * zeros: 42 MB on the wire, under the 50 MiB download cap), handed to a real `runtask serve --with-configuration`
  * process while it runs a healthy check, on the journal and on PostgreSQL (two instances on one database, a
  * short lease). /healthz is asked every 50 ms, so that several asks fall inside the bomb's download and unpacking
- * (under a second), and answers each time within a second; the job fails with a refusal naming the cap, sent as
- * its one final; the healthy check keeps its lease (the other instance takes nothing over) and gets its one
- * final, `passed`.
+ * (under a second): none asked then is answered more than a second late, and every ask, before and after too, is
+ * answered 200 (how fast does not count outside the bomb's window, where a loaded machine may be slow for reasons
+ * of its own); the job fails with a refusal naming the cap, sent as its one final; the healthy check keeps its
+ * lease (the other instance takes nothing over) and gets its one final, `passed`.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -101,23 +102,26 @@ async function serve(args: string[]): Promise<ServeProcess> {
   return started;
 }
 
-/** One /healthz asked: when (ms since the epoch), and its status, or why it got none within a second. */
-type Probe = { at: number } & ({ status: number } | { late: string });
+/** How late an answer to /healthz may be while the bomb is downloaded and unpacked. */
+const LATE_MS = 1000;
 
 /**
- * Asks /healthz every 50 ms until stopped, each ask on its own (a stall finds several waiting), each answer
- * wanted within a second.
+ * One /healthz asked: when (ms since the epoch), and its status and how long it took, or why it got none (an ask
+ * is given up after 30 s, so that a process that hangs for good ends the test).
  */
+type Probe = { at: number } & ({ status: number; tookMs: number } | { failed: string });
+
+/** Asks /healthz every 50 ms until stopped, each ask on its own (a stall finds several waiting). */
 function probe(target: ServeProcess): { stop: () => Promise<Probe[]> } {
   const asked: Array<Promise<Probe>> = [];
   const ask = (): void => {
     const at = Date.now();
-    const answer = fetch(new URL('/healthz', target.url), { signal: AbortSignal.timeout(1000) }).then(
+    const answer = fetch(new URL('/healthz', target.url), { signal: AbortSignal.timeout(30_000) }).then(
       async (response) => {
         await response.arrayBuffer();
-        return { at, status: response.status };
+        return { at, status: response.status, tookMs: Date.now() - at };
       },
-      (error: unknown) => ({ at, late: String(error) }),
+      (error: unknown) => ({ at, failed: String(error) }),
     );
     asked.push(answer);
   };
@@ -178,11 +182,13 @@ function expectOneFinalEach(outcome: Outcome, busy: ServeProcess) {
   // Asked while the bomb was downloaded and unpacked, not only before and after it.
   const during = outcome.answers.filter((a) => a.at >= outcome.bombFrom && a.at <= outcome.bombTo);
   expect(during.length).toBeGreaterThanOrEqual(3);
-  const late = outcome.answers.filter((answer) => !('status' in answer) || answer.status !== 200);
+  const late = during.filter((answer) => !('status' in answer) || answer.tookMs > LATE_MS);
   expect(
     late,
-    `of ${outcome.answers.length} /healthz asked, these were not answered 200 within a second`,
+    `of ${during.length} /healthz asked while the bomb was unpacked, these were answered more than ${LATE_MS} ms late`,
   ).toEqual([]);
+  const unanswered = outcome.answers.filter((answer) => !('status' in answer) || answer.status !== 200);
+  expect(unanswered, `of ${outcome.answers.length} /healthz asked, these were not answered 200`).toEqual([]);
   const refused = finals(outcome.bombId);
   expect(refused.map(statusOf)).toEqual(['failed']);
   const message = messageOf(refused[0]!);
