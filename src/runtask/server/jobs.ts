@@ -265,21 +265,30 @@ export class JobManager {
     while (this.jobs.size > 0) await Promise.all([...this.jobs.values()].map((job) => job.done));
   }
 
-  /** Shutdown: waits up to `graceMs` for the jobs, then reports the unfinished ones as failed. */
+  /**
+   * Shutdown: waits up to `graceMs` for the jobs, then reports the unfinished ones as failed. A final unsent after
+   * that (its claim unconfirmed: a database that hangs) stays in the store for the job's next holder.
+   */
   async drain(graceMs: number): Promise<void> {
     this.stop();
-    const timer = new AbortController();
-    await Promise.race([
-      this.idle(),
-      pause(graceMs, timer.signal, 'the grace period ended').catch(() => undefined),
-    ]);
-    timer.abort();
+    await this.idleWithin(graceMs, 'the grace period ended');
     for (const job of this.jobs.values()) {
       // A final result already waiting for delivery stays in the journal for the next start.
       if (job.phase === 'reporting') job.delivery.abort('stopped');
       else job.work.abort('stopped' satisfies StopReason);
     }
+    // Their deadline, after the 5 s a handler has between SIGTERM and SIGKILL (handler.ts).
+    const stopCallbacksMs = (this.settings.shutdownCallbackTimeoutMs ?? 10_000) + 5_000;
+    await this.idleWithin(stopCallbacksMs, 'the stop callbacks ran out');
+    for (const job of this.jobs.values()) job.delivery.abort('stopped');
     await this.idle();
+  }
+
+  /** Resolves when no job is left, or after `ms`. */
+  private async idleWithin(ms: number, why: string): Promise<void> {
+    const timer = new AbortController();
+    await Promise.race([this.idle(), pause(ms, timer.signal, why).catch(() => undefined)]);
+    timer.abort();
   }
 
   /** A hard stop: handlers killed, nothing reported, the journal left as it is (as after a crash). */

@@ -23,7 +23,7 @@
  */
 import { Retries, StoreCondition, settleWithin } from './databaseFaults.js';
 import type { EventLog } from './log.js';
-import { QUEUE, openPool, routeQueue, type PostgresStoreOptions, type Shared } from './postgresPool.js';
+import { QUEUE, endPool, openPool, type PostgresStoreOptions, type Shared } from './postgresPool.js';
 import { Holdings, type Held } from './postgresHoldings.js';
 import { RefusedCopies, type RefusedFate } from './postgresRefused.js';
 import { SCHEMA } from './postgresSchema.js';
@@ -39,7 +39,8 @@ const PRUNE_EVERY_MS = 3600_000;
 /** The key of the leases' renewal among the writes tried again (job ids are other names). */
 const LEASES = '\0leases';
 
-export { QUEUE, SCHEMA, redactDatabaseUrl, routeQueue, type PostgresStoreOptions };
+export { QUEUE, SCHEMA, redactDatabaseUrl, type PostgresStoreOptions };
+export { routeQueue } from './postgresPool.js';
 
 /** The job store on PostgreSQL, in the integrator's own table. */
 export class PostgresStore implements JobStore, QueueStore {
@@ -349,19 +350,34 @@ export class PostgresStore implements JobStore, QueueStore {
 
   /**
    * A graceful release gives back the leases of the jobs still held (they end now, for another instance to take
-   * over at once); a crash keeps them, so that they are taken over once they run out.
+   * over at once); a crash keeps them, so that they are taken over once they run out. A database that does not
+   * answer within `overdueMs` does not hold the stop: what is left then is as after a crash (the leases run out),
+   * and the last store of the pool ends its connections, those waiting for an answer included.
    */
   async release(options: { crash?: boolean } = {}): Promise<void> {
     if (this.released) return;
     this.released = true;
     clearInterval(this.heartbeat);
     this.retries.stop();
+    const ends = clock() + this.overdueMs;
+    const letGo = this.letGo(options.crash === true).then(() => true);
+    if (!(await settleWithin(letGo, this.overdueMs, false))) {
+      const message = `the job store ${this.where} did not answer at the stop: the leases held here run out instead`;
+      this.log.warn('store.release_late', message, { database: this.where, jobs: this.held.size });
+    }
+    this.held.clear();
+    if (--this.shared.users === 0) await endPool(this.shared, Math.max(0, ends - clock()));
+  }
+
+  /** What a release stores: the ends not stored yet, then the leases given back (none of it on a crash). */
+  private async letGo(crash: boolean): Promise<void> {
     await this.renewing;
+    if (crash) return;
     // A last try at the ends not stored yet; those left keep their lease until it runs out (another instance
     // then delivers their stored result again, which the platform refuses with 409): never given back at once.
-    if (!options.crash) await this.retries.flush();
+    await this.retries.flush();
     const ending = this.held.entries().filter(([, h]) => h.ending);
-    if (ending.length > 0 && !options.crash) {
+    if (ending.length > 0) {
       this.log.error(
         'store.unfinished',
         `${ending.length} delivered job(s) could not be marked finished in ${this.where}`,
@@ -369,7 +385,7 @@ export class PostgresStore implements JobStore, QueueStore {
       );
     }
     const giveBack = this.held.entries().filter(([, h]) => !h.ending);
-    if (!options.crash && giveBack.length > 0) {
+    if (giveBack.length > 0) {
       await this.run(sql.GIVE_BACK, [
         this.queueName,
         this.shared.holder,
@@ -377,7 +393,5 @@ export class PostgresStore implements JobStore, QueueStore {
         giveBack.map(([, h]) => h.fence),
       ]).catch((error: unknown) => this.condition.problem(error, 'cannot give back the leases'));
     }
-    this.held.clear();
-    if (--this.shared.users === 0) await this.shared.pool.end();
   }
 }

@@ -5,10 +5,11 @@
  * without its password.
  */
 import { randomBytes } from 'node:crypto';
+import { Socket } from 'node:net';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { UsageError } from '../../errors.js';
-import { poolSettings, type DatabaseTimeouts } from './databaseFaults.js';
+import { poolSettings, settleWithin, type DatabaseTimeouts } from './databaseFaults.js';
 import type { EventLog } from './log.js';
 import { NewerSchemaError, SCHEMA, migrate, type Migration } from './postgresSchema.js';
 import { passwordsOf, redactDatabaseUrl, withoutPasswords } from './redact.js';
@@ -56,6 +57,27 @@ export interface Shared {
   holder: string;
   /** The stores sharing `pool`: the last one released ends it. */
   users: number;
+  /** The sockets of the pool's connections, for `endPool`. */
+  sockets: Set<Socket>;
+}
+
+/**
+ * Ends the pool: its connections close once their statements are answered, or at once after `withinMs` (their
+ * sockets destroyed): a database that hangs, which answers neither a statement nor a goodbye, must not hold the
+ * process.
+ */
+export async function endPool(shared: Shared, withinMs: number): Promise<void> {
+  const ended = shared.pool.end().catch(() => undefined);
+  if (
+    (await settleWithin(
+      ended.then(() => true),
+      withinMs,
+      false,
+    )) === false
+  ) {
+    for (const socket of shared.sockets) socket.destroy();
+    await ended;
+  }
 }
 
 /** The name connections carry in `pg_stat_activity`. */
@@ -85,14 +107,23 @@ export async function openPool(
   queues: readonly string[],
   onError: (error: unknown) => void,
 ): Promise<Shared> {
+  const sockets = new Set<Socket>();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     application_name: APPLICATION_NAME,
     // Timeouts on every connection: a database that hangs fails statements instead of holding them forever.
     ...poolSettings(options),
+    // The sockets as node-postgres makes them (it starts TLS over one itself), known here to end them at once.
+    stream: () => {
+      const socket = new Socket();
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      return socket;
+    },
   });
   pool.on('error', onError);
+
   let migration: Migration;
   try {
     migration = await migrateOn(pool, queues);
@@ -119,5 +150,5 @@ export async function openPool(
     );
   }
   const holder = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-  return { pool, holder, users: queues.length };
+  return { pool, holder, users: queues.length, sockets };
 }
