@@ -194,6 +194,6 @@ describe('a short database outage around final callbacks', () => {
     const table = await completed(url, requests.length);
     expect(b.events.filter((e) => e.event === 'store.took_over')).toEqual([]);
     expectOneFinalEach(requests, table);
-    expect(a.integrator.jobs.journalHealth()).toMatchObject({ unsaved: 0 });
+    expect(a.integrator.jobs.storeHealth()).toMatchObject({ unsaved: 0 });
   }, 120_000);
 });

@@ -92,13 +92,13 @@ export class JobManager {
    * Stores the job (before the platform gets its 200) and starts it. `duplicate`, starting nothing: a job with
    * this id is already running or being accepted (the platform sent the request again meanwhile: without this,
    * copies arriving together would each pass `has` during the store's write and each run), here or, with a
-   * shared store, on another instance. `unjournaled`, starting nothing: its record cannot be stored (the state
+   * shared store, on another instance. `unsaved`, starting nothing: its record cannot be stored (the state
    * dir is gone for good, or full; the database is unreachable), so the request must be refused before its 200
    * — accepted, it could be lost by a restart without the platform knowing.
    */
-  async accept(input: CheckInput): Promise<'accepted' | 'duplicate' | 'unjournaled'> {
+  async accept(input: CheckInput): Promise<'accepted' | 'duplicate' | 'unsaved'> {
     const pending = this.accepting.get(input.id);
-    if (pending !== undefined) return (await pending) ? 'duplicate' : 'unjournaled';
+    if (pending !== undefined) return (await pending) ? 'duplicate' : 'unsaved';
     if (this.jobs.has(input.id)) return 'duplicate';
     const job = new Job(input, new Date());
     // A front keeps nothing: the job waits in the shared queue for a worker.
@@ -116,8 +116,7 @@ export class JobManager {
     );
     const outcome = await storing;
     this.accepting.delete(job.id);
-    if (outcome === 'unsaved') return 'unjournaled';
-    if (outcome === 'duplicate') return 'duplicate';
+    if (outcome === 'unsaved' || outcome === 'duplicate') return outcome;
     if (queue !== undefined) return 'accepted';
     this.jobs.set(job.id, job);
     // The job starts once the platform has its 200: its first callback and its set-up (folder, plan,
@@ -143,7 +142,7 @@ export class JobManager {
   }
 
   /** What the job store can do now, for /healthz. */
-  journalHealth(): StoreHealth {
+  storeHealth(): StoreHealth {
     return this.store.health();
   }
 

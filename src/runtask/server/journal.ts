@@ -48,15 +48,11 @@ import { JOURNAL_FILE, recordLine } from './journalRecord.js';
 import { readLeftover } from './journalStart.js';
 import { GroupCommit, type JournalOptions } from './journalSync.js';
 import type { EventLog } from './log.js';
-import type { AcceptOutcome, JobRecord, JobStore, StoreHealth, StoreProblem } from './store.js';
+import type { AcceptOutcome, JobRecord, JobStore, StoreHealth } from './store.js';
 
 export type { JobPhase, JobRecord } from './store.js';
 export { JOURNAL_FILE, holdsJobRecords } from './journalRecord.js';
 export type { JournalOptions } from './journalSync.js';
-/** A problem the journal met while serving. */
-export type JournalProblem = StoreProblem;
-/** What /healthz says about the journal. */
-export type JournalHealth = StoreHealth;
 
 /** How often a failing journal tries again, and a healthy one checks that its folder is still there. */
 const CHECK_MS = 1000;
@@ -263,7 +259,7 @@ export class Journal implements JobStore {
    * What /healthz reports. Checks first that the folder and its lock are still there (one read), so that a
    * removed folder is noticed and re-created by the next health check at the latest.
    */
-  health(): JournalHealth {
+  health(): StoreHealth {
     this.check();
     return this.incidents.health(this.unsaved.size);
   }

@@ -4,7 +4,7 @@
  * stopping → 503; body over the limit → 413; signature (when a key is set) → 401 and nothing else happens;
  * empty body or the verification request → 200 and nothing else; not JSON → 400; `payload_version` ≠ 1 → 422;
  * no usable callback (URL on an allowed host, token) → 422; a job record that cannot be written → 503 with
- * Retry-After; otherwise the job is journaled and the answer is 200 at once, the check running afterwards.
+ * Retry-After; otherwise the job is stored and the answer is 200 at once, the check running afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -49,8 +49,8 @@ export interface RequestContext extends RouteContext {
   metrics?: IntegratorMetrics;
 }
 
-/** Seconds a request refused for a failing journal is told to wait (the journal retries once a second). */
-const JOURNAL_RETRY_AFTER_S = 5;
+/** Seconds a request refused for a failing store is told to wait before it tries again. */
+const STORE_RETRY_AFTER_S = 5;
 
 /** The default body limit: 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -249,10 +249,10 @@ async function acceptJob(jobs: JobManager, task: RunTask, { res, log, remote }: 
     tagRequest(res, { outcome: 'duplicate' });
     return send(res, 200);
   }
-  if (accepted === 'unjournaled') {
-    // Before the 200, a job that cannot be journaled is refused: the platform retries (here once the state dir
+  if (accepted === 'unsaved') {
+    // Before the 200, a job that cannot be stored is refused: the platform retries (here once the state dir
     // works again, or on another instance). Accepted, a restart could drop it without the platform knowing.
-    const problem = jobs.journalHealth().lastProblem?.code ?? 'an error';
+    const problem = jobs.storeHealth().lastProblem?.code ?? 'an error';
     log.error(
       'request.rejected',
       `refused a request: cannot write its job record in ${jobs.storeKind === 'journal' ? 'the state dir' : 'the database'} (${problem})`,
@@ -265,9 +265,9 @@ async function acceptJob(jobs: JobManager, task: RunTask, { res, log, remote }: 
     return refuse(
       res,
       503,
-      'cannot journal the job',
+      'cannot store the job',
       `the integrator cannot write its ${jobs.storeKind === 'journal' ? 'state dir' : 'database'} (${problem}); the check was not started: retry later`,
-      { 'retry-after': String(JOURNAL_RETRY_AFTER_S) },
+      { 'retry-after': String(STORE_RETRY_AFTER_S) },
     );
   }
   log.info(

@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
-import { holdsJobRecords, type JournalHealth } from './journal.js';
+import { holdsJobRecords } from './journal.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
-import type { JobStore } from './store.js';
+import type { JobStore, StoreHealth } from './store.js';
 import type { HealthReport } from './requests.js';
 import type { RouteOptions } from './integratorOptions.js';
 
@@ -101,8 +101,8 @@ export function leftoverJournalDirs(
   return found;
 }
 
-/** The journals' health together: failing when one is; problems and unsaved jobs added up. */
-function combinedJournal(healths: JournalHealth[]): JournalHealth {
+/** The stores' health together: failing when one is; problems and unsaved jobs added up. */
+function combinedStore(healths: StoreHealth[]): StoreHealth {
   const last = healths
     .map((h) => h.lastProblem)
     .filter((p) => p !== undefined)
@@ -127,8 +127,8 @@ export function combinedHealth(
   routed: boolean,
   kind: 'journal' | 'postgres' = 'journal',
 ): HealthReport {
-  const journals = served.map((r) => r.jobs.journalHealth());
-  const journal = combinedJournal(journals);
+  const journals = served.map((r) => r.jobs.storeHealth());
+  const journal = combinedStore(journals);
   const jobs = { queued: 0, running: 0, reporting: 0 };
   for (const route of served) {
     const counts = route.jobs.counts();

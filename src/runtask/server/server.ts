@@ -147,7 +147,7 @@ function integratorMetrics(options: IntegratorOptions, served: readonly ServedRo
     () => served.map((r) => ({ route: r.route.path, counts: () => r.jobs.counts() })),
     {
       kind: options.databaseUrl !== undefined ? 'postgres' : 'journal',
-      ok: () => served.every((r) => r.jobs.journalHealth().status === 'ok'),
+      ok: () => served.every((r) => r.jobs.storeHealth().status === 'ok'),
       ...(queued.length === 0
         ? {}
         : {
