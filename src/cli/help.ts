@@ -124,19 +124,6 @@ export function commandPath(command: Command): string {
   return names.join(' ');
 }
 
-/**
- * Every command below `command`, itself first, as the words a user types after it (`[]`, `['verify']`,
- * `['versions', 'list']`…), each alias a path of its own: the help texts the build renders (scripts/render-help.mjs).
- */
-export function commandWords(command: Command, words: string[] = []): string[][] {
-  return [
-    words,
-    ...command.commands.flatMap((sub) =>
-      [sub.name(), ...sub.aliases()].flatMap((name) => commandWords(sub, [...words, name])),
-    ),
-  ];
-}
-
 // Quotes a word the way a POSIX shell reads it back unchanged.
 function shellWord(word: string): string {
   // <placeholders> are for the reader to fill in, shown as such.

@@ -30,46 +30,26 @@ import { packageVersion } from './version.js';
 import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
 
 /**
- * Each top-level command's declaration, by the name a user types, with the group its help lists it under, in the
- * order a user meets them (commander lists groups in the order they first appear).
+ * Each top-level command's declaration, with the group its help lists it under, in the order a user meets them
+ * (commander lists groups in the order they first appear).
  */
-const COMMANDS: readonly (readonly [
-  name: string,
-  group: string,
-  register: (program: ProgramCommand) => void,
-])[] = [
-  ['publish', COMMAND_GROUPS.publish, registerPublish],
-  ['verify', COMMAND_GROUPS.publish, registerVerify],
-  ['mirror', COMMAND_GROUPS.publish, registerMirror],
-  ['versions', COMMAND_GROUPS.read, registerVersions],
-  ['platforms', COMMAND_GROUPS.read, registerPlatforms],
-  ['check', COMMAND_GROUPS.read, registerCheck],
-  ['lock', COMMAND_GROUPS.lock, registerLock],
-  ['delete', COMMAND_GROUPS.cleanup, registerDelete],
-  ['gpg-keys', COMMAND_GROUPS.cleanup, registerGpgKeys],
-  ['runtask', COMMAND_GROUPS.runtask, registerRuntask],
-  ['emulate', COMMAND_GROUPS.local, registerEmulate],
-  ['completion', COMMAND_GROUPS.shell, registerCompletion],
+const COMMANDS: readonly (readonly [group: string, register: (program: ProgramCommand) => void])[] = [
+  [COMMAND_GROUPS.publish, registerPublish],
+  [COMMAND_GROUPS.publish, registerVerify],
+  [COMMAND_GROUPS.publish, registerMirror],
+  [COMMAND_GROUPS.read, registerVersions],
+  [COMMAND_GROUPS.read, registerPlatforms],
+  [COMMAND_GROUPS.read, registerCheck],
+  [COMMAND_GROUPS.lock, registerLock],
+  [COMMAND_GROUPS.cleanup, registerDelete],
+  [COMMAND_GROUPS.cleanup, registerGpgKeys],
+  [COMMAND_GROUPS.runtask, registerRuntask],
+  [COMMAND_GROUPS.local, registerEmulate],
+  [COMMAND_GROUPS.shell, registerCompletion],
 ];
 
-/**
- * The one top-level command `argv` runs, when its first word names one; otherwise (an option first, an alias,
- * `help`, a typo to suggest for, no word at all) undefined, and the whole program is declared.
- */
-function commandNamed(argv: readonly string[]): string | undefined {
-  return COMMANDS.some(([name]) => name === argv[0]) ? argv[0] : undefined;
-}
-
-/**
- * Builds the program. `state.exitCode` receives the result of the action that ran. With `only`, the program
- * declares that top-level command alone (its subcommands and options whole): running one command needs no
- * other's declaration, and declaring all 12 with their options takes commander some 10 ms of start-up.
- */
-export function buildProgram(
-  io: CliIo,
-  state: { exitCode: number; output?: Output },
-  only?: string,
-): ProgramCommand {
+/** Builds the whole program. `state.exitCode` receives the result of the action that ran. */
+export function buildProgram(io: CliIo, state: { exitCode: number; output?: Output }): ProgramCommand {
   // Every action reaches the top-level catch with the run's output sink, and leaves its exit code in `state`.
   function wire<T>(handler: CommandHandler<T>): (...args: unknown[]) => Promise<void> {
     return async (...args: unknown[]) => {
@@ -112,8 +92,7 @@ export function buildProgram(
       writeErr: (text) => io.stderr.write(text),
     });
 
-  for (const [name, group, register] of COMMANDS) {
-    if (only !== undefined && name !== only) continue;
+  for (const [group, register] of COMMANDS) {
     program.commandsGroup(group);
     register(program);
   }
@@ -157,7 +136,7 @@ const COMPLETE = '__complete';
 /** Runs the program on an argv (without node and script) and resolves to the exit code. Never exits itself. */
 export async function run(io: CliIo): Promise<number> {
   const state: { exitCode: number; output?: Output } = { exitCode: ExitCode.ok };
-  const program = buildProgram(io, state, commandNamed(io.argv));
+  const program = buildProgram(io, state);
   try {
     if (io.argv[0] === COMPLETE) {
       const { complete, formatCompletion } = await import('./complete.js');

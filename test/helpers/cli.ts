@@ -79,9 +79,9 @@ export function coreContext(output: Output, parts: Partial<RunContext> = {}): Ru
 
 /**
  * The real program `buildProgram` makes, over an io that runs nothing and prints into captures: to read its
- * commands. With `only`, the program as a run of that top-level command declares it.
+ * commands.
  */
-export function quietProgram(cwd: string = process.cwd(), only?: string): ProgramCommand {
+export function quietProgram(cwd: string = process.cwd()): ProgramCommand {
   const io = {
     argv: [],
     env: {},
@@ -92,5 +92,5 @@ export function quietProgram(cwd: string = process.cwd(), only?: string): Progra
     stdinIsTTY: false,
     signal: new AbortController().signal,
   };
-  return buildProgram(io, { exitCode: 0 }, only);
+  return buildProgram(io, { exitCode: 0 });
 }

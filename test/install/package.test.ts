@@ -137,7 +137,6 @@ describe('the packed package', () => {
       'package/bin/provider.cjs',
       'package/dist/bundle/provider.js',
       'package/dist/bundle/licenses.json',
-      'package/dist/help.json',
       'package/LICENSE',
       'package/README.md',
     ]) {
@@ -146,11 +145,8 @@ describe('the packed package', () => {
     const strays = entries.filter(
       (e) =>
         /^package\/(src|test|fixtures|bench|scripts|action|templates|assets|node_modules)\//.test(e) ||
-        // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only, and the
-        // shim prints the help texts of dist/help.json.
-        (/^package\/dist\//.test(e) &&
-          !e.startsWith('package/dist/bundle/') &&
-          e !== 'package/dist/help.json') ||
+        // The program compiled file by file (tsc): the package runs the bundle (dist/bundle/) only.
+        (/^package\/dist\//.test(e) && !e.startsWith('package/dist/bundle/')) ||
         e.endsWith('.map'),
     );
     expect(strays).toEqual([]);
