@@ -55,12 +55,9 @@ export function journaled(stateDir: string): Map<string, JobRecord> {
   return records;
 }
 
-/** The ids of the jobs in a state dir's journal, sorted; old-style `job-<id>.json` files count too. */
+/** The ids of the jobs in a state dir's journal, sorted. */
 export function journaledIds(stateDir: string): string[] {
-  const legacy = readdirSync(stateDir)
-    .filter((f) => f.startsWith('job-') && f.endsWith('.json'))
-    .map((f) => `${f.slice('job-'.length, -'.json'.length)} (an old-style job file)`);
-  return [...journaled(stateDir).keys(), ...legacy].sort();
+  return [...journaled(stateDir).keys()].sort();
 }
 
 let counter = 0;

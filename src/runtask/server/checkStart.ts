@@ -2,8 +2,7 @@
  * When a job's check starts, and what a new holder does with a job it recovers (after a restart with the
  * journal, or a takeover on PostgreSQL). The start is stored before the check starts (`checkStartedAt`), so
  * that a recovered job that never started is run by its new holder, and only one that did start is reported
- * failed: a handler may have side effects, and is never run twice. A record of an older version says nothing
- * of its start: it is taken as started.
+ * failed: a handler may have side effects, and is never run twice.
  */
 import { pause } from '../../net/retry.js';
 import type { TaskResult } from '../../terraform/runtask/payload.js';

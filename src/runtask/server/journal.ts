@@ -101,8 +101,7 @@ export class Journal implements JobStore {
 
   /**
    * Opens (creating) the state dir and takes its lock (journalLock.ts); refuses a dir another live integrator
-   * holds. Then reads what a previous process left (the journal file, and the files of an older version), and
-   * starts a fresh file with it.
+   * holds. Then reads what a previous process left in the journal file, and starts a fresh file with it.
    */
   static open(dir: string, log: EventLog, options: JournalOptions = {}): Journal {
     const full = resolve(dir);
@@ -121,13 +120,12 @@ export class Journal implements JobStore {
     return journal;
   }
 
-  /** Takes over what a previous process left (journalStart.ts) into a fresh file, then removes the older files. */
+  /** Takes over what a previous process left (journalStart.ts) into a fresh file. */
   private load(): void {
-    const { records, legacy } = readLeftover(this.dir, this.log);
+    const records = readLeftover(this.dir, this.log);
     for (const record of records) this.live.set(record.id, record);
     this.leftover = records;
     this.rewrite();
-    for (const name of legacy) rmSync(join(this.dir, name), { force: true });
   }
 
   /** The latest line of every live job, serialized once. */

@@ -1,20 +1,17 @@
 /**
  * The format of the journal's files in `--state-dir`: `journal.jsonl`, one JSON job record per line (the last line
- * of a job wins; a line of spaces is a finished job), the one-file-per-job records of older versions
- * (`job-<id>.json`), and the temp files the journal writes. Reads and validates records, so that a start takes
+ * of a job wins; a line of spaces is a finished job), and the temp files the journal writes. Reads and validates records, so that a start takes
  * only whole, well-formed ones.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobRecord } from './store.js';
 import { checkTaskResult } from '../../terraform/runtask/result.js';
 
 /** The journal file: one JSON record per line; blank lines are finished jobs. */
 export const JOURNAL_FILE = 'journal.jsonl';
-/** The one-file-per-job records of older versions, read (and removed) at the start: `job-<id>.json`. */
-export const LEGACY_PREFIX = 'job-';
 /** The temp files this journal writes: `.<final name>.<12 hex>.tmp`. */
-export const TEMP_FILE = /^\.(?:job-.+|integrator\.lock|journal\.jsonl)\.[0-9a-f]{12}\.tmp$/;
+export const TEMP_FILE = /^\.(?:integrator\.lock|journal\.jsonl)\.[0-9a-f]{12}\.tmp$/;
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** True for a JSON object (not an array, not null). */
@@ -34,8 +31,8 @@ export function blankLine(length: number): Buffer {
   return line;
 }
 
-/** The record in a line or a legacy file, or why it is not one (a legacy file must name its own record). */
-export function readRecord(text: string, name?: string): JobRecord | string {
+/** The record in a line, or why it is not one. */
+export function readRecord(text: string): JobRecord | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,28 +41,23 @@ export function readRecord(text: string, name?: string): JobRecord | string {
   }
   if (!isRecord(value)) return 'not a JSON object';
   if (value.version !== 1) return 'not a version 1 record';
-  if (
-    typeof value.id !== 'string' ||
-    !ID.test(value.id) ||
-    (name !== undefined && name !== `${LEGACY_PREFIX}${value.id}.json`)
-  ) {
-    return name === undefined ? 'no valid id' : 'its id does not match its file name';
-  }
+  if (typeof value.id !== 'string' || !ID.test(value.id)) return 'no valid id';
   if (typeof value.acceptedAt !== 'string' || Number.isNaN(Date.parse(value.acceptedAt))) {
     return 'no valid acceptedAt';
   }
   if (value.phase !== 'accepted' && value.phase !== 'reporting') return 'an unknown phase';
   if (!isRecord(value.request)) return 'no request object';
+  const started = value.checkStartedAt;
+  if (started !== null && (typeof started !== 'string' || Number.isNaN(Date.parse(started))))
+    return 'no valid checkStartedAt';
   const record: JobRecord = {
     version: 1,
     id: value.id,
     acceptedAt: value.acceptedAt,
     phase: value.phase,
     request: value.request,
+    checkStartedAt: started,
   };
-  const started = value.checkStartedAt;
-  if (started === null || (typeof started === 'string' && !Number.isNaN(Date.parse(started))))
-    record.checkStartedAt = started;
   if (value.phase === 'reporting') {
     const checked = checkTaskResult(value.result, ['passed', 'failed']);
     if (checked.result === undefined) return 'no valid final result';
@@ -94,15 +86,12 @@ export function readJournal(text: string): {
   return { records, bad, reasons };
 }
 
-/** True when a folder holds records of unfinished jobs (a journal file with a record, or legacy files). */
+/** True when a folder holds records of unfinished jobs (a journal file with a record). */
 export function holdsJobRecords(dir: string): boolean {
   try {
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith(LEGACY_PREFIX) && name.endsWith('.json')) return true;
-      if (name === JOURNAL_FILE && /\S/.test(readFileSync(join(dir, name), 'utf8'))) return true;
-    }
+    return /\S/.test(readFileSync(join(dir, JOURNAL_FILE), 'utf8'));
   } catch {
-    // Unreadable: nothing this start can recover from it.
+    // Missing or unreadable: nothing this start can recover from it.
+    return false;
   }
-  return false;
 }

@@ -42,9 +42,8 @@ export interface PostgresStoreOptions extends DatabaseTimeouts {
 }
 
 /**
- * The queue of a route: `runtask-jobs` for `/` and for the single route without a routes file (as before routes
- * existed on a database), else `runtask-jobs_<name>`, `name` being the route's folder name (readable, unique
- * through its hash: routing.ts).
+ * The queue of a route: `runtask-jobs` for `/` and for the single route without a routes file, else
+ * `runtask-jobs_<name>`, `name` being the route's folder name (readable, unique through its hash: routing.ts).
  */
 export function routeQueue(name: string | undefined): string {
   return name === undefined ? QUEUE : `${QUEUE}_${name}`;

@@ -1,8 +1,8 @@
 /**
  * Where each route keeps its jobs, and what /healthz says of them all. Route `/` (and the single route without a
- * routes file, whatever its path) uses the state dir itself, as before routes existed, so that a journal left by
- * an older version is finished as route `/`; every other route has `routes/<name>` below it, named after its
- * path, with a `route.json` saying which path that is and where its tokens may go. A job's route is where its
+ * routes file, whatever its path) uses the state dir itself, so that a journal left by an integrator without
+ * routes is finished as route `/`; every other route has `routes/<name>` below it, named after its path, with a
+ * `route.json` saying which path that is and where its tokens may go. A job's route is where its
  * record is: a restart finishes it with its own route's settings (platform hosts, callbacks) and counts it under
  * its own route, even once the route has left the configuration.
  */

@@ -42,10 +42,9 @@ export interface JobRecord {
   request: Record<string, unknown>;
   /**
    * When the check started (its handler or plan download), stored before it starts; null: not started yet. A
-   * job taken over that never started is run by its new holder; one that started is reported failed. Absent
-   * in records of older versions: taken as started.
+   * job taken over that never started is run by its new holder; one that started is reported failed.
    */
-  checkStartedAt?: string | null;
+  checkStartedAt: string | null;
   result?: TaskResult;
 }
 

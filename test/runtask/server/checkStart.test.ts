@@ -13,6 +13,7 @@ const record = (extra: Partial<JobRecord>): JobRecord => ({
   acceptedAt: '2026-11-27T00:00:00.000Z',
   phase: 'accepted',
   request: {},
+  checkStartedAt: null,
   ...extra,
 });
 const failed = (message: string): unknown => ({ run: false, result: { status: 'failed', message } });
@@ -31,8 +32,7 @@ describe('a recovered job', () => {
     expect(recoveredVerdict(started, 'journal', true)).toEqual(failed(RESTARTED_MESSAGE));
   });
 
-  it('takes a record of an older version (no checkStartedAt) as started; runs nothing on a retired route', () => {
-    expect(recoveredVerdict(record({}), 'journal', true)).toEqual(failed(RESTARTED_MESSAGE));
+  it('runs nothing on a retired route', () => {
     expect(recoveredVerdict(record({ checkStartedAt: null }), 'journal', false)).toEqual(
       failed(NOT_SERVED_MESSAGE),
     );

@@ -1,8 +1,8 @@
 /**
  * The journal file itself (journal.ts), beyond the job-store contract (store-journal.test.ts): a finished job's
  * lines are blanked in place, the file is rewritten once the blanks outweigh the live records and emptied when no
- * job is left, lines that are not records are set aside at the start, a state dir of an older version (one file
- * per job) is moved into the file, and a file removed under the open journal is noticed by the next write.
+ * job is left, lines that are not records are set aside at the start, and a file removed under the open journal is
+ * noticed by the next write.
  */
 import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,17 +96,6 @@ describe('the journal file', () => {
     expect(statSync(join(dir, String(aside.fields.moved_to))).mode & 0o777).toBe(0o600);
     // The file was rewritten with the one live record.
     expect([...journaled(dir).values()]).toEqual([reporting]);
-    await journal.release({ crash: true });
-  });
-
-  it('moves the records of an older version (one file per job) into the file', async () => {
-    const dir = tempDir('legacy');
-    const old = recordOf('legacy-one');
-    writeFileSync(join(dir, `job-${old.id}.json`), JSON.stringify(old) + '\n', { mode: 0o600 });
-    const journal = Journal.open(dir, logWithEvents().log);
-    expect(await journal.takeOver()).toEqual([old]);
-    expect(readdirSync(dir).sort()).toEqual(['integrator.lock', JOURNAL_FILE]);
-    expect(journaled(dir).get(old.id)).toEqual(old);
     await journal.release({ crash: true });
   });
 

@@ -229,7 +229,7 @@ describe('runtask serve starting on a torn state dir', () => {
     expect(await p.stop()).toEqual({ code: 0, signal: null });
   });
 
-  it('sets aside job records of the wrong shape, with a log line each, and recovers the good one', async () => {
+  it('sets aside journal lines of the wrong shape, with a log line, and recovers the good record', async () => {
     const stateDir = join(dir, 'records');
     mkdirSync(stateDir, { mode: 0o700 });
     const good = requestFor(POST_PLAN_REQUEST, platform);
@@ -240,23 +240,21 @@ describe('runtask serve starting on a torn state dir', () => {
         acceptedAt: new Date().toISOString(),
         phase: 'accepted',
         request: good,
+        checkStartedAt: new Date().toISOString(),
         ...patch,
       });
     const bad: Record<string, string> = {
-      'job-torn.json': record('torn', {}).slice(0, 40),
-      'job-empty.json': '',
-      'job-null.json': 'null',
-      'job-acceptedat.json': record('acceptedat', { acceptedAt: 12 }),
-      'job-request.json': record('request', { request: null }),
-      'job-phase.json': record('phase', { phase: 'finished' }),
-      'job-result.json': record('result', { phase: 'reporting', result: { status: 'maybe' } }),
-      'job-other-id.json': record('someone-else', {}),
+      torn: record('torn', {}).slice(0, 40),
+      null: 'null',
+      acceptedat: record('acceptedat', { acceptedAt: 12 }),
+      request: record('request', { request: null }),
+      phase: record('phase', { phase: 'finished' }),
+      result: record('result', { phase: 'reporting', result: { status: 'maybe' } }),
+      started: record('started', { checkStartedAt: undefined }),
+      id: record('bad id!', {}),
     };
-    for (const [name, text] of Object.entries(bad))
-      writeFileSync(join(stateDir, name), text, { mode: 0o600 });
-    writeFileSync(join(stateDir, `job-${good.task_result_id}.json`), record(good.task_result_id, {}), {
-      mode: 0o600,
-    });
+    const lines = [...Object.values(bad), record(good.task_result_id, {})];
+    writeFileSync(join(stateDir, 'journal.jsonl'), lines.join('\n') + '\n', { mode: 0o600 });
 
     const p = await serve(stateDir);
     const final = await p.orExit(platform.waitForCallbacks(good.task_result_id, 'failed'));
@@ -264,13 +262,19 @@ describe('runtask serve starting on a torn state dir', () => {
       data: { type: 'task-results', attributes: { status: 'failed', message: RESTARTED_MESSAGE } },
     });
     const asides = p.events().filter((l) => l.event === 'journal.set_aside');
-    expect(asides.map((l) => l.file).sort()).toEqual(Object.keys(bad).sort());
-    for (const line of asides) expect(line.level).toBe('warn');
-    const left = readdirSync(stateDir);
-    for (const name of Object.keys(bad)) {
-      expect(left).not.toContain(name);
-      expect(left.some((f) => f.startsWith(`${name}.corrupt-`))).toBe(true);
-    }
+    expect(asides).toHaveLength(1);
+    expect(asides[0]).toMatchObject({ level: 'warn', file: 'journal.jsonl' });
+    expect(String(asides[0]!.reason)).toMatch(/^8 line\(s\) that are not job records \(/);
+    for (const why of [
+      'not JSON',
+      'no valid acceptedAt',
+      'an unknown phase',
+      'no valid checkStartedAt',
+      'no valid id',
+    ])
+      expect(String(asides[0]!.reason)).toContain(why);
+    const movedTo = join(stateDir, String(asides[0]!.moved_to));
+    expect(readFileSync(movedTo, 'utf8')).toBe(Object.values(bad).join('\n') + '\n');
     expect(await p.stop()).toEqual({ code: 0, signal: null });
     expect(jobFiles(stateDir)).toEqual([]);
   });

@@ -179,6 +179,7 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
     id,
     acceptedAt: new Date().toISOString(),
     phase: 'accepted',
+    checkStartedAt: null,
     request: { task_result_id: id, access_token: `token-of-${id}` },
   });
 
@@ -353,6 +354,7 @@ describe('PostgreSQL: the connection pool (--database-pool)', () => {
     id,
     acceptedAt: new Date().toISOString(),
     phase: 'accepted',
+    checkStartedAt: null,
     request: { task_result_id: id },
   });
 

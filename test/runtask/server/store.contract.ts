@@ -47,6 +47,7 @@ export function recordOf(id: string, token = `token-${randomBytes(8).toString('h
       task_result_callback_url: `https://app.terraform.io/api/v2/task-results/${id}/callback`,
       run_id: 'run-contract',
     },
+    checkStartedAt: null,
   };
 }
 
