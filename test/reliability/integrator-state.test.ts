@@ -277,8 +277,8 @@ describe.sequential('runtask serve when its state dir fails', () => {
     await s.expectNothingLost();
     const health = await s.healthz();
     expect(health.status).toBe(200);
-    expect(health.body.journal).toMatchObject({ status: 'ok', unsaved: 0 });
-    expect(Number(health.body.journal!.problems)).toBeGreaterThan(0);
+    expect(health.body.store).toMatchObject({ status: 'ok', unsaved: 0 });
+    expect(Number(health.body.store!.problems)).toBeGreaterThan(0);
     expect(fs.existsSync(path.join(stateDir, 'integrator.lock'))).toBe(true);
     const figures = await s.expectCleanStop(stateDir);
     expect(s.ids(200).length).toBeGreaterThan(0);
@@ -296,7 +296,7 @@ describe.sequential('runtask serve when its state dir fails', () => {
     expect(await s.burst(20, () => 'gate9')).toEqual(Array(20).fill(503));
     const degraded = await s.healthz();
     expect(degraded.status).toBe(503);
-    expect(degraded.body).toMatchObject({ status: 'degraded', journal: { status: 'failing', unsaved: 12 } });
+    expect(degraded.body).toMatchObject({ status: 'degraded', store: { status: 'failing', unsaved: 12 } });
     expect(
       s.p
         .events()
@@ -313,7 +313,7 @@ describe.sequential('runtask serve when its state dir fails', () => {
     fs.rmSync(stateDir);
     const healed = await s.healthz();
     expect(healed.status).toBe(200);
-    expect(healed.body.journal).toMatchObject({ status: 'ok', unsaved: 0 });
+    expect(healed.body.store).toMatchObject({ status: 'ok', unsaved: 0 });
     expect(s.records(stateDir)).toEqual(first.filter((_, i) => i % 2 === 1).sort());
     expect(await s.p.waitForEvent('journal.restored')).toMatchObject({ recreated: true, records: 6 });
 
@@ -382,7 +382,7 @@ describe.sequential('runtask serve when its state dir fails', () => {
     expect(degraded.status).toBe(503);
     expect(degraded.body).toMatchObject({
       status: 'degraded',
-      journal: { status: 'failing', lastProblem: { code: 'ENOSPC' } },
+      store: { status: 'failing', lastProblem: { code: 'ENOSPC' } },
     });
 
     // Half the checks finish on the full disk: their results cannot be journaled, and are delivered anyway.
@@ -394,7 +394,7 @@ describe.sequential('runtask serve when its state dir fails', () => {
     free();
     const healed = await s.healthz();
     expect(healed.status).toBe(200);
-    expect(healed.body.journal).toMatchObject({ status: 'ok', unsaved: 0 });
+    expect(healed.body.store).toMatchObject({ status: 'ok', unsaved: 0 });
     expect(s.records(stateDir)).toEqual([...first.filter((_, i) => i % 2 === 1), ...fitted].sort());
     fs.writeFileSync(`${s.gate}.1`, '');
     fs.writeFileSync(`${s.gate}.9`, '');

@@ -51,7 +51,7 @@ export interface ServeProcess {
 export interface HealthBody {
   status: string;
   jobs: Record<string, number>;
-  journal?: Record<string, unknown> & { status?: string };
+  store?: Record<string, unknown> & { kind?: string; status?: string };
 }
 
 /** Builds dist/ once when it is missing (tests that spawn bin/provider.cjs run the bundled program). */

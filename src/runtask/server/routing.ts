@@ -117,9 +117,9 @@ function combinedStore(healths: StoreHealth[]): StoreHealth {
 }
 
 /**
- * /healthz: 503 while new jobs would be refused (stopping, or a journal that cannot be written), so that a load
- * balancer sends them elsewhere; the jobs already accepted run and report either way. `store` says whether the
- * job store is reachable, whatever kind it is; with routes, each route's jobs and journal are listed too.
+ * /healthz: 503 while new jobs would be refused (stopping, or a store that cannot be written), so that a load
+ * balancer sends them elsewhere; the jobs already accepted run and report either way. `store` says what the job
+ * store can do, whatever kind it is; with routes, each route's jobs and store status are listed too.
  */
 export function combinedHealth(
   served: readonly ServedRoute[],
@@ -127,8 +127,8 @@ export function combinedHealth(
   routed: boolean,
   kind: 'journal' | 'postgres' = 'journal',
 ): HealthReport {
-  const journals = served.map((r) => r.jobs.storeHealth());
-  const journal = combinedStore(journals);
+  const stores = served.map((r) => r.jobs.storeHealth());
+  const store = combinedStore(stores);
   const jobs = { queued: 0, running: 0, reporting: 0 };
   for (const route of served) {
     const counts = route.jobs.counts();
@@ -136,18 +136,18 @@ export function combinedHealth(
     jobs.running += counts.running;
     jobs.reporting += counts.reporting;
   }
-  const status = stopping ? 'stopping' : journal.status === 'failing' ? 'degraded' : 'ok';
+  const status = stopping ? 'stopping' : store.status === 'failing' ? 'degraded' : 'ok';
   // /healthz answers anyone: its problem by code and time only (the message, naming hosts and paths, is in
   // the log).
-  const { lastProblem, ...counts } = journal;
+  const { lastProblem, ...counts } = store;
   return {
     status,
     jobs,
-    journal: {
+    store: {
+      kind,
       ...counts,
       ...(lastProblem && { lastProblem: { at: lastProblem.at, code: lastProblem.code } }),
     },
-    store: { kind, status: journal.status },
     ...(routed
       ? {
           routes: Object.fromEntries(
@@ -155,7 +155,7 @@ export function combinedHealth(
               r.route.path,
               {
                 jobs: r.jobs.counts(),
-                journal: journals[i]!.status,
+                store: stores[i]!.status,
                 ...(r.retired ? { retired: true } : {}),
               },
             ]),

@@ -186,7 +186,7 @@ describe('a database that goes away', () => {
       };
       expect(await healthz()).toMatchObject({
         status: 200,
-        body: { status: 'ok', journal: { status: 'ok' } },
+        body: { status: 'ok', store: { status: 'ok' } },
       });
       await own.stop();
       // The next renewal (every second of a 3 s lease) finds the server gone.
@@ -194,12 +194,12 @@ describe('a database that goes away', () => {
       expect(String(failed.msg)).not.toContain(own.password);
       expect(await healthz()).toMatchObject({
         status: 503,
-        body: { status: 'degraded', journal: { status: 'failing' } },
+        body: { status: 'degraded', store: { status: 'failing' } },
       });
       // Anyone may ask /healthz: codes only there (the refused connection's address is in the log).
       let refused = await healthz();
       while (
-        (refused.body.journal as { lastProblem?: { code?: string } }).lastProblem?.code !== 'ECONNREFUSED'
+        (refused.body.store as { lastProblem?: { code?: string } }).lastProblem?.code !== 'ECONNREFUSED'
       ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         refused = await healthz();

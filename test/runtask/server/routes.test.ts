@@ -142,7 +142,7 @@ describe('routes', () => {
     expect(await health.json()).toMatchObject({
       status: 'ok',
       store: { kind: 'journal', status: 'ok' },
-      routes: { '/policy-a': { journal: 'ok' }, '/tenants/b': { journal: 'ok' } },
+      routes: { '/policy-a': { store: 'ok' }, '/tenants/b': { store: 'ok' } },
     });
     const { scrape: s } = await scrape(t.integrator.url);
     expect(s.value('runtask_requests_total', { route: 'unmatched', status: '404' })).toBe(4);

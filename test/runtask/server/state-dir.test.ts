@@ -97,7 +97,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     const health = await p.health();
     expect(health.status).toBe(200);
     expect(health.body.status).toBe('ok');
-    expect(health.body.journal).toMatchObject({ status: 'ok', problems: 1, lastProblem: { code: 'ENOENT' } });
+    expect(health.body.store).toMatchObject({ status: 'ok', problems: 1, lastProblem: { code: 'ENOENT' } });
     // The folder and the lock are back, and the lock names this process.
     expect(JSON.parse(readFileSync(join(stateDir, 'integrator.lock'), 'utf8'))).toMatchObject({
       pid: p.child.pid,
@@ -140,8 +140,8 @@ describe('runtask serve when its state dir fails while it serves', () => {
     expect(text).not.toContain(String(refused.access_token));
     const health = await p.health();
     expect(health.status).toBe(503);
-    expect(health.body).toMatchObject({ status: 'degraded', journal: { status: 'failing' } });
-    expect(['ENOTDIR', 'EEXIST']).toContain((health.body.journal!.lastProblem as { code: string }).code);
+    expect(health.body).toMatchObject({ status: 'degraded', store: { status: 'failing' } });
+    expect(['ENOTDIR', 'EEXIST']).toContain((health.body.store!.lastProblem as { code: string }).code);
 
     // The check accepted before still runs and reports.
     platform.release(first.run_id, { stdout: JSON.stringify({ status: 'passed', message: 'fine' }) });
@@ -151,7 +151,7 @@ describe('runtask serve when its state dir fails while it serves', () => {
     rmSync(stateDir);
     const healed = await p.health();
     expect(healed.status).toBe(200);
-    expect(healed.body.journal).toMatchObject({ status: 'ok' });
+    expect(healed.body.store).toMatchObject({ status: 'ok' });
     const again = requestFor(PRE_PLAN_REQUEST, platform);
     platform.release(again.run_id, { stdout: JSON.stringify({ status: 'passed' }) });
     expect((await post(p.url, bytesOf(again))).status).toBe(200);
@@ -188,7 +188,7 @@ describe('runtask serve whose removed state dir another integrator took', () => 
     expect(taken).toMatchObject({ level: 'error', pid: process.pid });
     const health = await p.health();
     expect(health.status).toBe(503);
-    expect(health.body.journal).toMatchObject({ status: 'failing', lastProblem: { code: 'ETAKEN' } });
+    expect(health.body.store).toMatchObject({ status: 'failing', lastProblem: { code: 'ETAKEN' } });
     const refused = requestFor(PRE_PLAN_REQUEST, platform);
     expect((await post(p.url, bytesOf(refused))).status).toBe(503);
 
