@@ -1,7 +1,7 @@
 /**
  * The format of the journal's files in `--state-dir`: `journal.jsonl`, one JSON job record per line (the last line
- * of a job wins; a line of spaces is a finished job), and the temp files the journal writes. Reads and validates records, so that a start takes
- * only whole, well-formed ones.
+ * of a job wins; a line of spaces is a finished job), and the temp files the journal writes. Reads and validates
+ * records, so that a start takes only whole, well-formed ones.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
