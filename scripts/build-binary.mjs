@@ -12,7 +12,7 @@
 // injected into the copy with postject (npm registry), and on macOS the copy signed again (ad hoc). The
 // hashing workers run the bundled worker module's source, which the bundle holds as a string (scripts/bundle.mjs,
 // workerStart()), evaluated (`new Worker(source, { eval: true })`), which a single executable supports, and so
-// does the handler runner of `runtask serve`: the bundle carries src/runtask/server/spawnHelper.ts as a source
+// does the handler runner of `runtask serve`: the bundle carries src/runtask/server/handler/spawnHelper.ts as a source
 // string (scripts/bundle.mjs, embedded()), run as `<executable> -e <source>` (src/cli/bundleEntry.ts); nothing
 // is read beside the binary. A node binary without the SEA fuse (some distributions build Node without
 // it) cannot build one: the script says so and exits 3.

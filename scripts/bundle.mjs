@@ -22,10 +22,10 @@
 // All three target Node 22.14 (package.json's engines), are not minified (a reviewer can read the committed
 // action bundle's diff; a stack trace names real functions), and carry everything they need: the package version
 // (no package.json read at start-up), the SARIF schema and the two WebAssembly files of the HCL parser
-// (src/lockfile/wasm.ts is replaced by a module holding their bytes). The hashing worker (src/release/hashWorker.ts)
+// (src/lockfile/wasm.ts is replaced by a module holding their bytes). The hashing worker (src/release/hashing/hashWorker.ts)
 // is built on its own into one CommonJS file (`buildWorker`): the package writes it next to its entry,
 // dist/bundle/hashWorker.js, and starts it from there; the one-file builds, which have no folder to read it from,
-// hold its source as a string and start it evaluated (src/release/hashWorkerStart.ts is replaced by the module
+// hold its source as a string and start it evaluated (src/release/hashing/hashWorkerStart.ts is replaced by the module
 // that does either, `workerStart`). The package also gets licenses.json, the
 // licences of every package the build holds. The output depends only on the sources, the lock file's packages and
 // this script, so a fresh build equals the committed action bundle byte for byte (test/install/action.test.ts
@@ -89,9 +89,9 @@ function readJson(file) {
 }
 
 /** The hashing worker's module, built on its own (`buildWorker`). */
-const WORKER_ENTRY = 'src/release/hashWorker.ts';
+const WORKER_ENTRY = 'src/release/hashing/hashWorker.ts';
 /** The module that starts a hashing worker, replaced in every bundle (`workerStart`). */
-const WORKER_START = path.join(ROOT, 'src', 'release', 'hashWorkerStart.ts');
+const WORKER_START = path.join(ROOT, 'src', 'release', 'hashing', 'hashWorkerStart.ts');
 
 /**
  * The hashing worker as one CommonJS file: its module and what it imports (only Node's own modules besides the
@@ -291,7 +291,7 @@ async function toCommonJs(dir, banner) {
 const WORKER_FILE = 'hashWorker.js';
 
 /**
- * Replaces src/release/hashWorkerStart.ts: a worker starts from the package's worker file (found from the
+ * Replaces src/release/hashing/hashWorkerStart.ts: a worker starts from the package's worker file (found from the
  * chunk the module lands in, one folder below the entry: `checkWorkerStart` makes sure), or from the worker's
  * source, evaluated (`new Worker(source, { eval: true })`, what a single executable supports).
  * @param {{ file: string } | { source: string }} worker
@@ -305,12 +305,12 @@ function workerStart(worker) {
   return {
     name: 'worker-start',
     setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]release[\\/]hashWorkerStart\.ts$/ }, (args) => {
+      build.onLoad({ filter: /[\\/]src[\\/]release[\\/]hashing[\\/]hashWorkerStart\.ts$/ }, (args) => {
         if (path.resolve(args.path) !== WORKER_START) return undefined;
         return {
           loader: 'js',
           contents:
-            `// src/release/hashWorkerStart.ts, bundled (scripts/bundle.mjs, workerStart())\n` +
+            `// src/release/hashing/hashWorkerStart.ts, bundled (scripts/bundle.mjs, workerStart())\n` +
             `import { join } from 'node:path';\nimport { Worker } from 'node:worker_threads';\n` +
             `export function startHashWorker() {\n  return ${start};\n}\n`,
         };
@@ -339,7 +339,7 @@ function checkWorkerStart(metafile, work) {
 /**
  * What a bundle carries instead of reading it beside itself: src/cli/version.ts becomes the version it was built
  * with; src/runtask/formats/sarifSchema.ts the SARIF schema of assets/; src/lockfile/wasm.ts a module holding the HCL parser's WebAssembly (tree-sitter's runtime and the grammar
- * in assets/); src/runtask/server/spawnHelperPath.ts a module handing Node the source of the handler runner
+ * in assets/); src/runtask/server/handler/spawnHelperPath.ts a module handing Node the source of the handler runner
  * (`helperSource`) as `-e <source>`, since a single executable runs only what it carries (every bundle does the
  * same, so that the package has no second file to find beside its chunks); and web-tree-sitter and openpgp their
  * CommonJS builds.
@@ -349,7 +349,7 @@ function checkWorkerStart(metafile, work) {
 function embedded(version) {
   const wasmModule = path.join(ROOT, 'src', 'lockfile', 'wasm.ts');
   const versionModule = path.join(ROOT, 'src', 'cli', 'version.ts');
-  const helperPathModule = path.join(ROOT, 'src', 'runtask', 'server', 'spawnHelperPath.ts');
+  const helperPathModule = path.join(ROOT, 'src', 'runtask', 'server', 'handler', 'spawnHelperPath.ts');
   return {
     name: 'embedded',
     setup(build) {
@@ -373,16 +373,19 @@ function embedded(version) {
           contents: `// src/runtask/formats/sarifSchema.ts, bundled: assets/sarif-schema-2.1.0.json\nexport function sarifSchema() {\n  return ${JSON.stringify(JSON.parse(schema))};\n}\n`,
         };
       });
-      build.onLoad({ filter: /[\\/]src[\\/]runtask[\\/]server[\\/]spawnHelperPath\.ts$/ }, async (args) => {
-        if (path.resolve(args.path) !== helperPathModule) return undefined;
-        return {
-          loader: 'js',
-          contents:
-            '// src/runtask/server/spawnHelperPath.ts, bundled: src/runtask/server/spawnHelper.ts as a source string\n' +
-            `const HELPER_SOURCE = ${JSON.stringify(await helperSource())};\n` +
-            "export function helperArgs() {\n  return ['-e', HELPER_SOURCE];\n}\n",
-        };
-      });
+      build.onLoad(
+        { filter: /[\\/]src[\\/]runtask[\\/]server[\\/]handler[\\/]spawnHelperPath\.ts$/ },
+        async (args) => {
+          if (path.resolve(args.path) !== helperPathModule) return undefined;
+          return {
+            loader: 'js',
+            contents:
+              '// src/runtask/server/handler/spawnHelperPath.ts, bundled: spawnHelper.ts beside it as a source string\n' +
+              `const HELPER_SOURCE = ${JSON.stringify(await helperSource())};\n` +
+              "export function helperArgs() {\n  return ['-e', HELPER_SOURCE];\n}\n",
+          };
+        },
+      );
       build.onLoad({ filter: /[\\/]src[\\/]lockfile[\\/]wasm\.ts$/ }, (args) => {
         if (path.resolve(args.path) !== wasmModule) return undefined;
         const runtime = fs.readFileSync(require.resolve('web-tree-sitter/web-tree-sitter.wasm'));
@@ -401,7 +404,7 @@ function embedded(version) {
 }
 
 /**
- * The handler runner's program (src/runtask/server/spawnHelper.ts) compiled into one script for `node -e`: its
+ * The handler runner's program (src/runtask/server/handler/spawnHelper.ts) compiled into one script for `node -e`: its
  * types stripped, its type-only imports gone, wrapped in a function so that it declares nothing global. It imports
  * nothing at run time, so the script is the module's own code.
  * @returns {Promise<string>}
@@ -410,13 +413,14 @@ export async function helperSource() {
   const result = await esbuild.build({
     ...COMMON,
     absWorkingDir: ROOT,
-    entryPoints: ['src/runtask/server/spawnHelper.ts'],
+    entryPoints: ['src/runtask/server/handler/spawnHelper.ts'],
     format: 'iife',
     legalComments: 'none',
     write: false,
   });
   const [file] = result.outputFiles;
-  if (file === undefined) throw new Error('esbuild gave no output for src/runtask/server/spawnHelper.ts');
+  if (file === undefined)
+    throw new Error('esbuild gave no output for src/runtask/server/handler/spawnHelper.ts');
   return file.text;
 }
 

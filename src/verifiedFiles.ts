@@ -2,7 +2,7 @@
  * How an upload reads a release file that was verified: through a source of verified chunks, which hands on the
  * file's bytes only while they are the ones verified and fails with `FileChangedError` otherwise. Declared here,
  * between the two sides: the uploads (src/registry/uploads.ts) read through it, the hashing session
- * (src/release/hashing.ts) implements it, and neither imports the other.
+ * (src/release/hashing/hashing.ts) implements it, and neither imports the other.
  */
 import { VerificationError } from './errors.js';
 

@@ -3,7 +3,7 @@
  *
  * A single executable is its own Node.js: `process.execPath` is the executable, and it runs this script whatever
  * its arguments. `runtask serve` starts its handler runner as `process.execPath -e <source>` (a `node -e` helper:
- * the bundle carries src/runtask/server/spawnHelper.ts as a source string, spawnHelperPath.ts), so inside a single executable `-e <source>` is evaluated here as node would,
+ * the bundle carries src/runtask/server/handler/spawnHelper.ts as a source string, spawnHelperPath.ts), so inside a single executable `-e <source>` is evaluated here as node would,
  * at the top level. Outside one, `node build/provider.cjs -e …` stays an unknown option, as with the package.
  */
 import type * as nodeSea from 'node:sea';

@@ -9,7 +9,7 @@ import { Command } from 'commander';
 import type { RunContext } from '../commands/context.js';
 import type { ClientTuning, SessionCore } from '../commands/session.js';
 import type { GlobalFlags } from '../config/index.js';
-import type { HashingSession } from '../release/hashing.js';
+import type { HashingSession } from '../release/hashing/hashing.js';
 import { withExamples, type Example } from './help.js';
 
 /** A command action: gets the run's context and the merged flags, returns an exit code (usually 0). */
@@ -41,7 +41,7 @@ export type ToOptions<T, O> = (run: CommandRun<T>) => O | Promise<O>;
  * closes it. The hashing module is small and loads on its own.
  */
 export async function openReleaseHashing(cwd: string, dir: string): Promise<HashingSession> {
-  const { HashingSession } = await import('../release/hashing.js');
+  const { HashingSession } = await import('../release/hashing/hashing.js');
   const session = new HashingSession();
   void session.warm(resolve(cwd, dir));
   return session;

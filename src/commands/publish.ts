@@ -20,7 +20,7 @@ import { providerAddress, type RegistrySession, type Session, type SessionCore }
 import type { RemoteRelease } from '../publish/remote.js';
 import type { PublishPlan, RemoteState } from '../publish/types.js';
 import type { SignerInfo, UploadableRelease, VerifiedRelease } from '../release/types.js';
-import { HashingSession } from '../release/hashing.js';
+import { HashingSession } from '../release/hashing/hashing.js';
 import {
   checkRelease,
   checkSignature,

@@ -16,7 +16,7 @@ import { requireReleaseFolder } from '../release/layout.js';
 import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
 import { parseVersionFlag } from '../release/version.js';
-import type { HashingSession } from '../release/hashing.js';
+import type { HashingSession } from '../release/hashing/hashing.js';
 import type { VerifiedRelease } from '../release/types.js';
 import type { VerifyReleaseOptions } from '../release/stages.js';
 import { verifyRelease } from '../release/verify.js';

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PackageHashError, zipHash1 } from '../release/lockHashes.js';
+import { PackageHashError, zipHash1 } from '../release/hashing/lockHashes.js';
 import { DownloadError, type Downloader } from '../registry/downloads.js';
 import { getPlatform } from '../registry/providerPlatforms.js';
 import type { PlatformResource } from '../terraform/api.js';

@@ -1,6 +1,6 @@
 /**
  * The platform's own reading of an uploaded provider zip for its lock hashes (the rule is src/terraform/hashes.ts;
- * the publisher reads zips with its own code, src/release/lockHashes.ts, so that the two sides of the wire never
+ * the publisher reads zips with its own code, src/release/hashing/lockHashes.ts, so that the two sides of the wire never
  * share a reader whose bug would agree with itself). Plain and whole, as a server may afford: yauzl opens the zip
  * with raw names, each entry's content is streamed through SHA-256 (yauzl inflates and checks the CRC), a name
  * ending in "/" is a folder with empty content, and a repeated name takes the content of its last entry, as Go's

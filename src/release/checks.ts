@@ -12,10 +12,10 @@ import {
   type FileDigest,
   type HashingSession,
   type HashOptions,
-} from './hashing.js';
+} from './hashing/hashing.js';
 import type { KeySource } from './keySource.js';
 import type { ReleaseLayout } from './layout.js';
-import { entryFailure } from './lockHashes.js';
+import { entryFailure } from './hashing/lockHashes.js';
 import { chooseProtocols, parseManifest } from './protocols.js';
 import type { ShasumEntry } from './shasums.js';
 import { readSignatureFile } from './signature.js';

@@ -3,7 +3,7 @@
  * core takes its world as arguments (cwd, output, clock, key source) and returns plain data. It runs the stages
  * of src/release/stages.ts one after another, in a hashing session of its own unless it is given one.
  */
-import { HashingSession } from './hashing.js';
+import { HashingSession } from './hashing/hashing.js';
 import {
   checkRelease,
   checkSignature,

@@ -8,7 +8,7 @@
  *   included, sorted bytewise), and for each a line `<hex sha256 of its content>  <name>\n`; the SHA-256 of those
  *   lines, base64, after `h1:`.
  *
- * How a zip is read to get the entries' content hashes is each side's own business (src/release/lockHashes.ts
+ * How a zip is read to get the entries' content hashes is each side's own business (src/release/hashing/lockHashes.ts
  * for the publisher, src/emulator/zipHashes.ts for the platform), so that a bug in one reader never agrees with
  * itself on the other side of the wire.
  */

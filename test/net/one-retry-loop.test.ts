@@ -18,7 +18,7 @@ const RULES: { name: string; pattern: RegExp; allowed?: Record<string, string> }
     pattern:
       /\b(attempts?|retry|retries|tries|refresh(es)?)\s*(\+\+|\+=)|for \(let (attempts?|retry|retries|tries|n|refresh) = \d/,
     allowed: {
-      'src/runtask/server/journal.ts':
+      'src/runtask/server/journal/journal.ts':
         're-creating the state folder a cleaner removed (file system, not a request): a few tries, then 503',
     },
   },

@@ -8,7 +8,7 @@ import { ApiError, InterruptedError, VerificationError } from '../../src/errors.
 import { runPool } from '../../src/publish/pool.js';
 import { createOrAdopt } from '../../src/publish/reconcile.js';
 import { LinkRefusedError, uploadFile } from '../../src/registry/uploads.js';
-import { HashingSession } from '../../src/release/hashing.js';
+import { HashingSession } from '../../src/release/hashing/hashing.js';
 import { captureOutput } from '../release/helpers.js';
 import {
   emulatorPerTest,

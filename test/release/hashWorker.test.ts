@@ -1,5 +1,5 @@
 /**
- * The hashing worker as a module of its own (src/release/hashWorker.ts), run in a worker_threads Worker as the
+ * The hashing worker as a module of its own (src/release/hashing/hashWorker.ts), run in a worker_threads Worker as the
  * pool runs it: from its TypeScript source (what the pool starts under vitest, Node stripping its types) and
  * from tsc's output in dist/ (npm run build). Its replies carry each file's SHA-256, size, seal, and the planned
  * zip entries' content hashes.
@@ -10,8 +10,8 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import type { HashQueue, HashReply } from '../../src/release/hashWorker.js';
-import { planZipHash } from '../../src/release/lockHashes.js';
+import type { HashQueue, HashReply } from '../../src/release/hashing/hashWorker.js';
+import { planZipHash } from '../../src/release/hashing/lockHashes.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { makeZip } from './helpers.js';
 
@@ -19,7 +19,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Posts `queue` to a worker running `file`; resolves to its replies by job index, then ends the worker. Types
- * stripped as src/release/hashWorkerStart.ts asks for them (a no-op for the .js file).
+ * stripped as src/release/hashing/hashWorkerStart.ts asks for them (a no-op for the .js file).
  */
 async function run(file: string, queue: HashQueue): Promise<Map<number, HashReply['reply']>> {
   const worker = new Worker(file, { execArgv: [...process.execArgv, '--experimental-strip-types'] });
@@ -39,8 +39,8 @@ async function run(file: string, queue: HashQueue): Promise<Map<number, HashRepl
 }
 
 describe.each([
-  ['its TypeScript source', 'src/release/hashWorker.ts'],
-  ['the tsc output in dist/', 'dist/release/hashWorker.js'],
+  ['its TypeScript source', 'src/release/hashing/hashWorker.ts'],
+  ['the tsc output in dist/', 'dist/release/hashing/hashWorker.js'],
 ])('the hashing worker, from %s', (_from, file) => {
   it('hashes the queue it is given: SHA-256, size, seal, and the planned entries of a zip', async () => {
     const root = tempRoot();

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, VerificationError } from '../../src/errors.js';
-import { FileReadError, hashFile, HashingSession } from '../../src/release/hashing.js';
+import { FileReadError, hashFile, HashingSession } from '../../src/release/hashing/hashing.js';
 import { FileChangedError } from '../../src/verifiedFiles.js';
 import { tempRoot } from '../helpers/tmp.js';
 

@@ -16,9 +16,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { EntryReadError, HashingSession } from '../../src/release/hashing.js';
+import { EntryReadError, HashingSession } from '../../src/release/hashing/hashing.js';
 import { FileChangedError } from '../../src/verifiedFiles.js';
-import { PackageHashError, hash1FromEntries, planZipHash, zipHash1 } from '../../src/release/lockHashes.js';
+import {
+  PackageHashError,
+  hash1FromEntries,
+  planZipHash,
+  zipHash1,
+} from '../../src/release/hashing/lockHashes.js';
 import { sortHashes, zipHash } from '../../src/terraform/hashes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';

@@ -16,7 +16,7 @@ import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA } from '../../src/runtask/server/postgres.js';
+import { SCHEMA } from '../../src/runtask/server/postgres/postgres.js';
 import { tarGz } from '../../src/runtask/send/defaults.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';

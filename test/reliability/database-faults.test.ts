@@ -16,7 +16,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA, routeQueue } from '../../src/runtask/server/postgres.js';
+import { SCHEMA, routeQueue } from '../../src/runtask/server/postgres/postgres.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { POST_PLAN_REQUEST } from '../runtask/documented-payloads.js';
 import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../runtask/helpers.js';

@@ -18,7 +18,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TAKEN_OVER_MESSAGE } from '../../src/runtask/server/jobs.js';
-import { SCHEMA } from '../../src/runtask/server/postgres.js';
+import { SCHEMA } from '../../src/runtask/server/postgres/postgres.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../runtask/documented-payloads.js';

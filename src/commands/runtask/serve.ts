@@ -18,7 +18,7 @@ export async function runServe(
   const { options, warnings } =
     flags.routes === undefined
       ? serveOptionsFromFlags(flags, context)
-      : (await import('../../runtask/server/routesFile.js')).serveOptionsFromRoutes(
+      : (await import('../../runtask/server/routes/routesFile.js')).serveOptionsFromRoutes(
           { ...flags, routes: flags.routes },
           context,
         );

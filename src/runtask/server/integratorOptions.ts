@@ -4,8 +4,8 @@
  * (routing.ts) read them without importing the server that calls them.
  */
 import type { PlatformOrigins } from '../callback/origins.js';
-import type { DatabaseTimeouts } from './databaseFaults.js';
-import type { ResultReading } from './handlerResult.js';
+import type { DatabaseTimeouts } from './postgres/databaseFaults.js';
+import type { ResultReading } from './handler/handlerResult.js';
 import type { JobSettings } from './jobs.js';
 import type { EventLog } from './log.js';
 import type { JobStore } from './store.js';

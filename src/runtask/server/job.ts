@@ -3,7 +3,7 @@
  * its record in the job store, and its progress reports — a first `running` callback at once, then one per `--heartbeat`, never two at a time,
  * so that the platform's 10-minute progress window stays open while the job waits or runs.
  */
-import type { CheckInput } from './check.js';
+import type { CheckInput } from './check/check.js';
 import type { EventLog } from './log.js';
 import type { PlatformOrigins } from '../callback/origins.js';
 import { reportResult, type ReportDeps } from './report.js';

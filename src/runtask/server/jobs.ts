@@ -6,8 +6,8 @@
  * `failed` for a check that was cut short (checks are not re-run: a handler may have side effects, and the run's
  * token lives only 10 minutes).
  */
-import { runCheck, type CheckInput, type CheckSettings } from './check.js';
-import type { InterpretedResult } from './handlerResult.js';
+import { runCheck, type CheckInput, type CheckSettings } from './check/check.js';
+import type { InterpretedResult } from './handler/handlerResult.js';
 import { clock, type JobQueue, type JobStore, type Role, type StoreHealth } from './store.js';
 import type { EventLog } from './log.js';
 import type { TaskResult } from '../../terraform/runtask/payload.js';
@@ -16,7 +16,7 @@ import { Slots } from './slots.js';
 import { shapeFinalResult } from './report.js';
 import { deliverFinal, leaseWatch } from './delivery.js';
 import { Job, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE, type StopReason } from './job.js';
-import { recoveredVerdict, storeStart } from './checkStart.js';
+import { recoveredVerdict, storeStart } from './check/checkStart.js';
 import { QUEUED_MESSAGE, QueueProgress } from './queueProgress.js';
 
 export { QUEUED_MESSAGE, RESTARTED_MESSAGE, STOPPED_MESSAGE, TAKEN_OVER_MESSAGE };

@@ -9,11 +9,11 @@ import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
 import { parsePlatformHosts } from '../callback/origins.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
-import type { DatabaseTimeouts } from './databaseFaults.js';
+import type { DatabaseTimeouts } from './postgres/databaseFaults.js';
 import type { IntegratorOptions } from './server.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
-import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handlerResult.js';
+import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handler/handlerResult.js';
 import { ROLES, type Role } from './store.js';
 
 /** Flags of `provider runtask serve`, as commander hands them over. */

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JobManager } from './jobs.js';
-import { holdsJobRecords } from './journal.js';
+import { holdsJobRecords } from './journal/journal.js';
 import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
 import type { JobStore, StoreHealth } from './store.js';

@@ -7,9 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import { listen } from '../../net/listen.js';
-import { prepareHandlers } from './handler.js';
+import { prepareHandlers } from './handler/handler.js';
 import { JobManager } from './jobs.js';
-import { Journal } from './journal.js';
+import { Journal } from './journal/journal.js';
 import type { JobStore } from './store.js';
 import { withoutDatabaseEnv } from './redact.js';
 import { IntegratorMetrics } from './metrics.js';
@@ -40,7 +40,7 @@ async function openQueues(
   routes: readonly RouteOptions[],
   routed: boolean,
 ): Promise<Map<string, JobStore>> {
-  const { PostgresStore, routeQueue } = await import('./postgres.js');
+  const { PostgresStore, routeQueue } = await import('./postgres/postgres.js');
   const stores = await PostgresStore.openQueues(
     {
       url: options.databaseUrl!,

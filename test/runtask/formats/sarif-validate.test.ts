@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { reportResult } from '../../../src/runtask/formats/report.js';
 import { SARIF_LIMITS, SarifError, readSarif } from '../../../src/runtask/formats/sarif.js';
 import { SarifSchemaError, validateSarifSchema } from '../../../src/runtask/formats/sarifValidate.js';
-import type { HandlerExit } from '../../../src/runtask/server/handler.js';
-import { interpretHandlerExit } from '../../../src/runtask/server/handlerResult.js';
+import type { HandlerExit } from '../../../src/runtask/server/handler/handler.js';
+import { interpretHandlerExit } from '../../../src/runtask/server/handler/handlerResult.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 
 /** The whole schema in one ajv validator, as the integrator checked reports before. */

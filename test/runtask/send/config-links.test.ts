@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { list, type ReadEntry } from 'tar';
 import { describe, expect, it } from 'vitest';
 import { configurationVersion } from '../../../src/runtask/send/configuration.js';
-import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/unpack.js';
+import { UnpackError, unpackConfiguration } from '../../../src/runtask/server/check/unpack.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 /** The entries of a .tar.gz: path, type, link target, mode, and the bytes of files. */

@@ -3,7 +3,11 @@
  * again while the store cannot write it, never started once the job is another instance's.
  */
 import { describe, expect, it } from 'vitest';
-import { NOT_SERVED_MESSAGE, recoveredVerdict, storeStart } from '../../../src/runtask/server/checkStart.js';
+import {
+  NOT_SERVED_MESSAGE,
+  recoveredVerdict,
+  storeStart,
+} from '../../../src/runtask/server/check/checkStart.js';
 import { RESTARTED_MESSAGE, TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/job.js';
 import type { JobRecord, JobStore } from '../../../src/runtask/server/store.js';
 

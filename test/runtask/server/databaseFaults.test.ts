@@ -4,7 +4,11 @@
  * they report done.
  */
 import { describe, expect, it } from 'vitest';
-import { Retries, StatementWatch, poolSettings } from '../../../src/runtask/server/databaseFaults.js';
+import {
+  Retries,
+  StatementWatch,
+  poolSettings,
+} from '../../../src/runtask/server/postgres/databaseFaults.js';
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 

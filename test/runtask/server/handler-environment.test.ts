@@ -10,7 +10,7 @@ import {
   removedFromHandlers,
   type CheckInput,
   type CheckSettings,
-} from '../../../src/runtask/server/check.js';
+} from '../../../src/runtask/server/check/check.js';
 import {
   CONTAINED_SECRET_MIN,
   databaseEnvRemoved,

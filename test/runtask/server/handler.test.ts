@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findJsonResult, lastLine } from '../../../src/runtask/server/handlerResult.js';
+import { findJsonResult, lastLine } from '../../../src/runtask/server/handler/handlerResult.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
 import { TestPlatform, statusOf, type HandlerOrders } from '../platform.js';

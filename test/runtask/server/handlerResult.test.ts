@@ -4,8 +4,8 @@
  * over the limit is read by the exit code, as it always was; `--result-format exit-code` never looks at stdout.
  */
 import { describe, expect, it } from 'vitest';
-import type { HandlerExit } from '../../../src/runtask/server/handler.js';
-import { interpretHandlerExit } from '../../../src/runtask/server/handlerResult.js';
+import type { HandlerExit } from '../../../src/runtask/server/handler/handler.js';
+import { interpretHandlerExit } from '../../../src/runtask/server/handler/handlerResult.js';
 
 function exit(stdout: string, truncated: boolean, exitCode = 0): HandlerExit {
   return {

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EventLog, type LogEvent } from '../../../src/runtask/server/log.js';
-import { JOURNAL_FILE, Journal } from '../../../src/runtask/server/journal.js';
+import { JOURNAL_FILE, Journal } from '../../../src/runtask/server/journal/journal.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tmp.js';

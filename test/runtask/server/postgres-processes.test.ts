@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUED_MESSAGE, TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
-import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres.js';
+import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres/postgres.js';
 import { routeName } from '../../../src/runtask/server/routing.js';
 import type { RouteOptions } from '../../../src/runtask/server/server.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';

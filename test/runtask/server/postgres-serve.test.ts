@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
-import { SCHEMA } from '../../../src/runtask/server/postgres.js';
+import { SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
 import { passwordsOf, redactDatabaseUrl } from '../../../src/runtask/server/redact.js';
 import { runCli } from '../../helpers/cli.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultReading } from '../../../src/runtask/server/handlerResult.js';
+import type { ResultReading } from '../../../src/runtask/server/handler/handlerResult.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
 import { TestPlatform } from '../platform.js';

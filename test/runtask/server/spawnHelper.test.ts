@@ -7,8 +7,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { helperSource } from '../../../scripts/bundle.mjs';
-import { helperArgs } from '../../../src/runtask/server/spawnHelperPath.js';
-import type { HelperMessage, HelperRequest } from '../../../src/runtask/server/spawnProtocol.js';
+import { helperArgs } from '../../../src/runtask/server/handler/spawnHelperPath.js';
+import type { HelperMessage, HelperRequest } from '../../../src/runtask/server/handler/spawnProtocol.js';
 
 /** Runs the helper with Node's `args`, has it start one command, and disconnects once it ended. */
 async function exchange(
@@ -58,7 +58,7 @@ const EXPECTED: HelperMessage[] = [
 
 describe('the handler runner', () => {
   it('is the module file beside the integrator, run by Node', () => {
-    expect(helperArgs().at(-1)).toMatch(/[\\/]src[\\/]runtask[\\/]server[\\/]spawnHelper\.ts$/);
+    expect(helperArgs().at(-1)).toMatch(/[\\/]src[\\/]runtask[\\/]server[\\/]handler[\\/]spawnHelper\.ts$/);
   });
 
   it('run as a module: starts the command it is sent, reports its pid and outcome, ends when disconnected', async () => {

@@ -4,8 +4,12 @@
  * paced tasks run in order, one per turn of the event loop.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pacer } from '../../../src/runtask/server/pace.js';
-import { Spawner, type SpawnOutcome, type SpawnRequest } from '../../../src/runtask/server/spawner.js';
+import { Pacer } from '../../../src/runtask/server/handler/pace.js';
+import {
+  Spawner,
+  type SpawnOutcome,
+  type SpawnRequest,
+} from '../../../src/runtask/server/handler/spawner.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const spawners: Spawner[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePlatformHosts } from '../../../src/runtask/callback/origins.js';
 import { JobManager, type JobSettings } from '../../../src/runtask/server/jobs.js';
 import { EventLog } from '../../../src/runtask/server/log.js';
-import { PostgresStore } from '../../../src/runtask/server/postgres.js';
+import { PostgresStore } from '../../../src/runtask/server/postgres/postgres.js';
 import { clock, type JobRecord, type JobStore } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';

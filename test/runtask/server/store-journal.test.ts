@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventLog } from '../../../src/runtask/server/log.js';
-import { Journal } from '../../../src/runtask/server/journal.js';
+import { Journal } from '../../../src/runtask/server/journal/journal.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { tempDir } from '../../helpers/tmp.js';

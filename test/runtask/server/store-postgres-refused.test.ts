@@ -7,8 +7,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
-import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres.js';
-import * as sql from '../../../src/runtask/server/postgresStatements.js';
+import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
+import * as sql from '../../../src/runtask/server/postgres/postgresStatements.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';

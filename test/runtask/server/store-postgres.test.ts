@@ -5,8 +5,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
-import { PostgresStore, QUEUE, SCHEMA } from '../../../src/runtask/server/postgres.js';
-import { SCHEMA_VERSION, migrate } from '../../../src/runtask/server/postgresSchema.js';
+import { PostgresStore, QUEUE, SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
+import { SCHEMA_VERSION, migrate } from '../../../src/runtask/server/postgres/postgresSchema.js';
 import { clock, type JobRecord } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';

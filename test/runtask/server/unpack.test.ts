@@ -24,8 +24,8 @@ import {
   UnpackError,
   unpackConfiguration,
   type UnpackLimits,
-} from '../../../src/runtask/server/unpack.js';
-import { linkLeavingFolder } from '../../../src/runtask/server/unpackTree.js';
+} from '../../../src/runtask/server/check/unpack.js';
+import { linkLeavingFolder } from '../../../src/runtask/server/check/unpackTree.js';
 import { defaultConfigurationVersion, tarGz as sendTarGz } from '../../../src/runtask/send/defaults.js';
 import { tempDir } from '../../helpers/tmp.js';
 

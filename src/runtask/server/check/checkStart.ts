@@ -4,10 +4,10 @@
  * that a recovered job that never started is run by its new holder, and only one that did start is reported
  * failed: a handler may have side effects, and is never run twice.
  */
-import { pause } from '../../net/retry.js';
-import type { TaskResult } from '../../terraform/runtask/payload.js';
-import { RESTARTED_MESSAGE, TAKEN_OVER_MESSAGE } from './job.js';
-import type { JobRecord, JobStore } from './store.js';
+import { pause } from '../../../net/retry.js';
+import type { TaskResult } from '../../../terraform/runtask/payload.js';
+import { RESTARTED_MESSAGE, TAKEN_OVER_MESSAGE } from '../job.js';
+import type { JobRecord, JobStore } from '../store.js';
 
 /** The final message of a recovered job that never started, on a route that is no longer served. */
 export const NOT_SERVED_MESSAGE =

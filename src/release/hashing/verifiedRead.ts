@@ -1,6 +1,6 @@
 /**
  * Reads of release files after their verification, each proven to be of the verified bytes: by the seal made in
- * the verification's read (a GMAC under the hashing session's key, src/release/digest.ts), else by the file's
+ * the verification's read (a GMAC under the hashing session's key, src/release/hashing/digest.ts), else by the file's
  * SHA-256. Without the key nobody can make other bytes with the same tag (a forgery succeeds with a chance below
  * 2^-100 for any release size), so the seal proves the bytes as well as a second SHA-256 would, at a fraction of
  * the cost (GHASH runs on the carry-less multiply instructions). `verifiedChunks` hands a file on to an upload;
@@ -8,10 +8,10 @@
  */
 import { createCipheriv, createHash, type CipherGCM, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
-import { InterruptedError } from '../errors.js';
-import { FileChangedError, type VerifiedChunks, type VerifiedDigest } from '../verifiedFiles.js';
+import { InterruptedError } from '../../errors.js';
+import { FileChangedError, type VerifiedChunks, type VerifiedDigest } from '../../verifiedFiles.js';
 import type { Seal } from './digest.js';
-import { entrySlices, hashedLater, type ZipPlan } from './zipPlan.js';
+import { entrySlices, hashedLater, type ZipPlan } from '../zipPlan.js';
 
 /** The seal a file was verified with and the key it was made under; none: the file is checked by its SHA-256. */
 export type Proof = { key: Uint8Array; seal: Seal } | undefined;

@@ -1,5 +1,5 @@
 /**
- * The hashing worker's program: a worker_threads worker started by the hashing pool (src/release/hashPool.ts)
+ * The hashing worker's program: a worker_threads worker started by the hashing pool (src/release/hashing/hashPool.ts)
  * runs this module. It gets the whole queue at once and a shared counter, and claims the next job itself (one
  * atomic add) as soon as it finishes one, so it never waits for the main thread, which may be busy loading
  * modules meanwhile. It reads blocking, through one read buffer for all its files.
@@ -9,7 +9,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { digestFile, READ_CHUNK_BYTES, type DigestReply, type Sealing } from './digest.ts';
-import type { ZipPlan } from './zipPlan.ts';
+import type { ZipPlan } from '../zipPlan.ts';
 
 /** One file of a pool's queue, as every thread gets it: the path, the zip's plan, the seal's key and nonce. */
 export interface HashJob {

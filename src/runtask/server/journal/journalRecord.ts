@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JobRecord } from './store.js';
-import { checkTaskResult } from '../../terraform/runtask/result.js';
+import type { JobRecord } from '../store.js';
+import { checkTaskResult } from '../../../terraform/runtask/result.js';
 
 /** The journal file: one JSON record per line; blank lines are finished jobs. */
 export const JOURNAL_FILE = 'journal.jsonl';

@@ -1,16 +1,16 @@
 /**
  * One read of one file: every byte into the file's SHA-256 and its seal, and the planned zip entries' data into
- * their own hashes (src/release/entryContents.ts). Runs on the main thread and in the hashing workers
- * (src/release/hashWorker.ts), and answers with a reply rather than throwing, so that a worker can post it.
+ * their own hashes (src/release/hashing/entryContents.ts). Runs on the main thread and in the hashing workers
+ * (src/release/hashing/hashWorker.ts), and answers with a reply rather than throwing, so that a worker can post it.
  *
  * The seal is a GMAC (AES-128-GCM's tag over the bytes as additional data, no plaintext) under the hashing
  * session's key, with a fresh nonce per file: `readVerified` checks the bytes it uploads against it
- * (src/release/verifiedRead.ts).
+ * (src/release/hashing/verifiedRead.ts).
  */
 import { createCipheriv, createHash, type CipherGCM } from 'node:crypto';
 import * as fs from 'node:fs';
 import { EntryContents } from './entryContents.ts';
-import { entrySlices, type ZipPlan } from './zipPlan.ts';
+import { entrySlices, type ZipPlan } from '../zipPlan.ts';
 
 /** A file's digest. */
 export interface FileDigest {

@@ -11,9 +11,9 @@
  *   - the store's condition: failing from a failure (or an overdue statement) until a statement begun after the
  *     last failure works again, with the log lines and what /healthz says.
  */
-import type { EventLog } from './log.js';
-import { withoutPasswords } from './redact.js';
-import type { StoreHealth, StoreProblem } from './store.js';
+import type { EventLog } from '../log.js';
+import { withoutPasswords } from '../redact.js';
+import type { StoreHealth, StoreProblem } from '../store.js';
 
 /** The timeouts and retry delay of the PostgreSQL store (options, so that tests can use short ones). */
 export interface DatabaseTimeouts {

@@ -5,12 +5,12 @@
  */
 import { join } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { UsageError } from '../../errors.js';
-import { writeFileAtomically } from '../../atomicWrite.js';
-import { codeOf } from './errorCode.js';
+import { UsageError } from '../../../errors.js';
+import { writeFileAtomically } from '../../../atomicWrite.js';
+import { codeOf } from '../errorCode.js';
 import { isRecord } from './journalRecord.js';
 import { setAside } from './journalStart.js';
-import type { EventLog } from './log.js';
+import type { EventLog } from '../log.js';
 
 /** The lock file's name in the state dir. */
 export const LOCK_FILE = 'integrator.lock';

@@ -20,8 +20,8 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { syncDir, tempName, writeAll } from '../../atomicWrite.js';
-import { codeOf } from './errorCode.js';
+import { syncDir, tempName, writeAll } from '../../../atomicWrite.js';
+import { codeOf } from '../errorCode.js';
 import { JOURNAL_FILE, blankLine } from './journalRecord.js';
 
 /** Blanked bytes past which the file is rewritten, when they also outweigh the live records. */

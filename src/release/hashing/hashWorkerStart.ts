@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-/** A new hashing worker, running src/release/hashWorker.ts. */
+/** A new hashing worker, running src/release/hashing/hashWorker.ts. */
 export function startHashWorker(): Worker {
   const here = import.meta.url;
   const kind = extname(fileURLToPath(here));

@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../../errors.js';
 import { poolSettings, settleWithin, type DatabaseTimeouts } from './databaseFaults.js';
-import type { EventLog } from './log.js';
+import type { EventLog } from '../log.js';
 import { NewerSchemaError, SCHEMA, migrate, type Migration } from './postgresSchema.js';
-import { passwordsOf, redactDatabaseUrl, withoutPasswords } from './redact.js';
+import { passwordsOf, redactDatabaseUrl, withoutPasswords } from '../redact.js';
 
 /** The one queue of the integrator's jobs. */
 export const QUEUE = 'runtask-jobs';

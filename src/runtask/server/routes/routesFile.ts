@@ -26,11 +26,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { parseDuration } from '../../config/duration.js';
-import { parseHostname } from '../../config/hostname.js';
-import { ProviderError, UsageError } from '../../errors.js';
-import { PlatformOrigins } from '../callback/origins.js';
-import type { ResultReading } from './handlerResult.js';
+import { parseDuration } from '../../../config/duration.js';
+import { parseHostname } from '../../../config/hostname.js';
+import { ProviderError, UsageError } from '../../../errors.js';
+import { PlatformOrigins } from '../../callback/origins.js';
+import type { ResultReading } from '../handler/handlerResult.js';
 import { checkRoute, problem, type Place, type RouteEntry } from './routesSchema.js';
 import {
   anchorExec,
@@ -38,8 +38,8 @@ import {
   serveOptionsFromFlags,
   type ServeFlags,
   type ServeWorld,
-} from './options.js';
-import type { IntegratorOptions, RouteOptions } from './server.js';
+} from '../options.js';
+import type { IntegratorOptions, RouteOptions } from '../server.js';
 
 /** Paths the integrator answers itself. */
 const RESERVED = ['/healthz', '/metrics'];

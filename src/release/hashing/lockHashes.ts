@@ -2,13 +2,13 @@
  * How the publisher gets a zip's `h1:` (the rule itself is src/terraform/hashes.ts): the zip is read through the
  * central directory like Go's archive/zip does, never extracted to disk: yauzl reads the directory and the local
  * headers, and the entries' contents are hashed in the same read of the file as its SHA-256
- * (src/release/hashing.ts), stored data as it passes and deflated data through zlib.
+ * (src/release/hashing/hashing.ts), stored data as it passes and deflated data through zlib.
  */
 import type { ZipFile } from 'yauzl';
-import { InterruptedError, VerificationError } from '../errors.js';
+import { InterruptedError, VerificationError } from '../../errors.js';
 import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
-import { DirhashNameError, dirhash1 } from '../terraform/hashes.js';
-import { MAX_ZIP_ENTRIES } from './zipCheck.js';
+import { DirhashNameError, dirhash1 } from '../../terraform/hashes.js';
+import { MAX_ZIP_ENTRIES } from '../zipCheck.js';
 
 /** A zip whose `h1:` cannot be computed (Go's dirhash would fail too, so Terraform could not install it). */
 export class PackageHashError extends VerificationError {}

@@ -6,7 +6,7 @@
  * callbacks without asking the database. Past it (a paused process, a database that does not answer), the job
  * may be another's: nothing is sent for it before a write under its fence proves it is still held here.
  */
-import type { EventLog } from './log.js';
+import type { EventLog } from '../log.js';
 
 /** A job of this instance. */
 export interface Held {

@@ -3,8 +3,8 @@
  * problem (what /healthz reports), and whether another integrator took its state dir. The first failure of an
  * incident is logged and counted; later ones only update the last problem until the journal works again.
  */
-import type { EventLog } from './log.js';
-import type { StoreHealth, StoreProblem } from './store.js';
+import type { EventLog } from '../log.js';
+import type { StoreHealth, StoreProblem } from '../store.js';
 
 /** The failures of one journal. */
 export class JournalIncidents {

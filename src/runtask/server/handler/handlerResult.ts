@@ -5,9 +5,9 @@
  * that cannot say what it found must not let the run through.
  */
 import type { HandlerExit } from './handler.js';
-import { checkTaskResult, type ResultProblem, type TaskResult } from '../../terraform/runtask/payload.js';
-import type { FailOn } from '../formats/findings.js';
-import { ReportError, detectReport, reportResult, type ReportFormat } from '../formats/report.js';
+import { checkTaskResult, type ResultProblem, type TaskResult } from '../../../terraform/runtask/payload.js';
+import type { FailOn } from '../../formats/findings.js';
+import { ReportError, detectReport, reportResult, type ReportFormat } from '../../formats/report.js';
 
 /**
  * `--result-format`: how a handler's output is read. `auto` (the default) takes a SARIF or JUnit report when the

@@ -10,8 +10,8 @@
  * database meanwhile) is kept and run instead: the platform holds a 200 for it.
  */
 import type { Retries } from './databaseFaults.js';
-import type { EventLog } from './log.js';
-import type { JobRecord } from './store.js';
+import type { EventLog } from '../log.js';
+import type { JobRecord } from '../store.js';
 
 /**
  * What a tombstone did to the refused attempt's row: `removed` (it had landed), `kept` (it had landed and a retry

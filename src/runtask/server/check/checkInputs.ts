@@ -6,13 +6,13 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunTaskRequest } from '../../terraform/runtask/payload.js';
-import type { CallbackBackoff } from '../callback/client.js';
-import { fetchConfigurationVersion } from '../callback/configurationVersion.js';
-import type { PlatformOrigins } from '../callback/origins.js';
-import { fetchPlanJson } from '../callback/planJson.js';
-import type { InterpretedResult } from './handlerResult.js';
-import type { EventLog, LogFields } from './log.js';
+import type { RunTaskRequest } from '../../../terraform/runtask/payload.js';
+import type { CallbackBackoff } from '../../callback/client.js';
+import { fetchConfigurationVersion } from '../../callback/configurationVersion.js';
+import type { PlatformOrigins } from '../../callback/origins.js';
+import { fetchPlanJson } from '../../callback/planJson.js';
+import type { InterpretedResult } from '../handler/handlerResult.js';
+import type { EventLog, LogFields } from '../log.js';
 import { DEFAULT_UNPACK_LIMITS, unpackConfiguration } from './unpack.js';
 
 /** How a check fetches from the platform (part of its settings, check.ts). */

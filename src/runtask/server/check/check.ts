@@ -12,11 +12,11 @@ import {
   lastLine,
   type InterpretedResult,
   type ResultReading,
-} from './handlerResult.js';
-import { runHandler } from './handler.js';
-import type { EventLog } from './log.js';
-import { databaseEnvRemoved, holdsSecret } from './redact.js';
-import { withoutAccessToken, type RunTaskRequest } from '../../terraform/runtask/payload.js';
+} from '../handler/handlerResult.js';
+import { runHandler } from '../handler/handler.js';
+import type { EventLog } from '../log.js';
+import { databaseEnvRemoved, holdsSecret } from '../redact.js';
+import { withoutAccessToken, type RunTaskRequest } from '../../../terraform/runtask/payload.js';
 
 /** How checks run. */
 export interface CheckSettings extends FetchSettings {

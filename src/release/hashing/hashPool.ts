@@ -3,14 +3,14 @@
  * file from one shared counter when it finishes one, so a worker goes on while the main thread's event loop is
  * busy with something else (loading the modules the next steps need), and the last files go to whichever thread
  * is free first. The main thread reads without blocking, so its event loop keeps serving the rest of the program
- * meanwhile. The workers run src/release/hashWorker.ts; the pool stops them when the queue is done or fails.
+ * meanwhile. The workers run src/release/hashing/hashWorker.ts; the pool stops them when the queue is done or fails.
  */
 import type { Worker } from 'node:worker_threads';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError } from '../../errors.js';
 import { digestFile, type DigestReply, type FileDigest, type Seal, type Sealing } from './digest.js';
 import { replyError } from './digestErrors.js';
 import type { HashJob, HashQueue, HashReply } from './hashWorker.js';
-import type { ZipPlan } from './zipPlan.js';
+import type { ZipPlan } from '../zipPlan.js';
 
 /** What the pool needs besides its files and workers. */
 export interface PoolOptions {

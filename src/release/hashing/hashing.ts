@@ -3,7 +3,7 @@
  * file sizes, and spread over the machine's cores. A `HashingSession` is one command's hashing (one per
  * `verify` or `publish`, closed at its end): it owns the hashing workers and the seals of the files it hashed.
  * The main thread and a worker_threads pool of one worker per other core take files from one queue
- * (src/release/hashPool.ts). Small releases are hashed on the main thread alone: starting workers costs more
+ * (src/release/hashing/hashPool.ts). Small releases are hashed on the main thread alone: starting workers costs more
  * than it saves below a few tens of megabytes (docs/performance.md). The main thread takes its share because it
  * mostly waits while the files are hashed: when it is busy (loading modules, checking the signature), the
  * workers simply take more of the files.
@@ -12,25 +12,25 @@
  * (size, CRC-32) and `hashStoredEntries` hashes them in a second read, off the path to the first upload.
  * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes:
  * by the seal made in the same read as the SHA-256, under a key drawn at random for the session and never
- * stored, shown or sent (src/release/verifiedRead.ts). The session is the uploads' `VerifiedFileSource`.
+ * stored, shown or sent (src/release/hashing/verifiedRead.ts). The session is the uploads' `VerifiedFileSource`.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { InterruptedError } from '../errors.js';
-import type { VerifiedChunks, VerifiedDigest, VerifiedFileSource } from '../verifiedFiles.js';
+import { InterruptedError } from '../../errors.js';
+import type { VerifiedChunks, VerifiedDigest, VerifiedFileSource } from '../../verifiedFiles.js';
 import { digestFile, READ_CHUNK_BYTES, type FileDigest, type Seal, type Sealing } from './digest.js';
 import { replyError } from './digestErrors.js';
 import { runPool, stopWorker, type SealedDigest } from './hashPool.js';
 import { startHashWorker } from './hashWorkerStart.js';
 import { storedEntryHashes, verifiedChunks, type Proof } from './verifiedRead.js';
-import type { ZipPlan } from './zipPlan.js';
+import type { ZipPlan } from '../zipPlan.js';
 
 export type { FileDigest } from './digest.js';
 export { EntryReadError, FileReadError } from './digestErrors.js';
-export type { PlannedEntry, ZipPlan } from './zipPlan.js';
+export type { PlannedEntry, ZipPlan } from '../zipPlan.js';
 
 /** Tuning knobs; the defaults suit the CLI. */
 export interface HashOptions {

@@ -22,15 +22,15 @@
  * store failing (/healthz 503, new jobs refused) instead of holding requests forever.
  */
 import { Retries, StoreCondition, settleWithin } from './databaseFaults.js';
-import type { EventLog } from './log.js';
+import type { EventLog } from '../log.js';
 import { QUEUE, endPool, openPool, type PostgresStoreOptions, type Shared } from './postgresPool.js';
 import { Holdings, type Held } from './postgresHoldings.js';
 import { RefusedCopies, type RefusedFate } from './postgresRefused.js';
 import { SCHEMA } from './postgresSchema.js';
 import * as sql from './postgresStatements.js';
-import { passwordsOf, redactDatabaseUrl } from './redact.js';
+import { passwordsOf, redactDatabaseUrl } from '../redact.js';
 import { PostgresQueue, type QueueStore } from './postgresQueue.js';
-import { clock, type AcceptOutcome, type JobRecord, type JobStore, type StoreHealth } from './store.js';
+import { clock, type AcceptOutcome, type JobRecord, type JobStore, type StoreHealth } from '../store.js';
 
 /** How long a completed job stays (a late copy of its request is a duplicate meanwhile), in seconds. */
 const KEEP_COMPLETED_S = 12 * 3600;

@@ -4,8 +4,8 @@
  * a misspelled field named with the one it resembles.
  */
 import * as z from 'zod';
-import { isDuration } from '../../config/duration.js';
-import { UsageError } from '../../errors.js';
+import { isDuration } from '../../../config/duration.js';
+import { UsageError } from '../../../errors.js';
 
 /** The fields of one route. */
 export const routeSchema = z.strictObject({

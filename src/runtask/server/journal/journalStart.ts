@@ -6,11 +6,11 @@
  */
 import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { codeOf } from './errorCode.js';
+import { UsageError } from '../../../errors.js';
+import { codeOf } from '../errorCode.js';
 import { JOURNAL_FILE, TEMP_FILE, readJournal } from './journalRecord.js';
-import type { EventLog } from './log.js';
-import type { JobRecord } from './store.js';
+import type { EventLog } from '../log.js';
+import type { JobRecord } from '../store.js';
 
 /** The name a file set aside gets: `<name>.corrupt-<time>`. */
 function asideName(name: string): string {

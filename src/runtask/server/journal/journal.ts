@@ -31,8 +31,8 @@
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../../errors.js';
-import { codeOf, coded } from './errorCode.js';
+import { UsageError } from '../../../errors.js';
+import { codeOf, coded } from '../errorCode.js';
 import { JournalFile, goneCode, type JobLine } from './journalFile.js';
 import { JournalIncidents } from './journalIncidents.js';
 import {
@@ -47,10 +47,10 @@ import {
 import { JOURNAL_FILE, recordLine } from './journalRecord.js';
 import { readLeftover } from './journalStart.js';
 import { GroupCommit, type JournalOptions } from './journalSync.js';
-import type { EventLog } from './log.js';
-import type { AcceptOutcome, JobRecord, JobStore, StoreHealth } from './store.js';
+import type { EventLog } from '../log.js';
+import type { AcceptOutcome, JobRecord, JobStore, StoreHealth } from '../store.js';
 
-export type { JobPhase, JobRecord } from './store.js';
+export type { JobPhase, JobRecord } from '../store.js';
 export { JOURNAL_FILE, holdsJobRecords } from './journalRecord.js';
 export type { JournalOptions } from './journalSync.js';
 

@@ -9,7 +9,7 @@ import { timedOut, type StoreCondition } from './databaseFaults.js';
 import type { Holdings } from './postgresHoldings.js';
 import type { RefusedCopies } from './postgresRefused.js';
 import * as sql from './postgresStatements.js';
-import { clock, type AcceptOutcome, type JobQueue, type JobRecord } from './store.js';
+import { clock, type AcceptOutcome, type JobQueue, type JobRecord } from '../store.js';
 
 /** What the queue uses of its store. */
 export interface QueueStore {
