@@ -142,3 +142,12 @@ export function toErrorDocument(error: unknown): ErrorDocument {
     details: null,
   };
 }
+
+/**
+ * `text` unchanged when it is short enough, else its first `max` characters, an ellipsis and the full length.
+ * Release files are written by someone else's tools: a name, hash or value quoted in a message may be megabytes
+ * long, and one bad line must not flood a terminal or a CI log (or the `--json` document).
+ */
+export function shorten(text: string, max = 120): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}

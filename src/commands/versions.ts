@@ -2,7 +2,7 @@
  * `provider versions list` and `versions show <version>`: every version with the state of its files and its
  * tags (HCP Terraform's version tags; `null` where the registry reports none: no tag-bindings relationship).
  */
-import { mapPool } from '../consumer/report.js';
+import { mapPool } from '../pool.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { listVersionTags } from '../registry/tagBindings.js';
 import { formatTags, matchesTagFilters, parseTagFilter, type Tag, type TagFilter } from '../registry/tags.js';

@@ -20,7 +20,8 @@ import {
   type ServedPlatform,
 } from './checksums.js';
 import type { KnownPackage } from './packages.js';
-import { downloadProblem, mapPool } from './report.js';
+import { mapPool } from '../pool.js';
+import { downloadProblem } from './report.js';
 
 /** What the archives' check needs. */
 export interface ArchivesCheck {

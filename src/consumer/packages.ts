@@ -15,7 +15,7 @@ import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { sortHashes, zipHash } from '../terraform/hashes.js';
 import type { ConsumerProblem } from './checksums.js';
-import { mapPool } from './report.js';
+import { mapPool } from '../pool.js';
 
 /** One platform's entry of `packages`, as served. */
 export interface ServedPackage {

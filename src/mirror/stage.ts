@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { VerificationError } from '../errors.js';
-import { mapPool } from '../consumer/report.js';
+import { mapPool } from '../pool.js';
 import type { Downloader } from '../registry/downloads.js';
 import { mirroredFileNames, releaseFileNames } from '../release/filenames.js';
 import { folderKeySource } from '../release/keySource.js';

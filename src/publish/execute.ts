@@ -11,7 +11,7 @@ import { createVersion, getVersion } from '../registry/versions.js';
 import type { UploadableRelease } from '../release/types.js';
 import { versionDifferences } from './plan.js';
 import { AUTO, AdaptiveConcurrency, AdaptiveWidth } from './adaptive.js';
-import { runPool, startAhead } from './pool.js';
+import { runUploadTasks, startAhead } from './pool.js';
 import { createOrAdopt } from './reconcile.js';
 import { preparePlatform, uploadPlatform, uploadVersionFile, type TransferContext } from './transfers.js';
 import { platformName } from '../terraform/names.js';
@@ -176,7 +176,7 @@ async function transferAll(
     bytes,
   );
   try {
-    await runPool(tasks, limit);
+    await runUploadTasks(tasks, limit);
   } catch (error) {
     lane.stop(error);
     step.fail();

@@ -17,7 +17,7 @@ export interface Width {
 }
 
 /** Runs every task, at most `limit` at once; rejects with the first error once nothing is in flight. */
-export async function runPool(tasks: (() => Promise<void>)[], limit: number | Width): Promise<void> {
+export async function runUploadTasks(tasks: (() => Promise<void>)[], limit: number | Width): Promise<void> {
   const width: Width =
     typeof limit === 'number' ? { current: limit, onChange: () => () => undefined } : limit;
   const queue = [...tasks];

@@ -13,11 +13,10 @@
 import * as path from 'node:path';
 import type * as z from 'zod';
 import type { artifactSchema } from './artifactsSchema.js';
-import { VerificationError } from '../errors.js';
+import { VerificationError, shorten } from '../errors.js';
 import { parseReleaseFileName } from './filenames.js';
 import type { ReleaseLayout } from './layout.js';
 import type { ShasumEntry } from './shasums.js';
-import { shorten } from './shorten.js';
 import { FileTooLargeError, formatCap, readCapped, tooLargeMessage } from './smallFile.js';
 
 /** The file name goreleaser gives the list, in its dist folder. */

@@ -7,11 +7,10 @@
  * (hashicorp/terraform#33599), and the public registry refuses releases listing them
  * (openai/terraform-provider-openai#98, cloudflare/terraform-provider-cloudflare#6990).
  */
-import { VerificationError } from '../errors.js';
+import { VerificationError, shorten } from '../errors.js';
 import { parseReleaseFileName, releaseFileNames } from './filenames.js';
 import type { ReleaseLayout } from './layout.js';
 import type { ShasumEntry } from './shasums.js';
-import { shorten } from './shorten.js';
 
 /** The listing, checked. */
 export interface Listing {

@@ -2,9 +2,8 @@
  * Plugin protocol versions: from `--protocols`, the configuration file, or the release manifest
  * (`{"version":1,"metadata":{"protocol_versions":["6.0"]}}`). The registry accepts 4.0, 5.0 and 6.0.
  */
-import { UsageError, VerificationError } from '../errors.js';
+import { UsageError, VerificationError, shorten } from '../errors.js';
 import { PROTOCOL_VERSIONS, normalizeProtocols } from '../terraform/names.js';
-import { shorten } from './shorten.js';
 import type { ProtocolsSource } from './types.js';
 
 const ALLOWED: readonly string[] = PROTOCOL_VERSIONS;

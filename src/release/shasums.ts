@@ -3,8 +3,7 @@
  * the registry's `filename` byte for byte, so anything but `<64 lower-case hex>  <bare file name>` is refused
  * here, with the line number, rather than at `terraform init` on someone else's machine.
  */
-import { VerificationError } from '../errors.js';
-import { shorten } from './shorten.js';
+import { VerificationError, shorten } from '../errors.js';
 
 /** One line of SHA256SUMS. */
 export interface ShasumEntry {

@@ -6,7 +6,17 @@
  */
 import type * as openpgp from 'openpgp';
 import { VerificationError } from '../errors.js';
-import { loadOpenpgp } from './openpgp.js';
+
+let loadingOpenpgp: Promise<typeof openpgp> | undefined;
+
+/**
+ * openpgp.js, imported on first use. It is the biggest module of a verification (tens of milliseconds to load),
+ * so `verifyRelease` starts hashing first and the library loads while the files are being hashed.
+ */
+export function loadOpenpgp(): Promise<typeof openpgp> {
+  loadingOpenpgp ??= import('openpgp');
+  return loadingOpenpgp;
+}
 
 /** The signature, parsed, with the binary bytes that were verified (and will be uploaded). */
 export interface ReadSignature {

@@ -9,9 +9,8 @@
 import type * as openpgp from 'openpgp';
 import { UsageError, VerificationError } from '../errors.js';
 import type { CandidateKey, KeySource } from './keySource.js';
-import { loadOpenpgp } from './openpgp.js';
 import type { ShasumEntry } from './shasums.js';
-import type { ReadSignature } from './signature.js';
+import { loadOpenpgp, type ReadSignature } from './signature.js';
 import type { SignerInfo } from './types.js';
 
 /** What finding and checking the signer needs. */

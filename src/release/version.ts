@@ -3,7 +3,7 @@
  * `v` is accepted and dropped, as git tags usually carry one and goreleaser's `{{ .Version }}` drops it too.
  */
 import { UsageError } from '../errors.js';
-import { isStrictSemver } from '../terraform/version.js';
+import { isStrictSemver } from '../terraform/names.js';
 
 /** The version without its leading `v` when it is strict semver; undefined otherwise. */
 export function normalizeVersion(input: string): string | undefined {

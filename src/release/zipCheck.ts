@@ -5,9 +5,8 @@
  * is capped, so this is cheap whatever the size of the file or its number of entries.
  */
 import type { Entry, ZipFile } from 'yauzl';
-import { VerificationError } from '../errors.js';
+import { VerificationError, shorten } from '../errors.js';
 import { FILE_PREFIX } from './filenames.js';
-import { shorten } from './shorten.js';
 
 /** What the zip check found. */
 export interface ZipCheck {

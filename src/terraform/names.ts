@@ -1,8 +1,9 @@
 /**
  * What Terraform and the registry API call things, in one place: the JSON:API media type the platform's API
  * speaks, the plugin protocol versions a provider version may declare, the os/arch platform names (Go's GOOS and
- * GOARCH, written `os_arch`), and how a number of bytes is written for people.
+ * GOARCH, written `os_arch`), what counts as a version, and how a number of bytes is written for people.
  */
+import semverParse from 'semver/functions/parse.js';
 
 /** The JSON:API media type of the platform's API (`/api/v2`), for `Content-Type` and `Accept`. */
 export const JSONAPI = 'application/vnd.api+json';
@@ -118,4 +119,14 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * True for a provider version as the wire has it: a strict semantic version written exactly as semver.org 2.0.0
+ * defines it (pre-release and build metadata allowed, no leading `v` or `=`), parsed by the `semver` package.
+ */
+export function isStrictSemver(text: string): boolean {
+  if (!/^\d/.test(text)) return false;
+  const parsed = semverParse(text, { loose: false });
+  return parsed !== null && parsed.raw === text;
 }

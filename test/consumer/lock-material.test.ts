@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { acceptableHashes } from '../../src/consumer/checksums.js';
-import { mapPool } from '../../src/consumer/report.js';
+import { mapPool } from '../../src/pool.js';
 
 const A = 'a'.repeat(64);
 const B = 'B'.repeat(64);

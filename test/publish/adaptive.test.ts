@@ -12,7 +12,7 @@ import {
   AdaptiveWidth,
   type ThroughputSample,
 } from '../../src/publish/adaptive.js';
-import { runPool, type Width } from '../../src/publish/pool.js';
+import { runUploadTasks, type Width } from '../../src/publish/pool.js';
 
 const MB = 1e6;
 
@@ -154,11 +154,11 @@ function gatedTasks(count: number) {
   return { tasks, peaks, releaseOne, started: () => peaks.length, running: () => running };
 }
 
-describe('runPool with a changing width', () => {
+describe('runUploadTasks with a changing width', () => {
   it('starts more tasks as soon as the width grows, and fewer once it shrinks', async () => {
     const width = new ManualWidth(2);
     const g = gatedTasks(8);
-    const done = runPool(g.tasks, width);
+    const done = runUploadTasks(g.tasks, width);
     await new Promise((resolve) => setImmediate(resolve));
     expect(g.running()).toBe(2);
     width.set(5);
@@ -184,7 +184,7 @@ describe('runPool with a changing width', () => {
   });
 
   it('resolves at once with no tasks', async () => {
-    await runPool([], new ManualWidth(3));
+    await runUploadTasks([], new ManualWidth(3));
   });
 });
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { ApiError, InterruptedError, VerificationError } from '../../src/errors.js';
-import { runPool } from '../../src/publish/pool.js';
+import { runUploadTasks } from '../../src/publish/pool.js';
 import { createOrAdopt } from '../../src/publish/reconcile.js';
 import { LinkRefusedError, uploadFile } from '../../src/registry/uploads.js';
 import { HashingSession } from '../../src/release/hashing/hashing.js';
@@ -359,7 +359,7 @@ describe('createOrAdopt', () => {
   });
 });
 
-describe('runPool', () => {
+describe('runUploadTasks', () => {
   it('keeps at most `limit` tasks in flight and runs them all', async () => {
     let running = 0;
     let peak = 0;
@@ -371,7 +371,7 @@ describe('runPool', () => {
       running--;
       done.push(i);
     });
-    await runPool(tasks, 3);
+    await runUploadTasks(tasks, 3);
     expect(peak).toBe(3);
     expect(done.sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
   });
@@ -383,7 +383,7 @@ describe('runPool', () => {
       if (i === 0) throw new Error('boom');
       if (i === 1) throw new InterruptedError('Interrupted');
     });
-    await expect(runPool(tasks, 2)).rejects.toBeInstanceOf(InterruptedError);
+    await expect(runUploadTasks(tasks, 2)).rejects.toBeInstanceOf(InterruptedError);
     expect(started).toEqual([0, 1]);
   });
 });

@@ -33,7 +33,7 @@ import {
   type StoredTagBinding,
   type StoredVersion,
 } from '../state.js';
-import { isStrictSemver } from '../../terraform/version.js';
+import { isStrictSemver } from '../../terraform/names.js';
 import { Problems, attributesOf, requiredString } from '../validate.js';
 
 /** Path of the versions collection of a provider. */

@@ -2,19 +2,69 @@
  * `runtask serve` flags → integrator options, every check done before anything listens: durations, bounds,
  * the HMAC key (from a file or an environment variable, never a flag value), the allowed platform hosts, and
  * the job store (the journal in `--state-dir`, or PostgreSQL with `--database-url` / `RUNTASK_DATABASE_URL`).
+ * The options' types are here too, so that the server, its request handling (requests.ts) and the routes'
+ * folders (routing.ts) read them without importing one another.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../errors.js';
-import { parsePlatformHosts } from '../callback/origins.js';
+import { parsePlatformHosts, type PlatformOrigins } from '../callback/origins.js';
 import { passwordsOf, redactDatabaseUrl } from './redact.js';
 import type { DatabaseTimeouts } from './postgres/databaseFaults.js';
-import type { IntegratorOptions } from './server.js';
+import type { JobSettings } from './jobs.js';
+import type { EventLog } from './log.js';
 import type { FailOn } from '../formats/findings.js';
 import { FAIL_ON } from '../formats/report.js';
 import { RESULT_FORMATS, type ResultFormat, type ResultReading } from './handler/handlerResult.js';
-import { ROLES, type Role } from './store.js';
+import { ROLES, type JobStore, type Role } from './store.js';
+
+/** One run task of several (`--routes`): its path, key and handler, each with its own jobs and journal. */
+export interface RouteOptions {
+  /** Normalised: starts with `/`, no trailing `/` (but `/` itself), not /healthz or /metrics. */
+  path: string;
+  hmacKey: string | undefined;
+  exec: string;
+  timeoutMs: number;
+  timeoutText: string;
+  /** Handlers of this route running at once (each route has its own slots). */
+  maxJobs: number;
+  allowed: PlatformOrigins;
+  /** How this route's handler output is read (default: the integrator's). */
+  reading?: ResultReading;
+  /** Hand this route's handler the configuration version, unpacked (default: the integrator's). */
+  withConfiguration?: boolean;
+}
+
+/** Everything the integrator needs. */
+export interface IntegratorOptions extends JobSettings {
+  host: string;
+  port: number;
+  /** The path the platform POSTs to, e.g. `/`. */
+  path: string;
+  /**
+   * Several run tasks, each on its own path (a routes file): then `path`, `exec`, `hmacKey`, `timeoutMs` and
+   * `maxJobs` above are not used. Route `/` keeps its journal in `stateDir`, the others in
+   * `stateDir/routes/<name>`, so that a restart finishes each job with its own route's settings.
+   */
+  routes?: readonly RouteOptions[];
+  stateDir: string;
+  log: EventLog;
+  /** Largest accepted body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Opens the job store of a route (tests); default: PostgreSQL when `databaseUrl` is set, else the journal. */
+  openStore?: (log: EventLog) => Promise<JobStore>;
+  /** The PostgreSQL job store shared by several instances (postgres.ts): a queue per route. */
+  databaseUrl?: string;
+  /** Its lease: how long a job of an instance that died stays held (default 60 s). */
+  leaseMs?: number;
+  /** With the database: how often a worker with free slots looks at the queue (default 1 s). */
+  pollEveryMs?: number;
+  /** With the database: connections in this instance's pool (default 10). */
+  poolSize?: number;
+  /** With the database: its statement and connect timeouts and retry delay (databaseFaults.ts). */
+  databaseTimeouts?: DatabaseTimeouts;
+}
 
 /** Flags of `provider runtask serve`, as commander hands them over. */
 export interface ServeFlags {

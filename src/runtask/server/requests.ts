@@ -21,7 +21,7 @@ import {
   type ParsedRunTaskRequest,
 } from '../../terraform/runtask/payload.js';
 import { parseRequestTarget } from '../../net/requestTarget.js';
-import type { IntegratorOptions } from './integratorOptions.js';
+import type { IntegratorOptions } from './options.js';
 
 /** One run task the integrator serves: its path, key and platform hosts, and its jobs. */
 export interface RouteContext {

@@ -15,7 +15,7 @@ import { PlatformOrigins } from '../callback/origins.js';
 import type { EventLog } from './log.js';
 import type { JobStore, StoreHealth } from './store.js';
 import type { HealthReport } from './requests.js';
-import type { RouteOptions } from './integratorOptions.js';
+import type { RouteOptions } from './options.js';
 
 /** A route being served (or, `retired`, only finishing the jobs a previous process left for it). */
 export interface ServedRoute {

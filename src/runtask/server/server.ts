@@ -23,10 +23,10 @@ import {
   type ServedRoute,
 } from './routing.js';
 
-import type { IntegratorOptions, RouteOptions } from './integratorOptions.js';
+import type { IntegratorOptions, RouteOptions } from './options.js';
 
 export { BODY_LIMIT } from './requests.js';
-export type { IntegratorOptions, RouteOptions } from './integratorOptions.js';
+export type { IntegratorOptions, RouteOptions } from './options.js';
 
 /** The store of a route without a database: given (tests), or the journal in `dir`. */
 async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {

@@ -26,7 +26,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUED_MESSAGE, TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres/postgres.js';
 import { routeName } from '../../../src/runtask/server/routing.js';
-import type { RouteOptions } from '../../../src/runtask/server/server.js';
+import type { RouteOptions } from '../../../src/runtask/server/options.js';
 import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformOrigins } from '../../../src/runtask/callback/origins.js';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
-import type { RouteOptions } from '../../../src/runtask/server/server.js';
+import type { RouteOptions } from '../../../src/runtask/server/options.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
   HANDLER_COMMAND,

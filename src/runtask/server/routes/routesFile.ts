@@ -39,7 +39,7 @@ import {
   type ServeFlags,
   type ServeWorld,
 } from '../options.js';
-import type { IntegratorOptions, RouteOptions } from '../server.js';
+import type { IntegratorOptions, RouteOptions } from '../options.js';
 
 /** Paths the integrator answers itself. */
 const RESERVED = ['/healthz', '/metrics'];
