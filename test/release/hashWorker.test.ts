@@ -1,10 +1,10 @@
 /**
  * The hashing worker as a module of its own (src/release/hashing/hashWorker.ts), run in a worker_threads Worker as the
  * pool runs it: from its TypeScript source (what the pool starts under vitest, Node stripping its types) and
- * from tsc's output in dist/ (npm run build). Its replies carry each file's SHA-256, size, seal, and the planned
- * zip entries' content hashes.
+ * from tsc's output in dist/ (npm run build). Its replies carry each file's SHA-256, size, the SHA-256 of each of
+ * its 256 KiB chunks, and the planned zip entries' content hashes.
  */
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,7 @@ describe.each([
   ['its TypeScript source', 'src/release/hashing/hashWorker.ts'],
   ['the tsc output in dist/', 'dist/release/hashing/hashWorker.js'],
 ])('the hashing worker, from %s', (_from, file) => {
-  it('hashes the queue it is given: SHA-256, size, seal, and the planned entries of a zip', async () => {
+  it("hashes the queue it is given: SHA-256, size, the chunks' digests, and the planned entries of a zip", async () => {
     const root = tempRoot();
     const data = randomBytes(3 * 1024 * 1024 + 7);
     const plain = path.join(root, 'plain.bin');
@@ -56,24 +56,22 @@ describe.each([
     const zip = path.join(root, 'x.zip');
     fs.writeFileSync(zip, zipBytes);
     const { plan } = await planZipHash(zip, 'x.zip');
-    const key = randomBytes(16);
     const jobs = [
-      { path: plain, storedLater: false, seal: { key, nonce: randomBytes(12) } },
-      { path: zip, plan, storedLater: false, seal: { key, nonce: randomBytes(12) } },
+      { path: plain, storedLater: false },
+      { path: zip, plan, storedLater: false },
     ];
     const replies = await run(path.join(ROOT, file), { jobs, claim: new SharedArrayBuffer(4) });
 
     const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
-    const gmac = (bytes: Uint8Array, nonce: Uint8Array): string => {
-      const cipher = createCipheriv('aes-128-gcm', key, nonce);
-      cipher.setAAD(bytes);
-      cipher.final();
-      return cipher.getAuthTag().toString('hex');
-    };
+    // Each 256 KiB of the file, the last piece shorter.
+    const chunks = (bytes: Buffer): string[] =>
+      Array.from({ length: Math.ceil(bytes.length / (256 * 1024)) }, (_, i) =>
+        sha256(bytes.subarray(i * 256 * 1024, (i + 1) * 256 * 1024)),
+      );
     expect(replies.get(0)).toEqual({
       ok: true,
       digest: { path: plain, sha256: sha256(data), bytes: data.length },
-      seal: { nonce: Buffer.from(jobs[0]!.seal.nonce).toString('hex'), tag: gmac(data, jobs[0]!.seal.nonce) },
+      chunks: chunks(data),
     });
     expect(replies.get(1)).toEqual({
       ok: true,
@@ -83,18 +81,13 @@ describe.each([
         bytes: zipBytes.length,
         entries: [sha256(license), sha256(binary)],
       },
-      seal: {
-        nonce: Buffer.from(jobs[1]!.seal.nonce).toString('hex'),
-        tag: gmac(zipBytes, jobs[1]!.seal.nonce),
-      },
+      chunks: chunks(zipBytes),
     });
   });
 
   it('answers a file it cannot read with its path and code instead of failing', async () => {
     const missing = path.join(tempRoot(), 'gone.zip');
-    const jobs = [
-      { path: missing, storedLater: false, seal: { key: randomBytes(16), nonce: randomBytes(12) } },
-    ];
+    const jobs = [{ path: missing, storedLater: false }];
     const replies = await run(path.join(ROOT, file), { jobs, claim: new SharedArrayBuffer(4) });
     expect(replies.get(0)).toMatchObject({ ok: false, path: missing, code: 'ENOENT' });
   });

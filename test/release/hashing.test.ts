@@ -7,7 +7,7 @@ import { FileReadError, hashFile, HashingSession } from '../../src/release/hashi
 import { FileChangedError } from '../../src/verifiedFiles.js';
 import { tempRoot } from '../helpers/tmp.js';
 
-/** The hashing session the tests hash in: its workers, and the seals `readVerified` checks. */
+/** The hashing session the tests hash in: its workers, and the chunk digests `readVerified` checks. */
 const session = new HashingSession();
 
 function files(count: number, size: number): { paths: string[]; expected: Map<string, string> } {
@@ -239,7 +239,7 @@ describe('readVerified', () => {
     ['on the main thread', Infinity],
     ['in the pool', 0],
   ])(
-    'checks a file hashed here by its seal (%s): the same bytes pass, one byte changed is refused with what it hashes to now',
+    "checks a file hashed here by its chunks' digests (%s): the same bytes pass, one byte changed is refused with what it hashes to now",
     async (_where, inlineBelowBytes) => {
       const data = randomBytes(3 * 1024 * 1024 + 17);
       const { file } = verified(data);
@@ -264,6 +264,23 @@ describe('readVerified', () => {
       expect(received.length).toBeLessThan(data.length);
     },
   );
+
+  it('checks each chunk of a file hashed here against its digest before handing it on', async () => {
+    // A byte of the second chunk changed: the first chunk goes on, the second never does. Checked by the file's
+    // SHA-256 alone, the second chunk would go on before the change is known.
+    const data = randomBytes(3 * 256 * 1024 + 17);
+    const { file } = verified(data);
+    const digest = (await session.hashFiles([file])).get(file)!;
+    const changed = Buffer.from(data);
+    changed[256 * 1024 + 5] = changed[256 * 1024 + 5]! ^ 1;
+    fs.writeFileSync(file, changed);
+    const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
+    expect(error).toBeInstanceOf(FileChangedError);
+    expect((error as Error).message).toBe(
+      `x.zip changed since it was verified: it now hashes to ${createHash('sha256').update(changed).digest('hex')}, not ${digest.sha256}`,
+    );
+    expect(received.equals(data.subarray(0, 256 * 1024))).toBe(true);
+  });
 
   it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {
     const { file, digest } = verified(Buffer.from('verified bytes'));

@@ -28,7 +28,7 @@ import { sortHashes, zipHash } from '../../src/terraform/hashes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FIXTURE_H1, FIXTURES, PLATFORMS, makeZip, zipName } from './helpers.js';
 
-/** The hashing session the tests hash in (its seals prove the second reads). */
+/** The hashing session the tests hash in (its chunk digests prove the second reads). */
 const session = new HashingSession();
 
 /** The documented algorithm over (name, content) pairs; names compared as bytes, as Go's sort.Strings does. */
@@ -365,7 +365,7 @@ describe('entries hashed in the same read as the file', () => {
     },
   );
 
-  it('checks a file hashed without a seal of this process by its SHA-256 instead', async () => {
+  it('checks a file this process hashed no chunk digests of by its SHA-256 instead', async () => {
     const zip = makeZip(members);
     const file = writeZip('unsealed.zip', zip);
     const { plan } = await planZipHash(file, 'unsealed.zip');

@@ -1,13 +1,13 @@
 /**
- * One read of one file: every byte into the file's SHA-256 and its seal, and the planned zip entries' data into
- * their own hashes (src/release/hashing/entryContents.ts). Runs on the main thread and in the hashing workers
- * (src/release/hashing/hashWorker.ts), and answers with a reply rather than throwing, so that a worker can post it.
+ * One read of one file: every byte into the file's SHA-256 and, in a hashing session, into the SHA-256 of each of
+ * its 256 KiB chunks, and the planned zip entries' data into their own hashes (src/release/hashing/entryContents.ts).
+ * Runs on the main thread and in the hashing workers (src/release/hashing/hashWorker.ts), and answers with a reply
+ * rather than throwing, so that a worker can post it.
  *
- * The seal is a GMAC (AES-128-GCM's tag over the bytes as additional data, no plaintext) under the hashing
- * session's key, with a fresh nonce per file: `readVerified` checks the bytes it uploads against it
- * (src/release/hashing/verifiedRead.ts).
+ * The chunks' digests are what an upload checks each chunk it reads again against before handing it on
+ * (`readVerified`, src/release/hashing/verifiedRead.ts): the bytes uploaded are the bytes verified, chunk by chunk.
  */
-import { createCipheriv, createHash, type CipherGCM } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { EntryContents } from './entryContents.ts';
 import { entrySlices, type ZipPlan } from '../zipPlan.ts';
@@ -26,49 +26,67 @@ export interface FileDigest {
   entries?: string[];
 }
 
-/** A GMAC of a file's bytes under a session's sealing key: the nonce (12 bytes) and the tag (16), hex. */
-export interface Seal {
-  nonce: string;
-  tag: string;
-}
-
-/** What a reader needs to seal one file: the key and a fresh nonce. */
-export interface Sealing {
-  key: Uint8Array;
-  nonce: Uint8Array;
-}
-
-/** What a read of a file answers: its digest and seal, or why it could not be read. */
+/** What a read of a file answers: its digest and its chunks' digests, or why it could not be read. */
 export type DigestReply =
-  | { ok: true; digest: FileDigest; seal: Seal | undefined }
+  | { ok: true; digest: FileDigest; chunks: string[] | undefined }
   | { ok: false; path: string; code: string; message: string; entry?: string };
 
 /** What `digestFile` reads at once. */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
-/** How a file is read: blocking (a worker: faster, nothing else runs there) and whether stored entries wait. */
+/** The size of the chunks whose SHA-256 a read takes, and that an upload reads and checks one at a time. */
+export const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * How a file is read: blocking (a worker: faster, nothing else runs there), whether stored entries wait, and
+ * whether the chunks' digests are taken (for a session's uploads).
+ */
 export interface ReadMode {
   blocking: boolean;
   storedLater: boolean;
+  chunks: boolean;
+}
+
+/** The SHA-256 of each CHUNK_BYTES of a file, from its start, as its bytes are added in pieces of any size. */
+export class ChunkHashes {
+  /** Lower-case hex, one per chunk completed so far. */
+  readonly digests: string[] = [];
+  private hash: Hash = createHash('sha256');
+  private filled = 0;
+
+  add(data: Buffer): void {
+    for (let at = 0; at < data.length;) {
+      const take = Math.min(CHUNK_BYTES - this.filled, data.length - at);
+      this.hash.update(data.subarray(at, at + take));
+      at += take;
+      this.filled += take;
+      if (this.filled === CHUNK_BYTES) this.end();
+    }
+  }
+
+  /** The file's last bytes are in: a chunk shorter than CHUNK_BYTES is complete. */
+  end(): void {
+    if (this.filled === 0) return;
+    this.digests.push(this.hash.digest('hex'));
+    this.hash = createHash('sha256');
+    this.filled = 0;
+  }
 }
 
 /**
  * Reads a file once, in chunks of `chunk`'s size (which it reads into; nothing else may use it meanwhile): every
- * byte into the file's SHA-256 and its seal (`sealWith`: the key and this file's nonce; none, no seal), and each
- * planned entry's data into that entry's content hash.
+ * byte into the file's SHA-256 (and, with `chunks`, its chunks' digests), and each planned entry's data into that
+ * entry's content hash.
  */
 export async function digestFile(
   path: string,
   plan: ZipPlan | undefined,
-  { blocking, storedLater }: ReadMode,
-  sealWith: Sealing | undefined,
+  { blocking, storedLater, chunks }: ReadMode,
   chunk: Buffer,
 ): Promise<DigestReply> {
   const contents = new EntryContents(plan ?? [], storedLater);
   const fileHash = createHash('sha256');
-  // The seal: GCM's tag over the bytes given as additional data (GHASH only, no encryption).
-  const sealer: CipherGCM | undefined =
-    sealWith === undefined ? undefined : createCipheriv('aes-128-gcm', sealWith.key, sealWith.nonce);
+  const chunkHashes = chunks ? new ChunkHashes() : undefined;
   let bytes = 0;
   const cursor = { next: 0 };
   // The main thread must not stall its event loop.
@@ -86,7 +104,7 @@ export async function digestFile(
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
       fileHash.update(data);
-      sealer?.setAAD(data);
+      chunkHashes?.add(data);
       const from = bytes;
       bytes += bytesRead;
       for (const [index, slice] of entrySlices(plan ?? [], cursor, from, data))
@@ -104,11 +122,40 @@ export async function digestFile(
     return { ok: false, path, code: 'EZIP', message: entries.failure, entry: entries.entry };
   const digest: FileDigest = { path, sha256: fileHash.digest('hex'), bytes };
   if (plan !== undefined) digest.entries = entries.entries;
-  return { ok: true, digest, seal: sealer === undefined ? undefined : sealOf(sealer, sealWith!) };
+  chunkHashes?.end();
+  return { ok: true, digest, chunks: chunkHashes?.digests };
 }
 
-/** The seal a finished read made. */
-function sealOf(sealer: CipherGCM, sealWith: Sealing): Seal {
-  sealer.final();
-  return { nonce: Buffer.from(sealWith.nonce).toString('hex'), tag: sealer.getAuthTag().toString('hex') };
+/**
+ * A read failure of one file, with the file's path and the system error code. (Fields set in the constructor's
+ * body: a worker runs this module with its types stripped, which leaves no parameter properties.)
+ */
+export class FileReadError extends Error {
+  readonly path: string;
+  readonly code: string;
+
+  constructor(path: string, code: string, message: string) {
+    super(message);
+    this.path = path;
+    this.code = code;
+  }
+}
+
+/** An entry of a planned zip whose content cannot be read (bad deflate data, wrong size or CRC-32). */
+export class EntryReadError extends Error {
+  readonly path: string;
+  readonly entry: string;
+
+  constructor(path: string, entry: string, message: string) {
+    super(message);
+    this.path = path;
+    this.entry = entry;
+  }
+}
+
+/** The error a failed read answered with. */
+export function replyError(reply: Extract<DigestReply, { ok: false }>): Error {
+  return reply.entry === undefined
+    ? new FileReadError(reply.path, reply.code, reply.message)
+    : new EntryReadError(reply.path, reply.entry, reply.message);
 }

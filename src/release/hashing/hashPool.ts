@@ -7,8 +7,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { InterruptedError } from '../../errors.js';
-import { digestFile, type DigestReply, type FileDigest, type Seal, type Sealing } from './digest.js';
-import { replyError } from './digestErrors.js';
+import { digestFile, replyError, type DigestReply, type FileDigest } from './digest.js';
 import type { HashJob, HashQueue, HashReply } from './hashWorker.js';
 import type { ZipPlan } from '../zipPlan.js';
 
@@ -19,16 +18,14 @@ export interface PoolOptions {
   storedLater: boolean;
   /** Called once every thread has its files. */
   started?: (() => void) | undefined;
-  /** The key and a fresh nonce, for each file's seal. */
-  sealing: () => Sealing;
   /** Runs a read with a read buffer of the main thread's. */
   withReadBuffer: <T>(use: (buffer: Buffer) => Promise<T>) => Promise<T>;
 }
 
-/** A file's digest and the seal made in its read. */
-export interface SealedDigest {
+/** A file's digest and its chunks' digests, taken in the same read. */
+export interface ChunkedDigest {
   digest: FileDigest;
-  seal: Seal | undefined;
+  chunks: string[] | undefined;
 }
 
 /** Ends a worker; its end needs no waiting. */
@@ -36,16 +33,15 @@ export function stopWorker(worker: Worker): void {
   void worker.terminate();
 }
 
-/** Hashes `queue` on `workers` and the main thread; resolves to every file's digest and seal. */
-export function runPool(queue: string[], workers: Worker[], options: PoolOptions): Promise<SealedDigest[]> {
+/** Hashes `queue` on `workers` and the main thread; resolves to every file's digest and chunk digests. */
+export function runPool(queue: string[], workers: Worker[], options: PoolOptions): Promise<ChunkedDigest[]> {
   const { signal, plans, storedLater, started } = options;
   return new Promise((resolve, reject) => {
-    const digests: SealedDigest[] = [];
+    const digests: ChunkedDigest[] = [];
     const jobs: HashJob[] = queue.map((path) => ({
       path,
       plan: plans?.get(path),
       storedLater,
-      seal: options.sealing(),
     }));
     const claim = new SharedArrayBuffer(4);
     const next = new Int32Array(claim);
@@ -72,10 +68,8 @@ export function runPool(queue: string[], workers: Worker[], options: PoolOptions
     const mainThread = async (): Promise<void> => {
       for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
         const job = jobs[index]!;
-        const mode = { blocking: false, storedLater: job.storedLater };
-        done(
-          await options.withReadBuffer((buffer) => digestFile(job.path, job.plan, mode, job.seal, buffer)),
-        );
+        const mode = { blocking: false, storedLater: job.storedLater, chunks: true };
+        done(await options.withReadBuffer((buffer) => digestFile(job.path, job.plan, mode, buffer)));
       }
     };
     const queued: HashQueue = { jobs, claim };

@@ -8,15 +8,14 @@
  * which Node runs by stripping its types. The bundles build it on its own (scripts/bundle.mjs).
  */
 import { parentPort } from 'node:worker_threads';
-import { digestFile, READ_CHUNK_BYTES, type DigestReply, type Sealing } from './digest.ts';
+import { digestFile, READ_CHUNK_BYTES, type DigestReply } from './digest.ts';
 import type { ZipPlan } from '../zipPlan.ts';
 
-/** One file of a pool's queue, as every thread gets it: the path, the zip's plan, the seal's key and nonce. */
+/** One file of a pool's queue, as every thread gets it: the path, and the zip's plan. */
 export interface HashJob {
   path: string;
   plan?: ZipPlan | undefined;
   storedLater: boolean;
-  seal: Sealing;
 }
 
 /** What the pool posts to a worker: the queue, and the counter every thread claims its next job from. */
@@ -37,8 +36,8 @@ async function hashQueue({ jobs, claim }: HashQueue): Promise<void> {
   const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
   for (let index = Atomics.add(next, 0, 1); index < jobs.length; index = Atomics.add(next, 0, 1)) {
     const job = jobs[index]!;
-    const mode = { blocking: true, storedLater: job.storedLater };
-    const reply = await digestFile(job.path, job.plan, mode, job.seal, chunk);
+    const mode = { blocking: true, storedLater: job.storedLater, chunks: true };
+    const reply = await digestFile(job.path, job.plan, mode, chunk);
     const message: HashReply = { index, reply };
     parentPort?.postMessage(message);
   }

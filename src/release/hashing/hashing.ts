@@ -10,26 +10,24 @@
  * A zip given with its entry plan (`ZipPlan`, from its central directory) has its entries' contents hashed in
  * the same read, for its `h1:` lock hash; with `storedEntriesLater` the stored entries are only checked there
  * (size, CRC-32) and `hashStoredEntries` hashes them in a second read, off the path to the first upload.
- * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes:
- * by the seal made in the same read as the SHA-256, under a key drawn at random for the session and never
- * stored, shown or sent (src/release/hashing/verifiedRead.ts). The session is the uploads' `VerifiedFileSource`.
+ * `readVerified` reads a file again after verification (to upload it) and proves it is still the same bytes, chunk
+ * by chunk: by the SHA-256 of each 256 KiB chunk, taken in the same read as the file's
+ * (src/release/hashing/verifiedRead.ts). The session is the uploads' `VerifiedFileSource`.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { InterruptedError } from '../../errors.js';
 import type { VerifiedChunks, VerifiedDigest, VerifiedFileSource } from '../../verifiedFiles.js';
-import { digestFile, READ_CHUNK_BYTES, type FileDigest, type Seal, type Sealing } from './digest.js';
-import { replyError } from './digestErrors.js';
-import { runPool, stopWorker, type SealedDigest } from './hashPool.js';
+import { digestFile, READ_CHUNK_BYTES, replyError, type FileDigest } from './digest.js';
+import { runPool, stopWorker, type ChunkedDigest } from './hashPool.js';
 import { startHashWorker } from './hashWorkerStart.js';
-import { storedEntryHashes, verifiedChunks, type Proof } from './verifiedRead.js';
+import { storedEntryHashes, verifiedChunks, type ChunkDigests } from './verifiedRead.js';
 import type { ZipPlan } from '../zipPlan.js';
 
 export type { FileDigest } from './digest.js';
-export { EntryReadError, FileReadError } from './digestErrors.js';
+export { EntryReadError, FileReadError } from './digest.js';
 export type { PlannedEntry, ZipPlan } from '../zipPlan.js';
 
 /** Tuning knobs; the defaults suit the CLI. */
@@ -71,21 +69,20 @@ async function sizeUp(paths: string[], options: HashOptions) {
 
 /**
  * Hashes one file on the current thread, streaming it through a 1 MiB buffer (and its planned entries), outside
- * any session: nothing is sealed, so nothing is read again through it (the lock hashes of a zip read once).
+ * any session: no chunk digests are taken, as nothing is read again through it (the lock hashes of a zip read
+ * once).
  */
 export async function hashFile(path: string, plan?: ZipPlan, storedLater = false): Promise<FileDigest> {
   const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-  const reply = await digestFile(path, plan, { blocking: false, storedLater }, undefined, buffer);
+  const reply = await digestFile(path, plan, { blocking: false, storedLater, chunks: false }, buffer);
   if (!reply.ok) throw replyError(reply);
   return reply.digest;
 }
 
-/** One command's hashing: its workers, its sealing key and the seals of the files it hashed. */
+/** One command's hashing: its workers and the chunk digests of the files it hashed. */
 export class HashingSession implements VerifiedFileSource {
-  /** The sealing key: random, this session's only, never stored or shown. */
-  private readonly key = randomBytes(16);
-  /** The seal of each file hashed in this session, with the digest it was made with, by path. */
-  private readonly seals = new Map<string, { sha256: string; bytes: number; seal: Seal }>();
+  /** The chunk digests of each file hashed in this session, with the file's digest, by path. */
+  private readonly chunks = new Map<string, { sha256: string; bytes: number; chunks: string[] }>();
   /**
    * Workers started ahead of their files (`startWorkers`), waiting for the first one. Unreferenced while they
    * wait: one left unused (the release failed a check before hashing) never keeps the process alive.
@@ -145,11 +142,9 @@ export class HashingSession implements VerifiedFileSource {
       for (const { path } of sized) {
         if (options.signal?.aborted)
           throw new InterruptedError('Interrupted while hashing the release files');
-        const mode = { blocking: false, storedLater: options.storedEntriesLater === true };
+        const mode = { blocking: false, storedLater: options.storedEntriesLater === true, chunks: true };
         const plan = options.plans?.get(path);
-        const reply = await this.withReadBuffer((buffer) =>
-          digestFile(path, plan, mode, this.sealing(), buffer),
-        );
+        const reply = await this.withReadBuffer((buffer) => digestFile(path, plan, mode, buffer));
         if (!reply.ok) throw replyError(reply);
         results.set(path, this.keep(reply));
       }
@@ -158,19 +153,18 @@ export class HashingSession implements VerifiedFileSource {
     // Largest first, so one big file does not start last and leave the other cores idle.
     const queue = sized.sort((a, b) => b.size - a.size).map((f) => f.path);
     const workers = Array.from({ length: threads - 1 }, () => this.ready.shift() ?? startHashWorker());
-    const sealed = await runPool(queue, workers, {
+    const replies = await runPool(queue, workers, {
       ...options,
       storedLater: options.storedEntriesLater === true,
-      sealing: () => this.sealing(),
       withReadBuffer: (use) => this.withReadBuffer(use),
     });
-    for (const reply of sealed) results.set(reply.digest.path, this.keep(reply));
+    for (const reply of replies) results.set(reply.digest.path, this.keep(reply));
     return results;
   }
 
   /** Reads a file this session verified, proven to be the verified bytes (`verifiedChunks`). */
   readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks {
-    return verifiedChunks(path, filename, expected, this.proof(path, expected));
+    return verifiedChunks(path, filename, expected, this.digestsOf(path, expected));
   }
 
   /**
@@ -184,34 +178,30 @@ export class HashingSession implements VerifiedFileSource {
     expected: VerifiedDigest,
     signal?: AbortSignal,
   ): Promise<string[]> {
-    const proof = this.proof(path, expected);
+    const digests = this.digestsOf(path, expected);
     const file = { path, filename, plan, expected };
-    return this.withReadBuffer((buffer) => storedEntryHashes(file, proof, buffer, signal));
+    return this.withReadBuffer((buffer) => storedEntryHashes(file, digests, buffer, signal));
   }
 
-  /** Stops the workers still waiting and forgets the seals: the command is over. */
+  /** Stops the workers still waiting and forgets the chunk digests: the command is over. */
   close(): void {
     this.closed = true;
     for (const worker of this.ready.splice(0)) stopWorker(worker);
-    this.seals.clear();
+    this.chunks.clear();
   }
 
-  /** The seal made when this file was hashed with these very expectations, else none (checked by SHA-256). */
-  private proof(path: string, expected: VerifiedDigest): Proof {
-    const kept = this.seals.get(path);
+  /** The chunk digests taken when this file was hashed with these very expectations, else none (checked by SHA-256). */
+  private digestsOf(path: string, expected: VerifiedDigest): ChunkDigests {
+    const kept = this.chunks.get(path);
     return kept !== undefined && kept.sha256 === expected.sha256 && kept.bytes === expected.bytes
-      ? { key: this.key, seal: kept.seal }
+      ? kept.chunks
       : undefined;
   }
 
-  /** What a reader needs to seal one file: the key and a fresh nonce. */
-  private sealing(): Sealing {
-    return { key: this.key, nonce: randomBytes(12) };
-  }
-
-  /** Remembers a file's seal, for `readVerified` to check the file against; hands on the digest. */
-  private keep({ digest, seal }: SealedDigest): FileDigest {
-    if (seal !== undefined) this.seals.set(digest.path, { sha256: digest.sha256, bytes: digest.bytes, seal });
+  /** Remembers a file's chunk digests, for `readVerified` to check the file against; hands on the digest. */
+  private keep({ digest, chunks }: ChunkedDigest): FileDigest {
+    if (chunks !== undefined)
+      this.chunks.set(digest.path, { sha256: digest.sha256, bytes: digest.bytes, chunks });
     return digest;
   }
 
