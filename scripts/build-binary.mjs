@@ -12,9 +12,9 @@
 // injected into the copy with postject (npm registry), and on macOS the copy signed again (ad hoc). The
 // hashing workers run the bundled worker module's source, which the bundle holds as a string (scripts/bundle.mjs,
 // workerStart()), evaluated (`new Worker(source, { eval: true })`), which a single executable supports, and so
-// does the handler runner of `runtask serve`: the bundle carries src/runtask/server/handler/spawnHelper.ts as a source
-// string (scripts/bundle.mjs, embedded()), run as `<executable> -e <source>` (src/cli/bundleEntry.ts); nothing
-// is read beside the binary. A node binary without the SEA fuse (some distributions build Node without
+// does the handler runner of `runtask serve`, run as `<executable> -e <its function's source>`
+// (src/runtask/server/handler/spawnHelper.ts, src/cli/bundleEntry.ts). package.json and assets/ go in as the
+// executable's assets (`seaAssets`), read with node:sea by src/packageFiles.ts; nothing is read beside the binary. A node binary without the SEA fuse (some distributions build Node without
 // it) cannot build one: the script says so and exits 3.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -51,6 +51,20 @@ export function cannotBuild(node) {
 }
 
 /**
+ * The files the program reads besides its code, by the names src/packageFiles.ts asks for: package.json and
+ * every file of assets/ but its README.
+ * @returns {Record<string, string>}
+ */
+function seaAssets() {
+  /** @type {Record<string, string>} */
+  const assets = { 'package.json': path.join(ROOT, 'package.json') };
+  for (const name of fs.readdirSync(path.join(ROOT, 'assets'))) {
+    if (name !== 'README.md') assets[`assets/${name}`] = path.join(ROOT, 'assets', name);
+  }
+  return assets;
+}
+
+/**
  * Builds the executable with `node` (default: Node 24, `releaseNode()`); resolves to its path.
  * @param {string} [out]
  * @param {string} [node]
@@ -70,7 +84,13 @@ export async function buildBinary(out, node = releaseNode()) {
     const config = path.join(work, 'sea-config.json');
     fs.writeFileSync(
       config,
-      JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }),
+      JSON.stringify({
+        main: script,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useCodeCache: true,
+        assets: seaAssets(),
+      }),
     );
     execFileSync(node, ['--experimental-sea-config', config], { stdio: 'pipe' });
     fs.rmSync(target, { force: true });

@@ -17,12 +17,13 @@
 // shim; medians of 41 runs, docs/node.md): to the first request of `provider versions list`, one 5.7 MiB file
 // took 26–53 % longer than the split build, and the split build left as ES modules 41–49 % longer than as CommonJS
 // (Node's ES module loader does per-file work, resolution and the module graph's promises, that CommonJS skips).
-// Nothing here changes a dependency's code: plugins only choose which of a package's own builds is used and put
-// the project's own data (version, schema, WebAssembly) in place of the modules that read it from disk.
-// All three target Node 22.14 (package.json's engines), are not minified (a reviewer can read the committed
-// action bundle's diff; a stack trace names real functions), and carry everything they need: the package version
-// (no package.json read at start-up), the SARIF schema and the two WebAssembly files of the HCL parser
-// (src/lockfile/wasm.ts is replaced by a module holding their bytes). The hashing worker (src/release/hashing/hashWorker.ts)
+// Nothing here changes a dependency's code, and no module of src/ is replaced: what the tests run is what users
+// run. Plugins only choose which of a package's own builds is used (`commonJsBuilds`). The files the program reads
+// besides its code (package.json, assets/) are found at run time by src/packageFiles.ts, up from the file the
+// code is in: `import.meta.filename` is defined as `__filename`, the file of the bundle (every bundle sits below
+// the package's root), and a single executable carries them as its assets (scripts/build-binary.mjs).
+// All three target Node 22.14 (package.json's engines) and are not minified (a reviewer can read the committed
+// action bundle's diff; a stack trace names real functions). The hashing worker (src/release/hashing/hashWorker.ts)
 // is built on its own into one CommonJS file (`buildWorker`): the package writes it next to its entry,
 // dist/bundle/hashWorker.js, and starts it from there; the one-file builds, which have no folder to read it from,
 // hold its source as a string and start it evaluated (src/release/hashing/hashWorkerStart.ts is replaced by the module
@@ -72,8 +73,10 @@ const COMMON = {
   charset: 'utf8',
   logLevel: 'warning',
   // import.meta is empty in CommonJS: a module that still uses it (to find a file beside itself) would break
-  // at run time, so the build fails instead; such modules are replaced or resolved to their CommonJS builds.
+  // at run time, so the build fails instead. The one use the product makes, src/packageFiles.ts's, is the
+  // bundle's own file (see the top of this file).
   logOverride: { 'empty-import-meta': 'error' },
+  define: { 'import.meta.filename': '__filename' },
   // cosmiconfig requires the TypeScript compiler only for .ts configuration files, which provider does not
   // search for (src/config/load.ts): leaving it out saves 10 MB.
   external: ['typescript'],
@@ -117,11 +120,10 @@ async function buildWorker(banner) {
  * The one build: every entry, ES modules split at each dynamic `import()`, into `dir/bundle/`; a hashing worker
  * starts as `worker` says (`workerStart`).
  * @param {string} dir
- * @param {string} version
  * @param {{ file: string } | { source: string }} worker
  * @returns {Promise<esbuild.Metafile>}
  */
-async function buildOnce(dir, version, worker) {
+async function buildOnce(dir, worker) {
   const result = await esbuild.build({
     ...COMMON,
     absWorkingDir: ROOT,
@@ -131,7 +133,7 @@ async function buildOnce(dir, version, worker) {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     metafile: true,
-    plugins: [namedDynamicImports(), embedded(version), workerStart(worker)],
+    plugins: [namedDynamicImports(), commonJsBuilds(), workerStart(worker)],
   });
   if (result.metafile === undefined) throw new Error('esbuild gave no metafile');
   return result.metafile;
@@ -151,7 +153,7 @@ export async function bundle(target, out) {
   try {
     const workerSource = await buildWorker(banner);
     const worker = target === 'package' ? { file: WORKER_FILE } : { source: workerSource };
-    const metafile = await buildOnce(work, pkg.version, worker);
+    const metafile = await buildOnce(work, worker);
     const built = path.join(work, 'bundle');
     if (target === 'package') {
       fs.rmSync(output, { recursive: true, force: true });
@@ -202,7 +204,7 @@ function writeLicenses(metafile, file) {
     const match = /^(?:[^:]+:)?(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match) folders.add(/** @type {string} */ (match[1]));
   }
-  // The HCL grammar's WebAssembly is embedded too (embedded()), from its package's copy in assets/.
+  // The HCL grammar's WebAssembly is shipped too, its package's copy in assets/.
   folders.add('node_modules/@tree-sitter-grammars/tree-sitter-hcl');
   const packages = [...folders].sort().map((folder) => {
     const manifest = /** @type {{ name: string, version: string, license?: string }} */ (
@@ -233,7 +235,9 @@ function refuseImportMeta(dir) {
     if (!entry.isFile()) continue;
     const file = path.join(entry.parentPath, entry.name);
     if (fs.readFileSync(file, 'utf8').includes('import.meta')) {
-      throw new Error(`${path.relative(ROOT, file)} uses import.meta: replace the module (see embedded())`);
+      throw new Error(
+        `${path.relative(ROOT, file)} uses import.meta: find the file with src/packageFiles.ts`,
+      );
     }
   }
 }
@@ -337,91 +341,19 @@ function checkWorkerStart(metafile, work) {
 }
 
 /**
- * What a bundle carries instead of reading it beside itself: src/cli/version.ts becomes the version it was built
- * with; src/runtask/formats/sarifSchema.ts the SARIF schema of assets/; src/lockfile/wasm.ts a module holding the HCL parser's WebAssembly (tree-sitter's runtime and the grammar
- * in assets/); src/runtask/server/handler/spawnHelperPath.ts a module handing Node the source of the handler runner
- * (`helperSource`) as `-e <source>`, since a single executable runs only what it carries (every bundle does the
- * same, so that the package has no second file to find beside its chunks); and web-tree-sitter and openpgp their
- * CommonJS builds.
- * @param {string} version
+ * web-tree-sitter and openpgp as their CommonJS builds: their ES modules find files through `import.meta.url`,
+ * which is the chunk's own in a bundle; their CommonJS builds do not need to.
  * @returns {esbuild.Plugin}
  */
-function embedded(version) {
-  const wasmModule = path.join(ROOT, 'src', 'lockfile', 'wasm.ts');
-  const versionModule = path.join(ROOT, 'src', 'cli', 'version.ts');
-  const helperPathModule = path.join(ROOT, 'src', 'runtask', 'server', 'handler', 'spawnHelperPath.ts');
+function commonJsBuilds() {
   return {
-    name: 'embedded',
+    name: 'commonjs-builds',
     setup(build) {
-      // Their ES modules find files through import.meta.url; their CommonJS builds do not need to.
       build.onResolve({ filter: /^(web-tree-sitter|openpgp)$/ }, (args) => ({
         path: require.resolve(args.path),
       }));
-      build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]version\.ts$/ }, (args) => {
-        if (path.resolve(args.path) !== versionModule) return undefined;
-        return {
-          loader: 'js',
-          contents: `// src/cli/version.ts, bundled\nexport function packageVersion() {\n  return ${JSON.stringify(version)};\n}\n`,
-        };
-      });
-      const schemaModule = path.join(ROOT, 'src', 'runtask', 'formats', 'sarifSchema.ts');
-      build.onLoad({ filter: /[\\/]src[\\/]runtask[\\/]formats[\\/]sarifSchema\.ts$/ }, (args) => {
-        if (path.resolve(args.path) !== schemaModule) return undefined;
-        const schema = fs.readFileSync(path.join(ROOT, 'assets', 'sarif-schema-2.1.0.json'), 'utf8');
-        return {
-          loader: 'js',
-          contents: `// src/runtask/formats/sarifSchema.ts, bundled: assets/sarif-schema-2.1.0.json\nexport function sarifSchema() {\n  return ${JSON.stringify(JSON.parse(schema))};\n}\n`,
-        };
-      });
-      build.onLoad(
-        { filter: /[\\/]src[\\/]runtask[\\/]server[\\/]handler[\\/]spawnHelperPath\.ts$/ },
-        async (args) => {
-          if (path.resolve(args.path) !== helperPathModule) return undefined;
-          return {
-            loader: 'js',
-            contents:
-              '// src/runtask/server/handler/spawnHelperPath.ts, bundled: spawnHelper.ts beside it as a source string\n' +
-              `const HELPER_SOURCE = ${JSON.stringify(await helperSource())};\n` +
-              "export function helperArgs() {\n  return ['-e', HELPER_SOURCE];\n}\n",
-          };
-        },
-      );
-      build.onLoad({ filter: /[\\/]src[\\/]lockfile[\\/]wasm\.ts$/ }, (args) => {
-        if (path.resolve(args.path) !== wasmModule) return undefined;
-        const runtime = fs.readFileSync(require.resolve('web-tree-sitter/web-tree-sitter.wasm'));
-        const grammar = fs.readFileSync(path.join(ROOT, 'assets', 'tree-sitter-hcl.wasm'));
-        const bytes = (/** @type {Buffer} */ data) =>
-          `new Uint8Array(Buffer.from(${JSON.stringify(data.toString('base64'))}, 'base64'))`;
-        return {
-          loader: 'js',
-          contents:
-            '// src/lockfile/wasm.ts, bundled: the WebAssembly of web-tree-sitter and assets/tree-sitter-hcl.wasm\n' +
-            `export async function hclWasm() {\n  return { runtime: ${bytes(runtime)}, grammar: ${bytes(grammar)} };\n}\n`,
-        };
-      });
     },
   };
-}
-
-/**
- * The handler runner's program (src/runtask/server/handler/spawnHelper.ts) compiled into one script for `node -e`: its
- * types stripped, its type-only imports gone, wrapped in a function so that it declares nothing global. It imports
- * nothing at run time, so the script is the module's own code.
- * @returns {Promise<string>}
- */
-export async function helperSource() {
-  const result = await esbuild.build({
-    ...COMMON,
-    absWorkingDir: ROOT,
-    entryPoints: ['src/runtask/server/handler/spawnHelper.ts'],
-    format: 'iife',
-    legalComments: 'none',
-    write: false,
-  });
-  const [file] = result.outputFiles;
-  if (file === undefined)
-    throw new Error('esbuild gave no output for src/runtask/server/handler/spawnHelper.ts');
-  return file.text;
 }
 
 /**

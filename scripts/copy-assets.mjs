@@ -3,15 +3,40 @@
 // test/lockfile/assets.test.ts fails while a copy differs from its package's file.
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-/** @type {[string, string][]} */
-const copies = [
-  ['@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-hcl.wasm', 'tree-sitter-hcl.wasm'],
-  ['@tree-sitter-grammars/tree-sitter-hcl/LICENSE', 'tree-sitter-hcl.LICENSE'],
-  ['@microsoft/sarif-matcher-utils/lib/schemas/sarif-2.1.0-rtm.5.json', 'sarif-schema-2.1.0.json'],
+
+/**
+ * Each copy: a file its package exports (how the package's folder is found), the file of that folder to copy,
+ * and its name in assets/.
+ * @type {readonly (readonly [string, string, string])[]}
+ */
+export const ASSETS = [
+  [
+    '@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-hcl.wasm',
+    'tree-sitter-hcl.wasm',
+    'tree-sitter-hcl.wasm',
+  ],
+  ['@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-hcl.wasm', 'LICENSE', 'tree-sitter-hcl.LICENSE'],
+  ['web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm', 'web-tree-sitter.wasm'],
+  ['web-tree-sitter/web-tree-sitter.wasm', 'LICENSE', 'web-tree-sitter.LICENSE'],
 ];
-for (const [from, to] of copies) {
-  fs.copyFileSync(require.resolve(from), new URL(`../assets/${to}`, import.meta.url));
-  console.log(`assets/${to} ← ${from}`);
+
+/**
+ * The package's file a copy comes from.
+ * @param {string} anchor
+ * @param {string} file
+ */
+export function assetSource(anchor, file) {
+  return path.join(path.dirname(require.resolve(anchor)), file);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const [anchor, file, to] of ASSETS) {
+    const from = assetSource(anchor, file);
+    fs.copyFileSync(from, new URL(`../assets/${to}`, import.meta.url));
+    console.log(`assets/${to} ← ${path.relative(process.cwd(), from)}`);
+  }
 }

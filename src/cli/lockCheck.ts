@@ -2,7 +2,7 @@
 import type { LockCheckFlags } from '../commands/lockCheck/run.js';
 import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../packageFiles.js';
 
 /** Registers `check` under `provider lock`. */
 export function registerLockCheck(lock: ProgramCommand): void {

@@ -26,7 +26,7 @@ import { registerMirror } from './mirror.js';
 import { registerCompletion } from './completion.js';
 import type { Output } from '../ui/output.js';
 import { inquirerConfirm } from '../ui/prompt.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../packageFiles.js';
 import { COMMAND_GROUPS, local, onEmulator, renderExitCodes } from './help.js';
 
 /**

@@ -1,13 +1,13 @@
 /**
  * The HCL parser behind the lock-file commands: tree-sitter's WebAssembly runtime (`web-tree-sitter`) with the
  * HCL grammar of the tree-sitter-grammars project (`@tree-sitter-grammars/tree-sitter-hcl`; its
- * `tree-sitter-hcl.wasm` is copied into `assets/`, see ./wasm.ts). Both are WebAssembly, so nothing is compiled
- * at install time; the grammar package's native binding is never installed with `provider`. Loaded lazily, once per process, on the first parse: only the lock command
+ * `tree-sitter-hcl.wasm` is copied into `assets/` with the runtime's own `web-tree-sitter.wasm`, assets/README.md).
+ * Both are WebAssembly, so nothing is compiled at install time; the grammar package's native binding is never installed with `provider`. Loaded lazily, once per process, on the first parse: only the lock command
  * pays the start-up (tens of milliseconds). Node positions are UTF-16 code-unit indices into the parsed string,
  * so `text.slice(node.startIndex, node.endIndex)` is the node's exact source.
  */
 import type { Node, Parser } from 'web-tree-sitter';
-import { hclWasm } from './wasm.js';
+import { packageFile } from '../packageFiles.js';
 
 export type { Node as HclNode } from 'web-tree-sitter';
 
@@ -17,11 +17,12 @@ let parser: Promise<Parser> | undefined;
 function hclParser(): Promise<Parser> {
   parser ??= (async () => {
     const { Parser: TreeSitter, Language } = await import('web-tree-sitter');
-    const { runtime, grammar } = await hclWasm();
-    const wasmBinary = runtime?.buffer.slice(runtime.byteOffset, runtime.byteOffset + runtime.byteLength);
-    await TreeSitter.init(wasmBinary === undefined ? undefined : { wasmBinary: wasmBinary as ArrayBuffer });
+    // The runtime's WebAssembly is handed over, not looked up beside its module: a bundle has no such folder.
+    const runtime = packageFile('assets/web-tree-sitter.wasm');
+    const wasmBinary = runtime.buffer.slice(runtime.byteOffset, runtime.byteOffset + runtime.byteLength);
+    await TreeSitter.init({ wasmBinary: wasmBinary as ArrayBuffer });
     const made = new TreeSitter();
-    made.setLanguage(await Language.load(grammar));
+    made.setLanguage(await Language.load(packageFile('assets/tree-sitter-hcl.wasm')));
     return made;
   })();
   return parser;

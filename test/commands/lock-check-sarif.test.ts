@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { packageVersion } from '../../src/cli/version.js';
+import { packageVersion } from '../../src/packageFiles.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { ADDRESS, FIXTURE_BLOCK, HEADER, NEVER_SERVED, PUBLIC_BLOCK } from '../lockfile/helpers.js';

@@ -1,13 +1,12 @@
 /**
- * The handler runner's program (spawnHelper.ts) run as the integrator starts it: as a module of its own
- * (spawnHelperPath.ts), and as the source string the bundles carry (scripts/bundle.mjs, `node -e`). Over its IPC
- * channel it starts a command through the shell, reports the pid and then the outcome, prints nothing of its
- * own, and ends when the channel is closed.
+ * The handler runner's program (spawnHelper.ts) run as the integrator starts it, `node -e` with the function's
+ * source (the bundles do the same: test/install/ runs their integrators). Over its IPC channel it starts a command
+ * through the shell, reports the pid and then the outcome, prints nothing of its own, and ends when the channel
+ * is closed.
  */
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { helperSource } from '../../../scripts/bundle.mjs';
-import { helperArgs } from '../../../src/runtask/server/handler/spawnHelperPath.js';
+import { helperArgs } from '../../../src/runtask/server/handler/spawnHelper.js';
 import type { HelperMessage, HelperRequest } from '../../../src/runtask/server/handler/spawnProtocol.js';
 
 /** Runs the helper with Node's `args`, has it start one command, and disconnects once it ended. */
@@ -57,19 +56,14 @@ const EXPECTED: HelperMessage[] = [
 ];
 
 describe('the handler runner', () => {
-  it('is the module file beside the integrator, run by Node', () => {
-    expect(helperArgs().at(-1)).toMatch(/[\\/]src[\\/]runtask[\\/]server[\\/]handler[\\/]spawnHelper\.ts$/);
+  it('is run from its own source, with nothing to find beside it', () => {
+    const [flag, source] = helperArgs();
+    expect(flag).toBe('-e');
+    expect(source).toMatch(/^\(function handlerRunner\(\) \{/);
   });
 
-  it('run as a module: starts the command it is sent, reports its pid and outcome, ends when disconnected', async () => {
+  it('starts the command it is sent, reports its pid and outcome, ends when disconnected', async () => {
     const { messages, code, output } = await exchange(helperArgs());
-    expect(messages).toEqual(EXPECTED);
-    expect(code).toBe(0);
-    expect(output).toBe('');
-  });
-
-  it('run as the source string the bundles carry (node -e), it does the same', async () => {
-    const { messages, code, output } = await exchange(['-e', await helperSource()]);
     expect(messages).toEqual(EXPECTED);
     expect(code).toBe(0);
     expect(output).toBe('');

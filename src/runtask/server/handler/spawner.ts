@@ -6,11 +6,11 @@
  * waits block only itself. It runs each command through the shell in its own process group, collects stdout
  * (up to a limit) and the tail of stderr, and reports the pid at start and the outcome at exit. Killing
  * (timeouts, shutdown) stays with the integrator, which signals the process group by that pid. The helper's
- * program is spawnHelper.ts, started as spawnHelperPath.ts says; what the two send each other, spawnProtocol.ts.
+ * program is spawnHelper.ts (run as `node -e` with its source); what the two send each other, spawnProtocol.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Pacer } from './pace.js';
-import { helperArgs } from './spawnHelperPath.js';
+import { helperArgs } from './spawnHelper.js';
 import type { HelperMessage, SpawnOutcome, SpawnRequest } from './spawnProtocol.js';
 
 export type { SpawnOutcome, SpawnRequest } from './spawnProtocol.js';
