@@ -2,7 +2,8 @@
 // Writes the documentation's figures from runs of the code, never by hand. Each marked region
 // (`<!-- figures:NAME -->…<!-- /figures -->`) of the pages in `documents` below is rendered from a results file:
 //   test, demo (README.md)         bench/results/tests.json, demo.json: the last `npm test` and `npm run demo`
-//                                  (written by `.ci/run` through --from-report and --from-demo)
+//                                  (written by `.ci/run` through --from-report and --from-demo, only when what
+//                                  they show changed: `testsChanged`, `demoChanged`)
 //   reliability, suites (docs/reliability.md)   bench/results/tests.json
 //   bench, bench-large (docs/performance.md)    bench/results/latest.json, latest-large.json: the last
 //                                  `npm run bench` and `npm run bench -- --large`
@@ -13,7 +14,7 @@
 //                                                                    summarise a vitest JSON report first
 //   node scripts/readme-figures.mjs --from-demo <output of npm run demo>   keep the demo's result lines first
 // test/readme-figures.test.ts checks that the committed pages are what this renders, so a hand edit fails.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,6 +113,33 @@ export function summariseDemo(text, machine) {
 }
 
 /**
+ * Whether a new test summary shows something the committed one does not: other counts, another command, or a
+ * wall time off by more than a quarter. A run that only repeats the committed figures leaves them (and their
+ * date) alone, so that no commit only refreshes figures.
+ * @param {unknown} before the committed summary (anything, when there is none)
+ * @param {TestsSummary} after
+ */
+export function testsChanged(before, after) {
+  const old = /** @type {Partial<TestsSummary>} */ (before ?? {});
+  if (old.command !== after.command || old.files !== after.files || old.tests !== after.tests) return true;
+  if (old.passed !== after.passed || old.failed !== after.failed) return true;
+  if (typeof old.wallS !== 'number' || old.wallS <= 0) return true;
+  return Math.abs(after.wallS - old.wallS) / old.wallS > 0.25;
+}
+
+/**
+ * Whether the demo's quoted lines changed: their date, machine and durations alone do not count.
+ * @param {unknown} before
+ * @param {DemoSummary} after
+ */
+export function demoChanged(before, after) {
+  const old = /** @type {Partial<DemoSummary>} */ (before ?? {});
+  const shown = (/** @type {Partial<DemoSummary>} */ d) =>
+    JSON.stringify([d.first, d.seen, d.second, d.writes]).replace(/\bin \d+(\.\d+)?(ms|s)\b/g, 'in …');
+  return shown(old) !== shown(after);
+}
+
+/**
  * A duration as the README writes it: `42 s`, `3 min 05 s`.
  * @param {number} seconds
  */
@@ -198,6 +226,15 @@ function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
+/**
+ * A results file's document, or undefined when there is none yet.
+ * @param {URL} file
+ * @returns {unknown}
+ */
+function readJsonIfAny(file) {
+  return existsSync(file) ? readJson(file) : undefined;
+}
+
 /** The regions, rendered from the committed results files. */
 function regionsFromResults() {
   const tests = /** @type {TestsSummary} */ (readJson(files.tests));
@@ -243,16 +280,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const fromDemo = args.indexOf('--from-demo');
   if (fromDemo >= 0) {
     const demo = summariseDemo(readFileSync(valueAfter('--from-demo'), 'utf8'), machine);
-    writeFileSync(files.demo, `${JSON.stringify(demo, null, 2)}\n`);
+    if (demoChanged(readJsonIfAny(files.demo), demo))
+      writeFileSync(files.demo, `${JSON.stringify(demo, null, 2)}\n`);
   }
   if (from >= 0) {
     const report = /** @type {VitestReport} */ (readJson(valueAfter('--from-report')));
     const wall = Number(args[args.indexOf('--wall-ms') + 1]);
     const command = args.includes('--command') ? valueAfter('--command') : 'npm test';
-    writeFileSync(
-      files.tests,
-      `${JSON.stringify(summariseReport(report, wall, machine, command), null, 2)}\n`,
-    );
+    const tests = summariseReport(report, wall, machine, command);
+    if (testsChanged(readJsonIfAny(files.tests), tests))
+      writeFileSync(files.tests, `${JSON.stringify(tests, null, 2)}\n`);
   }
   for (const [path, text] of Object.entries(expectedDocuments())) {
     const file = new URL(`../${path}`, import.meta.url);

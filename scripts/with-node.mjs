@@ -112,16 +112,12 @@ function runWith(line, command, args) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   const runtimeTests = argv[0] === '--runtime-tests';
-  const [line, ...rest] = runtimeTests ? argv.slice(1) : argv;
-  // `--skip-build` right after the line: dist/ is built already (.ci/run builds once per line, one line at a time,
-  // then runs the lines side by side; two builds at once would write the same files).
-  const skipBuild = runtimeTests && rest[0] === '--skip-build';
-  const command = skipBuild ? rest.slice(1) : rest;
+  const [line, ...command] = runtimeTests ? argv.slice(1) : argv;
   try {
     if (line === undefined || line.startsWith('-')) {
       process.stderr.write(
         'usage: node scripts/with-node.mjs <22|24|26> [command…]   (no command: print the folder of its node)\n' +
-          '       npm run test:node -- <22|24|26> [--skip-build]       (build, demo and runtime tests on it)\n',
+          '       npm run test:node -- <22|24|26> [vitest options]     (build, demo and runtime tests on it)\n',
       );
       process.exit(2);
     }
@@ -129,7 +125,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       // What .ci/run runs on the lines other than 24.
       for (const [cmd, ...args] of [
         ['node', '--version'],
-        ...(skipBuild ? [] : [['npm', 'run', '--silent', 'build']]),
+        ['npm', 'run', '--silent', 'build'],
         ['npm', 'run', '--silent', 'demo'],
         ['npx', 'vitest', 'run', ...RUNTIME_TESTS, ...command],
       ]) {

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { documents, expectedDocuments, rewrite } from '../scripts/readme-figures.mjs';
+import {
+  demoChanged,
+  documents,
+  expectedDocuments,
+  rewrite,
+  testsChanged,
+} from '../scripts/readme-figures.mjs';
 
 const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const regionsOf = (text: string) => [
@@ -63,5 +69,48 @@ describe('the figures in README.md and docs/ come from runs, through scripts/rea
     }
     // Sample transcripts outside the regions show no measured time or rate (the demo's region has real ones).
     expect(outsideRegions(readme)).not.toMatch(/ in \d[\d.]*m?s\b[;) ]|\d KiB\/s\)/);
+  });
+});
+
+describe('a run that repeats the committed figures leaves them alone (no commit only refreshes figures)', () => {
+  const tests = {
+    date: '2026-11-28',
+    command: 'npm test (build included)',
+    machine: { node: 'v24.0.0', platform: 'linux 6', cpus: 2, cpu: 'x' },
+    wallS: 200,
+    files: 170,
+    tests: 3000,
+    passed: 3000,
+    failed: 0,
+    reliabilityS: 100,
+    suites: {},
+  };
+  it('tests: the same counts and a wall time within a quarter keep them; other counts or times replace them', () => {
+    expect(testsChanged(tests, { ...tests, date: '2026-12-01', wallS: 240, reliabilityS: 130 })).toBe(false);
+    expect(testsChanged(tests, { ...tests, wallS: 160 })).toBe(false);
+    expect(testsChanged(tests, { ...tests, wallS: 251 })).toBe(true);
+    expect(testsChanged(tests, { ...tests, wallS: 149 })).toBe(true);
+    expect(testsChanged(tests, { ...tests, tests: 3001, passed: 3001 })).toBe(true);
+    expect(testsChanged(tests, { ...tests, passed: 2999, failed: 1 })).toBe(true);
+    expect(testsChanged(tests, { ...tests, files: 171 })).toBe(true);
+    expect(testsChanged(undefined, tests)).toBe(true);
+  });
+
+  const demo = {
+    date: '2026-11-28',
+    machine: tests.machine,
+    first: '✓ example 1.2.3 published: 5 platforms (5 created, 5 uploaded) in 486ms; consumer check passed',
+    seen: ['== what terraform init sees', '1.2.3 (protocols 6.0): linux_amd64'],
+    second:
+      '✓ example 1.2.3 published: 5 platforms (everything was already there) in 311ms; consumer check passed',
+    writes: '(15 write requests in total, all from the first run)',
+  };
+  it('demo: other durations, dates or machines keep it; another line replaces it', () => {
+    const later = { ...demo, date: '2026-12-01', first: demo.first.replace('486ms', '1.2s') };
+    expect(demoChanged(demo, later)).toBe(false);
+    expect(
+      demoChanged(demo, { ...demo, writes: '(16 write requests in total, all from the first run)' }),
+    ).toBe(true);
+    expect(demoChanged(undefined, demo)).toBe(true);
   });
 });
