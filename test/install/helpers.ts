@@ -13,7 +13,7 @@ import type { CliResult } from '../helpers/result.js';
 
 export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
 export const SIGNER_KEY_FILE = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
-export const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+export { PLATFORMS } from '../helpers/platforms.js';
 /** The signer's armored public key, as text (the Action's input and PROVIDER_GPG_KEY take the key itself). */
 export const SIGNER_KEY = fs.readFileSync(SIGNER_KEY_FILE, 'utf8');
 /** Millisecond retries and polls, no colour: what every run here adds to its environment. */

@@ -12,12 +12,13 @@ import { tempRoot } from '../helpers/tmp.js';
 import { ANSI, FAST } from '../commands/publish/helpers.js';
 import { buildRelease, startOrigin } from './origin.js';
 
-const PLATFORMS = ['darwin_arm64', 'linux_amd64', 'windows_amd64'];
+/** Three of the fixture release's platforms: a few zips, each downloaded slowly enough to be drawn. */
+const MIRRORED = ['darwin_arm64', 'linux_amd64', 'windows_amd64'];
 const emulator = emulatorPerTest();
 
 /** `provider mirror acme/example --to-dir out` of 1.2.0, from an origin that sends each zip slowly. */
 async function mirrorToDir(options: { tty: boolean }, ...args: string[]) {
-  const origin = await startOrigin([await buildRelease('1.2.0', PLATFORMS)], { slowZips: 300 });
+  const origin = await startOrigin([await buildRelease('1.2.0', MIRRORED)], { slowZips: 300 });
   const cwd = tempRoot();
   return runCli(['mirror', 'acme/example', '--from', origin.url, '--to-dir', 'out', ...args], {
     cwd,

@@ -4,6 +4,7 @@
  */
 import { runCli as runShared } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
+import { PLATFORMS, type Platform } from '../helpers/platforms.js';
 import { tempRoot } from '../helpers/tmp.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,13 +22,7 @@ export const SUMS = `${R}_SHA256SUMS`;
 export const SIG = `${SUMS}.sig`;
 export const MANIFEST = `${R}_manifest.json`;
 /** The fixture release's platforms, in SHA256SUMS order (the manifest is line 5). */
-export const PLATFORMS = [
-  'darwin_amd64',
-  'darwin_arm64',
-  'linux_amd64',
-  'linux_arm64',
-  'windows_amd64',
-] as const;
+export { PLATFORMS };
 
 /**
  * The `h1:` lock hash of each fixture zip, pinned. Computed outside this project, by Python's zipfile and
@@ -35,7 +30,7 @@ export const PLATFORMS = [
  *   python3 -c 'import zipfile,hashlib,base64; z=zipfile.ZipFile(F); …'
  * test/release/lockHashes.test.ts derives the same values again with a zip reader written in the test.
  */
-export const FIXTURE_H1: Record<(typeof PLATFORMS)[number], string> = {
+export const FIXTURE_H1: Record<Platform, string> = {
   darwin_amd64: 'h1:YKpnBdIzIPiMhkHaGgJKj0ZLBi+s7i8Y29dA3MOAKao=',
   darwin_arm64: 'h1:MkaeXlI13zqwYhhtYB5Xdgn4TbscxW9AY4rlFd/U0PU=',
   linux_amd64: 'h1:8R6Zp2qy/MaNGZAYNr59B5gMtYMlKr4toFGKCZxjoiw=',

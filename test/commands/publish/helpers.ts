@@ -8,6 +8,7 @@ import type { Emulator } from '../../../src/emulator/server.js';
 import { runCli } from '../../helpers/cli.js';
 import type { CliResult } from '../../helpers/result.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
+import { PLATFORMS } from '../../helpers/platforms.js';
 import { call, download } from '../../helpers/emulator/index.js';
 import { tempRoot } from '../../helpers/tmp.js';
 
@@ -16,7 +17,7 @@ export const RELEASE = path.join(REPO_ROOT, 'fixtures', 'release');
 /** The fixture signer's armored public key. */
 export const SIGNER_KEY = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
 /** The fixture release's platforms, sorted. */
-export const PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+export { PLATFORMS };
 
 /** An ANSI escape sequence (colours, cursor movement). */
 export const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { formatBytes } from '../../../src/terraform/names.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
+import { PLATFORMS as FIXTURE_PLATFORMS } from '../../helpers/platforms.js';
 import { emulatorPerTest } from '../../helpers/emulator/index.js';
 import type { CliResult } from '../../helpers/result.js';
 import { ANSI, FAST, expectNoSecrets } from './helpers.js';
@@ -20,14 +21,8 @@ import { tempRoot } from '../../helpers/tmp.js';
 const BIN = path.join(REPO_ROOT, 'bin', 'provider.cjs');
 const SIGNER = path.join(REPO_ROOT, 'fixtures', 'keys', 'signer.pub.asc');
 const MiB = 1024 * 1024;
-const PLATFORMS = [
-  'darwin_amd64',
-  'darwin_arm64',
-  'linux_amd64',
-  'linux_arm64',
-  'windows_amd64',
-  'freebsd_amd64',
-];
+/** The fixture release's platforms and one more: six zips to upload. */
+const PLATFORMS = [...FIXTURE_PLATFORMS, 'freebsd_amd64'];
 /** 8 MB/s per connection: each 3 MiB zip takes about 0.4 s, the whole upload about a second. */
 const BANDWIDTH = 8_000_000;
 const emulator = emulatorPerTest();
