@@ -11,7 +11,6 @@ import { ARCHIVIST_PREFIX } from '../../src/emulator/links.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { readJunit } from '../../src/runtask/formats/junit.js';
 import { readSarif } from '../../src/runtask/formats/sarif.js';
-import { validateSarifSchema } from '../../src/runtask/formats/sarifValidate.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
@@ -160,7 +159,9 @@ describe('provider lock check', () => {
     expect(emulator.requestLog.records).toEqual([]);
   });
 
-  it('writes valid SARIF 2.1.0 that the run task outcomes read, on stdout or in --output', async () => {
+  // That the SARIF is valid (the published schema and GitHub's ingestion rules) is checked by Microsoft's SARIF
+  // Multitool in ./lock-check-sarif.test.ts.
+  it('writes SARIF 2.1.0 that the run task outcomes read, on stdout or in --output', async () => {
     const emulator = await start();
     await publishAll(emulator);
     const block = FIXTURE_BLOCK.replace(`    "${LINUX_AMD64_H1}",\n`, `    "${NEVER_SERVED}",\n`);
@@ -168,7 +169,6 @@ describe('provider lock check', () => {
     const result = await check(emulator, dir, '--format', 'sarif');
     expect(result.exitCode).toBe(3);
     const sarif = JSON.parse(result.stdout) as unknown;
-    await expect(validateSarifSchema(sarif)).resolves.toBeUndefined();
     const read = await readSarif(sarif);
     expect(read.tools).toEqual(['provider lock check']);
     expect(read.findings.map((f) => f.level)).toEqual(['error', 'error', 'error']);

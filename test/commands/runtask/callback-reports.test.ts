@@ -130,7 +130,9 @@ describe('runtask callback --outcomes <report>', () => {
       file('{"version":"2.1.0","runs":[{"tool":{}}]}'),
     ]);
     expect(badSarif.exitCode).toBe(2);
-    expect(badSarif.stderr).toContain("runs[0].tool must have required property 'driver'");
+    expect(badSarif.stderr).toContain(
+      "runs[0].tool.driver.name must be the tool's name, a non-empty string (found nothing)",
+    );
     const badXml = await cli([
       '--payload',
       payload,
