@@ -27,7 +27,7 @@ const SLOW_MARKERS: RegExp[] = [
   // Chromium (test/helpers/chromium.ts).
   /\blaunchChromium\b|playwright/,
   // bin/provider.cjs, spawned (test/helpers/spawn-cli.ts, test/runtask/serveProcess.ts) or named.
-  /\b(spawnCli|spawnOnTerminal|spawnServe|ensureBuilt)\b|provider\.cjs/,
+  /\b(spawnCli|spawnOnTerminal|cliPerTest|spawnServe|ensureBuilt)\b|provider\.cjs|spawn-cli\.js/,
   // A module of dist/ (tsc's output or the bundle), by its path.
   /['"`]dist\/[\w/.-]+\.js['"`]|['"]dist['"], ['"](bundle|cli)['"]/,
 ];

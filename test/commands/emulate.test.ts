@@ -3,72 +3,22 @@
  * JSON line (url, organization, tokens), serves, and exits 0 on SIGINT and on SIGTERM; a bad `--faults` file
  * exits 2 naming the file; `--data-dir` and `--request-log` work from the command line.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectStatus, providerPaths, providerPayload } from '../helpers/emulator/index.js';
 import { arr, isObject, str } from '../helpers/json.js';
+import { cliPerTest, ensureBuilt } from '../helpers/spawn-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const BIN = join(REPO_ROOT, 'bin', 'provider.cjs');
 let dir: string;
-const children: ChildProcess[] = [];
+/** `provider <args>` started in `dir`, killed after the test if it is still running. */
+const startCli = cliPerTest();
 
 beforeAll(() => {
-  if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) {
-    execSync('npm run build', { cwd: REPO_ROOT, stdio: 'inherit' });
-  }
+  ensureBuilt();
   dir = tempDir();
 }, 120_000);
-
-afterEach(() => {
-  // A test that failed half-way must not leave its emulator running.
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-/** A running CLI process with its output collected. */
-interface Run {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves with the first stdout line; rejects if the process ends before printing one. */
-  firstLine: Promise<string>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function runCli(args: string[]): Run {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CI: 'true' };
-  delete env.TFE_ORGANIZATION;
-  delete env.TFE_TOKEN;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      const newline = out.indexOf('\n');
-      if (newline >= 0) resolve(out.slice(0, newline));
-    });
-    void exit.then(({ code }) =>
-      reject(new Error(`exited with ${code} before printing a line; stderr: ${err}`)),
-    );
-  });
-  // Runs that are expected to fail never print a line: that rejection is theirs to ignore.
-  firstLine.catch(() => undefined);
-  child.stderr.on('data', (chunk: string) => {
-    err += chunk;
-  });
-  return { child, stdout: () => out, stderr: () => err, firstLine, exit };
-}
 
 interface Started {
   url: string;
@@ -92,7 +42,7 @@ describe('provider emulate --port 0 --json', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'prints one JSON line, serves, and exits 0 on %s',
     async (signal) => {
-      const run = runCli(['emulate', '--port', '0', '--json']);
+      const run = startCli(['emulate', '--port', '0', '--json'], dir);
       const started = parseStarted(await run.firstLine);
       expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(started.organization).toBe('example-org');
@@ -131,7 +81,7 @@ describe('provider emulate --faults with a bad file', () => {
   ])('%s: exit 2 with a message naming the file', async (_name, text, message) => {
     const file = join(dir, `faults-${_name.replace(/\W+/g, '-')}.json`);
     writeFileSync(file, text);
-    const run = runCli(['emulate', '--port', '0', '--faults', file]);
+    const run = startCli(['emulate', '--port', '0', '--faults', file], dir);
     const { code } = await run.exit;
     expect(code).toBe(2);
     expect(run.stderr()).toContain(file);
@@ -141,7 +91,7 @@ describe('provider emulate --faults with a bad file', () => {
 
   it('a missing file: exit 2 naming it', async () => {
     const file = join(dir, 'no-such-faults.json');
-    const run = runCli(['emulate', '--port', '0', '--faults', file]);
+    const run = startCli(['emulate', '--port', '0', '--faults', file], dir);
     expect((await run.exit).code).toBe(2);
     expect(run.stderr()).toContain(file);
   });
@@ -149,7 +99,7 @@ describe('provider emulate --faults with a bad file', () => {
   it('with --json: exit 2 and one JSON error document on stdout naming the file', async () => {
     const file = join(dir, 'faults-json.json');
     writeFileSync(file, '{"rules": 3}');
-    const run = runCli(['emulate', '--port', '0', '--json', '--faults', file]);
+    const run = startCli(['emulate', '--port', '0', '--json', '--faults', file], dir);
     expect((await run.exit).code).toBe(2);
     const lines = run
       .stdout()
@@ -167,7 +117,7 @@ describe('provider emulate --faults with a bad file', () => {
       file,
       JSON.stringify({ seed: 3, rules: [{ path: '/api/v2/ping', status: 503, times: 1 }] }),
     );
-    const run = runCli(['emulate', '--port', '0', '--json', '--faults', file]);
+    const run = startCli(['emulate', '--port', '0', '--json', '--faults', file], dir);
     const started = parseStarted(await run.firstLine);
     expectStatus(await call(started.url, 'GET', '/api/v2/ping'), 503);
     expectStatus(await call(started.url, 'GET', '/api/v2/ping'), 204);
@@ -180,16 +130,10 @@ describe('provider emulate --data-dir --request-log', () => {
   it('writes the JSONL log (no token) and keeps state in the data dir across runs', async () => {
     const dataDir = join(dir, 'state');
     const logFile = join(dir, 'requests.jsonl');
-    const first = runCli([
-      'emulate',
-      '--port',
-      '0',
-      '--json',
-      '--data-dir',
-      'state',
-      '--request-log',
-      'requests.jsonl',
-    ]);
+    const first = startCli(
+      ['emulate', '--port', '0', '--json', '--data-dir', 'state', '--request-log', 'requests.jsonl'],
+      dir,
+    );
     const started = parseStarted(await first.firstLine);
     const created = await call(started.url, 'POST', providerPaths(started.organization, 'cli').providers, {
       token: started.ownerToken,
@@ -217,16 +161,10 @@ describe('provider emulate --data-dir --request-log', () => {
     expect(log).not.toContain(started.ownerToken);
     expect(log).not.toContain(started.memberToken);
 
-    const second = runCli([
-      'emulate',
-      '--port',
-      '0',
-      '--json',
-      '--data-dir',
-      dataDir,
-      '--request-log',
-      logFile,
-    ]);
+    const second = startCli(
+      ['emulate', '--port', '0', '--json', '--data-dir', dataDir, '--request-log', logFile],
+      dir,
+    );
     const again = parseStarted(await second.firstLine);
     expect(again.ownerToken).toBe(started.ownerToken);
     expect(again.memberToken).toBe(started.memberToken);
