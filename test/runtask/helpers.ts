@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { EventLog, type LogEvent } from '../../src/runtask/server/log.js';
 import type { JobRecord } from '../../src/runtask/server/store.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
@@ -159,7 +160,7 @@ export async function startTestIntegrator(
       }
     }
   });
-  const integrator = await startIntegrator({
+  const started = await startIntegrator({
     host: '127.0.0.1',
     port: 0,
     path: '/',
@@ -187,6 +188,9 @@ export async function startTestIntegrator(
     ...overrides,
     stateDir,
   });
+  // Destroyed once, by the test (a crash) or by the cleanup after it: a database pool ended twice throws.
+  let destroyed: Promise<void> | undefined;
+  const integrator: Integrator = { ...started, destroy: () => (destroyed ??= started.destroy()) };
   return {
     integrator,
     events,
@@ -203,5 +207,23 @@ export async function startTestIntegrator(
     async cleanup() {
       await integrator.destroy();
     },
+  };
+}
+
+/**
+ * Starts integrators against `platform` as `startTestIntegrator` does, each stopped after the test of the calling
+ * file that started it: a test that failed half-way leaves none running.
+ */
+export function integratorsPerTest(
+  platform: TestPlatform,
+): (overrides?: Partial<IntegratorOptions>) => Promise<TestIntegrator> {
+  const started: TestIntegrator[] = [];
+  afterEach(async () => {
+    for (const t of started.splice(0)) await t.cleanup();
+  });
+  return async (overrides = {}) => {
+    const t = await startTestIntegrator(platform, overrides);
+    started.push(t);
+    return t;
   };
 }

@@ -2,7 +2,7 @@
  * A small stand-in for the platform's side of a run task, on node:http and loopback only: it records every
  * request, answers callbacks (or fails them on demand: 500/503/429/reset/401/422), serves the plan JSON through
  * a 307 to a blob URL on itself, and coordinates the test handler (which reports in and waits for its orders).
- * Tests await what it records; nothing here sleeps.
+ * Tests await what it records; nothing here sleeps. `TestPlatform.perFile()` is one for the calling test file.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -13,6 +13,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One request the platform received. */
 export interface Recorded {
@@ -68,24 +69,44 @@ export class TestPlatform {
   private readonly blobs = new Map<string, string>();
   /** Every connection, so that close() can cut long-polling handlers. */
   private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
+  private origin: string | undefined;
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
+  private constructor() {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+  }
 
   /** Starts a platform on a free loopback port. */
   static async start(): Promise<TestPlatform> {
-    const holder: { platform?: TestPlatform } = {};
-    const server = createServer((req, res) => void holder.platform!.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const platform = new TestPlatform(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    holder.platform = platform;
-    server.on('connection', (socket) => {
-      platform.sockets.add(socket);
-      socket.on('close', () => platform.sockets.delete(socket));
-    });
+    const platform = new TestPlatform();
+    await platform.listen();
     return platform;
+  }
+
+  /**
+   * The calling test file's platform: listening from before its first test until after its last. Usable in
+   * tests and hooks, not while the file is being collected (its URL is not known yet).
+   */
+  static perFile(): TestPlatform {
+    const platform = new TestPlatform();
+    beforeAll(() => platform.listen());
+    afterAll(() => platform.close());
+    return platform;
+  }
+
+  /** `http://127.0.0.1:<port>`. */
+  get url(): string {
+    if (this.origin === undefined) throw new Error('the test platform is not listening yet');
+    return this.origin;
+  }
+
+  private async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   /** Answers the next requests to `key` (a task result id, a plan id, or `blob`) with these, in order. */

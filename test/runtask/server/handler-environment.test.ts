@@ -5,7 +5,7 @@
  * database password (one letter) removes the values where it stands as a piece, not every value with that letter
  * in it: a `lock check` handler keeps the registry token it needs.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   removedFromHandlers,
   type CheckInput,
@@ -18,22 +18,11 @@ import {
   withoutDatabaseEnv,
 } from '../../../src/runtask/server/redact.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { bytesOf, post, requestFor, sign, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { bytesOf, integratorsPerTest, post, requestFor, sign } from '../helpers.js';
 import { TestPlatform } from '../platform.js';
 
-let platform: TestPlatform;
-let t: TestIntegrator | undefined;
-
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-  t = undefined;
-});
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
 /** A registry token as `terraform login` writes it, with every lowercase letter in it. */
 const REGISTRY_TOKEN = 'abcdefghijklmnopqrstuvwxyz.atlasv1.0123456789';
@@ -41,7 +30,7 @@ const REGISTRY_TOKEN = 'abcdefghijklmnopqrstuvwxyz.atlasv1.0123456789';
 describe('the handler environment with a one-letter HMAC key', () => {
   it('keeps the registry token and every other value holding that letter; removes the key', async () => {
     const key = 'k';
-    t = await startTestIntegrator(platform, {
+    const t = await startIntegrator({
       hmacKey: key,
       env: {
         PATH: process.env.PATH,
@@ -73,7 +62,7 @@ describe('the handler environment with a one-letter HMAC key', () => {
 
   it('logs the names of the variables handlers do not get, never their values, once', async () => {
     const key = 'a-key-the-test-knows';
-    t = await startTestIntegrator(platform, {
+    const t = await startIntegrator({
       hmacKey: key,
       env: {
         PATH: process.env.PATH,

@@ -4,24 +4,16 @@
  * past `--timeout` is killed with everything it started and reported failed; `--max-jobs` queues the rest.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findJsonResult, lastLine } from '../../../src/runtask/server/handler/handlerResult.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { bytesOf, integratorsPerTest, post, requestFor, type TestIntegrator } from '../helpers.js';
 import { TestPlatform, statusOf, type HandlerOrders } from '../platform.js';
 
-let platform: TestPlatform;
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
+/** The test's integrator, for `finalFor`. */
 let t: TestIntegrator;
-
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-});
 
 /** Runs one request with these handler orders and returns the final callback's attributes. */
 async function finalFor(orders: HandlerOrders): Promise<{ status: string; message?: string; url?: string }> {
@@ -50,7 +42,7 @@ function gone(pid: number): boolean {
 
 describe('reading the result', () => {
   it('exit code 0 → passed, with the last line as the message', async () => {
-    t = await startTestIntegrator(platform);
+    t = await startIntegrator();
     expect(await finalFor({ stdout: 'checking 12 resources\nno findings\n\n', exitCode: 0 })).toEqual({
       status: 'passed',
       message: 'no findings',
@@ -58,7 +50,7 @@ describe('reading the result', () => {
   });
 
   it('another exit code → failed, with the last line (stdout, else stderr) as the message', async () => {
-    t = await startTestIntegrator(platform);
+    t = await startIntegrator();
     expect(await finalFor({ stdout: 'bucket is public\n', exitCode: 3 })).toEqual({
       status: 'failed',
       message: 'bucket is public',
@@ -74,7 +66,7 @@ describe('reading the result', () => {
   });
 
   it('a JSON result decides, whatever the exit code; logging lines before it are fine', async () => {
-    t = await startTestIntegrator(platform);
+    t = await startIntegrator();
     const json = { status: 'passed', message: '4 passed', url: 'https://checks.example.com/r/1' };
     expect(await finalFor({ stdout: JSON.stringify(json), exitCode: 1 })).toEqual(json);
     expect(
@@ -86,7 +78,7 @@ describe('reading the result', () => {
   });
 
   it('an unusable JSON result fails the task and says why', async () => {
-    t = await startTestIntegrator(platform);
+    t = await startIntegrator();
     const bad = await finalFor({ stdout: JSON.stringify({ status: 'running', message: 'hm' }), exitCode: 0 });
     expect(bad.status).toBe('failed');
     expect(bad.message).toContain('status must be one of passed, failed');
@@ -111,7 +103,7 @@ describe('reading the result', () => {
   });
 
   it('a command that cannot be run → failed', async () => {
-    t = await startTestIntegrator(platform, { exec: './definitely-not-a-command-here' });
+    t = await startIntegrator({ exec: './definitely-not-a-command-here' });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     await post(t.integrator.url, bytesOf(request));
     const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
@@ -123,7 +115,7 @@ describe('limits on handlers', () => {
   it('kills a handler past --timeout, with the processes it started, and reports failed', async () => {
     // Long enough for the handler to start its child on a loaded machine before the kill (with 400 ms it was
     // sometimes killed first, and the test waited for a child that never came).
-    t = await startTestIntegrator(platform, { timeoutMs: 2000, timeoutText: '2s', killGraceMs: 300 });
+    t = await startIntegrator({ timeoutMs: 2000, timeoutText: '2s', killGraceMs: 300 });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     platform.release(request.run_id, { hang: true, spawnChild: true });
     await post(t.integrator.url, bytesOf(request));
@@ -145,7 +137,7 @@ describe('limits on handlers', () => {
   });
 
   it('runs at most --max-jobs handlers at once; the rest queue and say so', async () => {
-    t = await startTestIntegrator(platform, { maxJobs: 1 });
+    t = await startIntegrator({ maxJobs: 1 });
     const first = requestFor(POST_PLAN_REQUEST, platform);
     const second = requestFor(POST_PLAN_REQUEST, platform);
     await post(t.integrator.url, bytesOf(first));

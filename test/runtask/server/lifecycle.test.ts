@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/main.js';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { Capture, LineCapture } from '../../helpers/cli.js';
@@ -19,25 +19,18 @@ import {
   journaledIds,
   post,
   requestFor,
+  integratorsPerTest,
   startTestIntegrator,
-  type TestIntegrator,
 } from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-let platform: TestPlatform;
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 let dir: string;
-const started: TestIntegrator[] = [];
 
-beforeAll(async () => {
-  platform = await TestPlatform.start();
+beforeAll(() => {
   dir = tempDir();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  for (const t of started.splice(0)) await t.cleanup();
 });
 
 function journalFiles(stateDir: string): string[] {
@@ -120,8 +113,7 @@ describe('SIGTERM', () => {
 describe('restart with the same --state-dir', () => {
   it('runs a job whose check never started (it waited for a slot), and reports the started one failed', async () => {
     const stateDir = join(dir, 'restart-never-started');
-    const first = await startTestIntegrator(platform, { stateDir, maxJobs: 1 });
-    started.push(first);
+    const first = await startIntegrator({ stateDir, maxJobs: 1 });
     const [running, waiting] = [
       requestFor(POST_PLAN_REQUEST, platform),
       requestFor(POST_PLAN_REQUEST, platform),
@@ -135,8 +127,7 @@ describe('restart with the same --state-dir', () => {
     expect(journaled(stateDir).get(waiting.task_result_id)).toMatchObject({ checkStartedAt: null });
     await first.integrator.destroy();
 
-    const second = await startTestIntegrator(platform, { stateDir });
-    started.push(second);
+    const second = await startIntegrator({ stateDir });
     const [failed] = await platform.waitForCallbacks(running.task_result_id, 'failed');
     expect(failed!.json).toMatchObject({ data: { attributes: { message: RESTARTED_MESSAGE } } });
     await platform.waitForHandler(waiting.run_id);
@@ -154,8 +145,7 @@ describe('restart with the same --state-dir', () => {
 
   it('reports a check that was cut short as failed, without running it again', async () => {
     const stateDir = join(dir, 'restart-accepted');
-    const first = await startTestIntegrator(platform, { stateDir });
-    started.push(first);
+    const first = await startIntegrator({ stateDir });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     platform.release(request.run_id, { hang: true });
     await post(first.integrator.url, bytesOf(request));
@@ -169,8 +159,7 @@ describe('restart with the same --state-dir', () => {
     await first.integrator.destroy(); // as a crash: nothing reported, journal left behind
     expect(platform.callbacks(request.task_result_id).map(statusOf)).toEqual(['running']);
 
-    const second = await startTestIntegrator(platform, { stateDir });
-    started.push(second);
+    const second = await startIntegrator({ stateDir });
     const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
     expect(final!.json).toEqual({
       data: { type: 'task-results', attributes: { status: 'failed', message: RESTARTED_MESSAGE } },
@@ -186,8 +175,7 @@ describe('restart with the same --state-dir', () => {
 
   it('delivers a final result the previous process could not deliver', async () => {
     const stateDir = join(dir, 'restart-reporting');
-    const first = await startTestIntegrator(platform, { stateDir, callbackTimeoutMs: 60_000 });
-    started.push(first);
+    const first = await startIntegrator({ stateDir, callbackTimeoutMs: 60_000 });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     await post(first.integrator.url, bytesOf(request));
     await platform.waitForCallbacks(request.task_result_id, 'running');
@@ -203,8 +191,7 @@ describe('restart with the same --state-dir', () => {
     await first.integrator.destroy();
     platform.clearScript(request.task_result_id);
     const delivered = platform.callbacks(request.task_result_id).length;
-    const second = await startTestIntegrator(platform, { stateDir });
-    started.push(second);
+    const second = await startIntegrator({ stateDir });
     await second.integrator.jobs.idle();
     const after = platform.callbacks(request.task_result_id).slice(delivered);
     expect(after).toHaveLength(1);
@@ -216,7 +203,7 @@ describe('restart with the same --state-dir', () => {
 
   it('refuses a state dir that another running integrator holds', async () => {
     const stateDir = join(dir, 'locked');
-    started.push(await startTestIntegrator(platform, { stateDir }));
+    await startIntegrator({ stateDir });
     await expect(startTestIntegrator(platform, { stateDir })).rejects.toThrow(
       /in use by another running integrator/,
     );

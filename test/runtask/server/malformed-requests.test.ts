@@ -3,24 +3,13 @@
  * bad percent-escapes in the path or the query, a Host that is not a host. Each gets a 400 (not a 500 "the
  * integrator failed"), nothing is logged as an error, no job starts, and the integrator keeps serving.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MALFORMED_REQUESTS, acceptable, preview, rawExchange } from '../../helpers/raw-http.js';
-import { startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { integratorsPerTest } from '../helpers.js';
 import { TestPlatform } from '../platform.js';
 
-let platform: TestPlatform;
-let t: TestIntegrator | undefined;
-
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-  t = undefined;
-});
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
 const request = (target: string, method = 'GET', headers = 'Host: 127.0.0.1\r\n'): string =>
   `${method} ${target} HTTP/1.1\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`;
@@ -38,7 +27,7 @@ describe('malformed requests to the integrator', () => {
     ['a truncated UTF-8 escape in the path', request('/%E0%A4%A', 'POST')],
     ['a Host that is not a host', request('/healthz', 'GET', 'Host: [[[\r\n')],
   ])('%s: 400, no error logged, no job, and the next request is served', async (_name, raw) => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     const answer = await rawExchange(t.integrator.url, raw);
     expect(answer.status).toBe(400);
     expect(answer.text).toMatch(/"title":"bad request"/);
@@ -48,7 +37,7 @@ describe('malformed requests to the integrator', () => {
   });
 
   it('every request of the corpus: a 4xx or a refusal by the parser, and the integrator keeps serving', async () => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     for (const malformed of MALFORMED_REQUESTS) {
       const answer = await rawExchange(t.integrator.url, malformed.bytes);
       expect(acceptable(malformed, answer), `${malformed.name}: ${preview(answer.text)}`).toBe(true);

@@ -4,37 +4,19 @@
  * the handler histogram and the callback counter; queue depth and running jobs while a handler runs; a registry
  * per integrator; no secret in any label.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { IntegratorOptions } from '../../../src/runtask/server/server.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import {
-  KEY,
-  bytesOf,
-  post,
-  requestFor,
-  sign,
-  startTestIntegrator,
-  type TestIntegrator,
-} from '../helpers.js';
+import { KEY, bytesOf, post, requestFor, sign, integratorsPerTest, type TestIntegrator } from '../helpers.js';
 import { TestPlatform } from '../platform.js';
 import { scrape } from './prometheus.js';
 
-let platform: TestPlatform;
-const started: TestIntegrator[] = [];
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  for (const t of started.splice(0)) await t.cleanup();
-});
-
-async function start(overrides: Parameters<typeof startTestIntegrator>[1] = {}): Promise<TestIntegrator> {
-  const t = await startTestIntegrator(platform, { bodyLimit: 4096, ...overrides });
-  started.push(t);
-  return t;
+/** An integrator with a 4 KiB body limit (and these overrides). */
+function start(overrides: Partial<IntegratorOptions> = {}): Promise<TestIntegrator> {
+  return startIntegrator({ bodyLimit: 4096, ...overrides });
 }
 
 const REQUESTS = 'runtask_requests_total';

@@ -8,26 +8,20 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ResultReading } from '../../../src/runtask/server/handler/handlerResult.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { bytesOf, integratorsPerTest, post, requestFor, type TestIntegrator } from '../helpers.js';
 import { TestPlatform } from '../platform.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-let platform: TestPlatform;
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
+/** The integrator of the last `judge`. */
 let t: TestIntegrator | undefined;
 let dir: string;
-beforeAll(async () => {
-  platform = await TestPlatform.start();
+beforeAll(() => {
   dir = tempDir('reports');
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-  t = undefined;
 });
 
 let handlers = 0;
@@ -59,7 +53,7 @@ interface Received {
 
 /** Runs one request through an integrator whose handler prints `output`; resolves with the final callback. */
 async function judge(output: string, reading?: ResultReading): Promise<Received> {
-  t = await startTestIntegrator(platform, {
+  t = await startIntegrator({
     exec: printing(output),
     ...(reading === undefined ? {} : { reading }),
   });

@@ -16,18 +16,16 @@ import { TestPlatform, statusOf } from '../platform.js';
 import { ensureBuilt, spawnServe, type ServeProcess } from '../serveProcess.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-let platform: TestPlatform;
+const platform = TestPlatform.perFile();
 let dir: string;
 let serve: ServeProcess | undefined;
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  platform = await TestPlatform.start();
   dir = tempDir('report-size');
 }, 120_000);
 afterAll(async () => {
   await serve?.stop();
-  await platform.close();
 });
 
 const RULES = 40_000;

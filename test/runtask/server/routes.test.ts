@@ -7,7 +7,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlatformOrigins } from '../../../src/runtask/callback/origins.js';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import type { RouteOptions } from '../../../src/runtask/server/options.js';
@@ -19,7 +19,7 @@ import {
   post,
   requestFor,
   sign,
-  startTestIntegrator,
+  integratorsPerTest,
   testRoute,
   type TestIntegrator,
 } from '../helpers.js';
@@ -30,19 +30,8 @@ import { scrape } from './prometheus.js';
 const KEY_A = 'route-a-key-1c2d';
 const KEY_B = 'route-b-key-9e8f';
 
-let platform: TestPlatform;
-let t: TestIntegrator | undefined;
-
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-  t = undefined;
-});
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
 function route(path: string, hmacKey: string, exec: string): RouteOptions {
   return testRoute(platform.url, path, hmacKey, exec);
@@ -56,7 +45,7 @@ function twoRoutes(bExec = `echo "checked by handler B"; exit 1`): RouteOptions[
 /** Starts both routes, starts a job on route B and crashes while its handler runs: the state dir keeps it. */
 async function crashWithJobOnB(): Promise<{ stateDir: string; b: ReturnType<typeof requestFor> }> {
   const stateDir = tempDir('state');
-  const crashing = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
+  const crashing = await startIntegrator({ stateDir, routes: twoRoutes(HANDLER_COMMAND) });
   const b = requestFor(POST_PLAN_REQUEST, platform);
   expect((await post(urlOf(crashing, '/tenants/b'), bytesOf(b), sign(bytesOf(b), KEY_B))).status).toBe(200);
   await platform.waitForHandler(b.run_id);
@@ -81,7 +70,7 @@ function finalOf(taskResultId: string): Promise<{ status?: string; message?: str
 
 describe('routes', () => {
   it('runs each route’s own handler for a request signed with that route’s key', async () => {
-    t = await startTestIntegrator(platform, { routes: twoRoutes() });
+    const t = await startIntegrator({ routes: twoRoutes() });
     expect(t.integrator.routes.map((r) => r.path)).toEqual(['/policy-a', '/tenants/b']);
     const a = requestFor(POST_PLAN_REQUEST, platform);
     const b = requestFor(POST_PLAN_REQUEST, platform);
@@ -106,7 +95,7 @@ describe('routes', () => {
   });
 
   it('refuses on each route a request signed with the other route’s key: 401, nothing started', async () => {
-    t = await startTestIntegrator(platform, { routes: twoRoutes() });
+    const t = await startIntegrator({ routes: twoRoutes() });
     const a = requestFor(POST_PLAN_REQUEST, platform);
     const b = requestFor(POST_PLAN_REQUEST, platform);
     const onA = await post(urlOf(t, '/policy-a'), bytesOf(a), sign(bytesOf(a), KEY_B));
@@ -128,7 +117,7 @@ describe('routes', () => {
   });
 
   it('answers 404 with a JSON error for a path no route serves, naming none of them; /healthz lists them', async () => {
-    t = await startTestIntegrator(platform, { routes: twoRoutes() });
+    const t = await startIntegrator({ routes: twoRoutes() });
     const a = requestFor(POST_PLAN_REQUEST, platform);
     for (const path of ['/', '/policy-a/', '/tenants', '/tenants/b/x']) {
       const answer = await post(urlOf(t, path), bytesOf(a), sign(bytesOf(a), KEY_A));
@@ -162,7 +151,7 @@ describe('routes', () => {
     });
     expect(journaledIds(stateDir)).toEqual([]);
 
-    t = await startTestIntegrator(platform, { stateDir, routes: twoRoutes(HANDLER_COMMAND) });
+    const t = await startIntegrator({ stateDir, routes: twoRoutes(HANDLER_COMMAND) });
     expect(await finalOf(b.task_result_id)).toEqual({ status: 'failed', message: RESTARTED_MESSAGE });
     await t.integrator.idle();
     const recovered = t.events.find((e) => e.event === 'job.recovered')!;
@@ -180,7 +169,7 @@ describe('routes', () => {
     // The remaining route and the defaults allow another platform host only: route B's own is in its folder.
     const elsewhere = new PlatformOrigins(['https://tfe.elsewhere.example']);
     const [a] = twoRoutes();
-    t = await startTestIntegrator(platform, {
+    const t = await startIntegrator({
       stateDir,
       allowed: elsewhere,
       routes: [{ ...a!, allowed: elsewhere }],

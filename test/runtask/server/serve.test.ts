@@ -3,7 +3,7 @@
  * verification request, signed as the platform signs: 200 at once while the handler still runs, a first
  * `running` callback, heartbeats, then the final result; outcomes only when offered, trimmed to the limits.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESULT_LIMITS } from '../../../src/terraform/runtask/payload.js';
 import {
   COMPLETE_CALLBACK,
@@ -14,30 +14,11 @@ import {
   VERIFICATION_REQUEST,
   VERIFICATION_REQUEST_MINIMAL,
 } from '../documented-payloads.js';
-import {
-  KEY,
-  bytesOf,
-  journaledIds,
-  post,
-  requestFor,
-  startTestIntegrator,
-  type TestIntegrator,
-} from '../helpers.js';
+import { KEY, bytesOf, journaledIds, post, requestFor, integratorsPerTest } from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
 
-let platform: TestPlatform;
-let t: TestIntegrator | undefined;
-
-beforeAll(async () => {
-  platform = await TestPlatform.start();
-});
-afterAll(async () => {
-  await platform.close();
-});
-afterEach(async () => {
-  await t?.cleanup();
-  t = undefined;
-});
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
 /** The handler's JSON for the documented "Complete Callback Payload Example". */
 const DOCUMENTED_RESULT = (() => {
@@ -60,7 +41,7 @@ describe('a documented request of each stage', () => {
   it.each(STAGES)(
     '$stage: 200 at once, running first, the handler contract, then the final result',
     async (c) => {
-      t = await startTestIntegrator(platform);
+      const t = await startIntegrator();
       const request = requestFor(c.sample, platform);
       const token = request.access_token as string;
       platform.plans.set('plan-6AFmRJW1PFJ7qbAh', {
@@ -126,7 +107,7 @@ describe('a documented request of each stage', () => {
 
 describe('progress and results', () => {
   it('sends running heartbeats at the configured interval until the final status', async () => {
-    t = await startTestIntegrator(platform, { heartbeatMs: 100 });
+    const t = await startIntegrator({ heartbeatMs: 100 });
     const request = requestFor(POST_PLAN_REQUEST, platform);
     expect((await post(t.integrator.url, bytesOf(request))).status).toBe(200);
     await platform.waitForHandler(request.run_id);
@@ -151,7 +132,7 @@ describe('progress and results', () => {
   });
 
   it('leaves outcomes out when capabilities.outcomes is false', async () => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     const request = requestFor(POST_PLAN_REQUEST, platform, { capabilities: { outcomes: false } });
     expect((await post(t.integrator.url, bytesOf(request))).status).toBe(200);
     platform.release(request.run_id, { stdout: JSON.stringify({ ...DOCUMENTED_RESULT, status: 'passed' }) });
@@ -163,7 +144,7 @@ describe('progress and results', () => {
   });
 
   it('trims outcomes to the documented limits and says so in the message', async () => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     const request = requestFor(POST_PLAN_REQUEST, platform);
     const outcomes = Array.from({ length: 260 }, (_, i) => ({
       id: `CHECK-${i}`,
@@ -200,10 +181,10 @@ describe('progress and results', () => {
 // "already running" check while the first was still being journaled, so the handler ran (and reported) 5 times.
 describe('the same request sent several times at once', () => {
   it('is one job: one handler, one running and one final callback, 200 to every copy', async () => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     const request = requestFor(POST_PLAN_REQUEST, platform);
     const body = bytesOf(request);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post(t!.integrator.url, body)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post(t.integrator.url, body)));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     platform.release(request.run_id, { exitCode: 0 });
     await platform.waitForCallbacks(request.task_result_id, 'passed');
@@ -225,7 +206,7 @@ describe('the verification request sent when a run task is created', () => {
     ['the minimal body (token and stage only)', JSON.stringify(VERIFICATION_REQUEST_MINIMAL)],
     ['an empty body', ''],
   ])('%s → 200 and nothing else: no job, no callback, no handler', async (_name, body) => {
-    t = await startTestIntegrator(platform);
+    const t = await startIntegrator();
     const before = platform.requests.length;
     const answer = await post(t.integrator.url, body);
     expect(answer.status).toBe(200);

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RESTARTED_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { POST_PLAN_REQUEST, PRE_PLAN_REQUEST } from '../documented-payloads.js';
 import { HANDLER_COMMAND, KEY, bytesOf, journaledIds, post, requestFor, sign } from '../helpers.js';
@@ -23,13 +23,12 @@ import {
 } from '../serveProcess.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-let platform: TestPlatform;
+const platform = TestPlatform.perFile();
 let dir: string;
 const running: ServeProcess[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  platform = await TestPlatform.start();
   dir = tempDir();
 }, 120_000);
 afterEach(async () => {
@@ -37,9 +36,6 @@ afterEach(async () => {
     if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     await p.exit;
   }
-});
-afterAll(async () => {
-  await platform.close();
 });
 
 async function serve(stateDir: string): Promise<ServeProcess> {
