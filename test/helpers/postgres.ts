@@ -11,6 +11,9 @@
  * the binaries package's postinstall script would have made (npm 11 may hold that script back), and chooses
  * where the binaries run from: where npm installed them, or, when the `postgres` user cannot reach them there
  * (a clone under /root or in a 0700 folder), a copy in the temp folder.
+ *
+ * `postgresPerFile()` is the usual set-up: one server for the calling test file, a fresh database per case
+ * (`freshDatabase`).
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -20,6 +23,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pgLib from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { chooseEmbeddedPostgres, loadEmbeddedPostgres } from '../../scripts/embedded-postgres-links.mjs';
 
 /** A running test server. */
@@ -31,6 +35,8 @@ export interface TestPostgres {
   /** A database URL for another database on the same server (created by `createDatabase`). */
   urlOf(database: string): string;
   createDatabase(name: string): Promise<void>;
+  /** Creates a database of its own, `<prefix>_<n>`, and resolves with its URL. */
+  freshDatabase(prefix: string): Promise<string>;
   /** What the server logged (for a failing test's message). */
   log(): string;
   /** Where its binaries ran from: where npm installed them, or a copy the `postgres` user could reach. */
@@ -217,19 +223,26 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     }
     const urlOf = (database: string): string =>
       `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+    const createDatabase = async (name: string): Promise<void> => {
+      const client = cluster.getPgClient('postgres', '127.0.0.1');
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      } finally {
+        await client.end();
+      }
+    };
+    let databases = 0;
     return {
       url: urlOf('postgres'),
       port,
       password,
       urlOf,
-      async createDatabase(name) {
-        const client = cluster.getPgClient('postgres', '127.0.0.1');
-        await client.connect();
-        try {
-          await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-        } finally {
-          await client.end();
-        }
+      createDatabase,
+      async freshDatabase(prefix) {
+        const name = `${prefix}_${++databases}`;
+        await createDatabase(name);
+        return urlOf(name);
       },
       log: () => lines.join(''),
       binaries: binaries.from,
@@ -257,4 +270,47 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   throw new Error(
     `could not start the test PostgreSQL server: ${String(lastError)}\n${lines.join('').slice(-4000)}`,
   );
+}
+
+/**
+ * The calling test file's server (or describe block's, when called in one): started before its first test,
+ * stopped and removed after its last. What it returns stands for the server once started: use it in tests and
+ * hooks, not while the file is being collected.
+ */
+export function postgresPerFile(options: StartPostgresOptions = {}): TestPostgres {
+  let server: TestPostgres | undefined;
+  // A start may take longer than the 30 s other hooks are given (each of its tries waits up to a minute).
+  beforeAll(async () => {
+    server = await startPostgres(options);
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const started = (): TestPostgres => {
+    if (server === undefined) throw new Error('the test PostgreSQL server is not started yet');
+    return server;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get port() {
+      return started().port;
+    },
+    get password() {
+      return started().password;
+    },
+    get binaries() {
+      return started().binaries;
+    },
+    urlOf: (database) => started().urlOf(database),
+    createDatabase: (name) => started().createDatabase(name),
+    freshDatabase: (prefix) => started().freshDatabase(prefix),
+    log: () => started().log(),
+    freeze: () => started().freeze(),
+    thaw: () => started().thaw(),
+    halt: () => started().halt(),
+    start: () => started().start(),
+    stop: () => started().stop(),
+  };
 }

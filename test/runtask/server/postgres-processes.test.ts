@@ -22,12 +22,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUED_MESSAGE, TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { SCHEMA, routeQueue } from '../../../src/runtask/server/postgres/postgres.js';
 import { routeName } from '../../../src/runtask/server/routing.js';
 import type { RouteOptions } from '../../../src/runtask/server/options.js';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { postgresPerFile } from '../../helpers/postgres.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import {
@@ -48,23 +48,16 @@ const REQUESTS = 60;
 /** The platform's progress window (run-tasks.md §6): a final callback later than this would be too late. */
 const PROGRESS_WINDOW_MS = 10 * 60_000;
 
-let server: TestPostgres;
-let platform: TestPlatform;
 const running: ServeProcess[] = [];
 
-beforeAll(async () => {
-  ensureBuilt();
-  [server, platform] = await Promise.all([startPostgres(), TestPlatform.start()]);
-}, 120_000);
+beforeAll(() => ensureBuilt(), 120_000);
+const server = postgresPerFile();
+const platform = TestPlatform.perFile();
 afterEach(async () => {
   for (const p of running.splice(0)) {
     if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     await p.exit;
   }
-});
-afterAll(async () => {
-  await platform?.close();
-  await server?.stop();
 });
 
 /** One `runtask serve` on the database at `url` (3 s lease, 1 s grace), with `extra` flags. */

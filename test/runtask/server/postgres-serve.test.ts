@@ -8,37 +8,24 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TAKEN_OVER_MESSAGE } from '../../../src/runtask/server/jobs.js';
 import { SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
 import { passwordsOf, redactDatabaseUrl } from '../../../src/runtask/server/redact.js';
 import { runCli } from '../../helpers/cli.js';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { postgresPerFile, startPostgres } from '../../helpers/postgres.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
-import { bytesOf, post, requestFor, startTestIntegrator, type TestIntegrator } from '../helpers.js';
+import { bytesOf, integratorsPerTest, post, requestFor, type TestIntegrator } from '../helpers.js';
 import { TestPlatform, statusOf } from '../platform.js';
 
-let server: TestPostgres;
-let platform: TestPlatform;
-let databases = 0;
-const started: TestIntegrator[] = [];
+const server = postgresPerFile();
+const platform = TestPlatform.perFile();
+const startIntegrator = integratorsPerTest(platform);
 
-beforeAll(async () => {
-  [server, platform] = await Promise.all([startPostgres(), TestPlatform.start()]);
-}, 120_000);
-afterAll(async () => {
-  await platform?.close();
-  await server?.stop();
-});
-afterEach(async () => {
-  for (const t of started.splice(0)) await t.cleanup();
-});
-
-async function freshDatabase(): Promise<string> {
-  const name = `serve_${++databases}`;
-  await server.createDatabase(name);
-  return server.urlOf(name);
+/** A database of the test's own. */
+function freshDatabase(): Promise<string> {
+  return server.freshDatabase('serve');
 }
 
 /** Everything the jobs table holds, as text. */
@@ -53,10 +40,8 @@ async function dump(url: string): Promise<string> {
   }
 }
 
-async function integrator(url: string, leaseMs = 3000): Promise<TestIntegrator> {
-  const t = await startTestIntegrator(platform, { databaseUrl: url, leaseMs });
-  started.push(t);
-  return t;
+function integrator(url: string, leaseMs = 3000): Promise<TestIntegrator> {
+  return startIntegrator({ databaseUrl: url, leaseMs });
 }
 
 describe('two integrators on one database', () => {
@@ -87,7 +72,7 @@ describe('two integrators on one database', () => {
 
   it('a taken-over job whose check never started is run by its new holder, once', async () => {
     const url = await freshDatabase();
-    const a = await startTestIntegrator(platform, { databaseUrl: url, leaseMs: 3000, maxJobs: 1 });
+    const a = await startIntegrator({ databaseUrl: url, leaseMs: 3000, maxJobs: 1 });
     const b = await integrator(url);
     const [running, waiting] = [
       requestFor(POST_PLAN_REQUEST, platform),
@@ -128,7 +113,7 @@ describe('two integrators on one database', () => {
     const url = await freshDatabase();
     // node-postgres takes the password from the query as well.
     const queryUrl = `${url.replace(`:${server.password}@`, '@')}?password=${server.password}`;
-    const t = await startTestIntegrator(platform, {
+    const t = await startIntegrator({
       databaseUrl: queryUrl,
       leaseMs: 3000,
       env: {
@@ -141,7 +126,6 @@ describe('two integrators on one database', () => {
         PGP_KEY_ID: 'not a database variable',
       },
     });
-    started.push(t);
     const request = requestFor(POST_PLAN_REQUEST, platform);
     expect((await post(t.integrator.url, bytesOf(request))).status).toBe(200);
     const report = await platform.waitForHandler(request.run_id);
@@ -159,7 +143,6 @@ describe('two integrators on one database', () => {
     expect((await post(a.integrator.url, bytesOf(request))).status).toBe(200);
     await platform.waitForHandler(request.run_id);
     await a.integrator.destroy(); // as a crash: handler killed, nothing reported, the lease left to run out
-    started.splice(started.indexOf(a), 1);
 
     const [final] = await platform.waitForCallbacks(request.task_result_id, 'failed');
     expect(final!.json).toMatchObject({
@@ -178,8 +161,7 @@ describe('a database that goes away', () => {
   it('/healthz says so (503, degraded, the store failing) and new requests are refused with 503', async () => {
     const own = await startPostgres();
     try {
-      const t = await startTestIntegrator(platform, { databaseUrl: own.url, leaseMs: 3000 });
-      started.push(t);
+      const t = await startIntegrator({ databaseUrl: own.url, leaseMs: 3000 });
       const healthz = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
         const response = await fetch(new URL('/healthz', t.integrator.url));
         return { status: response.status, body: (await response.json()) as Record<string, unknown> };

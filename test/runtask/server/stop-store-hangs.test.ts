@@ -4,7 +4,7 @@
  * never answers); the PostgreSQL store's release, on a real PostgreSQL whose backends are stopped (SIGSTOP),
  * stops waiting after `overdueMs`, leaves the leases to run out, and ends its connections.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePlatformHosts } from '../../../src/runtask/callback/origins.js';
 import { JobManager, type JobSettings } from '../../../src/runtask/server/jobs.js';
 import { EventLog } from '../../../src/runtask/server/log.js';
@@ -12,7 +12,7 @@ import { PostgresStore } from '../../../src/runtask/server/postgres/postgres.js'
 import { clock, type JobRecord, type JobStore } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { postgresPerFile } from '../../helpers/postgres.js';
 import { recordOf } from './store.contract.js';
 
 describe('a stop while the store does not answer', () => {
@@ -61,13 +61,7 @@ describe('a stop while the store does not answer', () => {
 });
 
 describe('PostgreSQL: a release while the database hangs', () => {
-  let server: TestPostgres;
-  beforeAll(async () => {
-    server = await startPostgres();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const server = postgresPerFile();
 
   it('stops waiting after overdueMs, leaves the leases, and ends the connections', async () => {
     await server.createDatabase('stop_hangs');

@@ -5,26 +5,18 @@
  * job held here, whatever the order. A real PostgreSQL (test/helpers/postgres.ts).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
 import { PostgresStore, SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
 import * as sql from '../../../src/runtask/server/postgres/postgresStatements.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { postgresPerFile } from '../../helpers/postgres.js';
 import type { JobRecord } from '../../../src/runtask/server/store.js';
 import { recordOf } from './store.contract.js';
 
 const log = EventLog.for(new Output({ stdout: new Capture(), stderr: new Capture(), env: {} }));
-let server: TestPostgres;
-let databases = 0;
-
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = postgresPerFile();
 
 /** The store's two backends, both connected (each ran a statement at once). */
 async function twoBackends(store: PostgresStore): Promise<number[]> {
@@ -51,9 +43,7 @@ async function settledBackend(admin: pg.Client, pid: number): Promise<void> {
 describe('PostgreSQL: a request refused with 503 while its insert is stalled', () => {
   for (const role of ['accept', 'enqueue'] as const) {
     it(`${role}: the insert landing after the tombstone does nothing; the retry is a new job`, async () => {
-      const database = `refused_${++databases}`;
-      await server.createDatabase(database);
-      const url = server.urlOf(database);
+      const url = await server.freshDatabase('refused');
       const store = await PostgresStore.open({
         url,
         log,
@@ -122,9 +112,7 @@ function openStore(url: string): Promise<PostgresStore> {
 describe('PostgreSQL: a refused insert that landed, whose retry reached another instance', () => {
   for (const role of ['accept', 'enqueue'] as const) {
     it(`${role}: the retry answered as a duplicate keeps the row, which runs`, async () => {
-      const database = `refused_${++databases}`;
-      await server.createDatabase(database);
-      const url = server.urlOf(database);
+      const url = await server.freshDatabase('refused');
       const [a, b] = [await openStore(url), await openStore(url)];
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
@@ -171,9 +159,7 @@ describe('PostgreSQL: a refused insert that landed, whose retry reached another 
 
 describe('PostgreSQL: attempts refused one after another', () => {
   it('an earlier refused attempt landing after a later one was revived and refused does nothing', async () => {
-    const database = `refused_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('refused');
     const store = await openStore(url);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

@@ -3,34 +3,24 @@
  * this file starts on 127.0.0.1 (test/helpers/postgres.ts): a database of its own per case, leases of 2 s.
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../../src/runtask/server/log.js';
 import { PostgresStore, QUEUE, SCHEMA } from '../../../src/runtask/server/postgres/postgres.js';
 import { SCHEMA_VERSION, migrate } from '../../../src/runtask/server/postgres/postgresSchema.js';
 import { clock, type JobRecord } from '../../../src/runtask/server/store.js';
 import { Output } from '../../../src/ui/output.js';
 import { Capture } from '../../helpers/cli.js';
-import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { postgresPerFile } from '../../helpers/postgres.js';
 import { describeJobStore, recordOf } from './store.contract.js';
 
 const log = EventLog.for(new Output({ stdout: new Capture(), stderr: new Capture(), env: {} }));
-let server: TestPostgres;
-let databases = 0;
-
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = postgresPerFile();
 
 describeJobStore({
   name: 'PostgreSQL',
   shared: true,
   async fresh() {
-    const database = `contract_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('contract');
     return {
       open: ({ leaseMs = 60_000, renews = true } = {}) =>
         // Renewing often (a lease has to go 3 s unrenewed on a loaded machine before it is lost by mistake).
@@ -61,9 +51,7 @@ async function startTogether(url: string): Promise<string[]> {
 describe('PostgreSQL: starting', () => {
   it('instances starting together on a new database all start: one creates the schema and the queue', async () => {
     for (let round = 0; round < 4; round++) {
-      const database = `together_${round}`;
-      await server.createDatabase(database);
-      expect(await startTogether(server.urlOf(database))).toEqual(['ok', 'ok', 'ok']);
+      expect(await startTogether(await server.freshDatabase('together'))).toEqual(['ok', 'ok', 'ok']);
     }
   });
 
@@ -184,9 +172,7 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
   });
 
   it('a queued job is one job, claimed by one worker, in order; never started, it is not taken over', async () => {
-    const database = `queue_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('queue');
     const [front, a, b] = await Promise.all(
       [1, 2, 3].map(() => PostgresStore.open({ url, log, leaseMs: 2000 })),
     );
@@ -216,9 +202,7 @@ describe('PostgreSQL: the queue of fronts and workers', () => {
   });
 
   it('a queued job’s progress is due to one caller per interval', async () => {
-    const database = `queue_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('queue');
     const [a, b] = await Promise.all([1, 2].map(() => PostgresStore.open({ url, log })));
     try {
       await a!.queue.enqueue(record('p1'));
@@ -261,9 +245,7 @@ describe('PostgreSQL: takeovers and claims', () => {
   });
 
   it('never of its own jobs; another’s only once its lease stayed past and unrenewed; a lost job’s claim is refused', async () => {
-    const database = `takeover_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('takeover');
     // The holder renews nothing by itself (a paused process); the wait after a lapse is long, moved by hand. Its
     // lease is long (the leases past are moved by hand): the claim it renews must still last after the round trips.
     const holder = await PostgresStore.open({ url, log, leaseMs: 600_000, heartbeatMs: 2_000_000_000 });
@@ -305,9 +287,7 @@ describe('PostgreSQL: takeovers and claims', () => {
     }
   });
   it('a renewal never moves a lease backwards (a write sent later gave it more)', async () => {
-    const database = `renew_${++databases}`;
-    await server.createDatabase(database);
-    const url = server.urlOf(database);
+    const url = await server.freshDatabase('renew');
     const store = await PostgresStore.open({ url, log, leaseMs: 60_000, heartbeatMs: 250 });
     try {
       const job = recordOf('renewed-late');
