@@ -1,20 +1,28 @@
-// Figure 8 — publishing goreleaser-shaped releases on loopback against a bare publisher
-// (bench/baseline/bare-publish.mjs): what a popular TypeScript GitHub Action does (create the version and
-// platforms, PUT each file one after another with Node's fetch) and nothing more: no hashing, no signature check,
-// no inflating, no wait, no consumer check. `provider publish` runs with every check on, at its defaults, so it
-// reads every byte, inflates every zip for its h1: and checks the signature before its first write. The bare
-// publisher does none of that whatever the zips hold, so it stays the floor of uploading the same bytes. Each
-// run gets a fresh emulator (not timed); the two alternate, and which goes first alternates too. Wall time, CPU
-// time (user + system of the process and its threads, GNU time) and peak RSS of each, medians.
+// Figure 8 — publishing goreleaser-shaped releases on loopback against its floor: a bare publisher
+// (bench/baseline/bare-publish.mjs), what a popular TypeScript GitHub Action does (create the version and
+// platforms, PUT each file one after another with Node's fetch) and nothing more, plus `provider verify` of the
+// same release. `provider publish` runs with every check on, at its defaults, and verifies every zip (reads every
+// byte, inflates every zip for its h1:, checks the signature) before its first write: on loopback, where the
+// uploads cost little, its floor is uploading the bytes plus one verification of them. The bare publisher does no
+// checking whatever the zips hold, and `provider verify` is the program's own verification, so their sum is what
+// a publisher that verifies before it writes costs without overlapping the two. Each publish and bare run gets a
+// fresh emulator (not timed); the three alternate, publish and the bare publisher taking turns to go first. Wall
+// time, CPU time (user + system of the process and its threads, GNU time) and peak RSS of each, medians; the
+// baseline is the sum of the bare publisher's and verify's medians (bench/lib/rows.mjs `baselineMeasure`).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MiB } from '../lib/env.mjs';
-import { warm } from '../lib/proc.mjs';
-import { bareOnce, publishOnce } from '../lib/publish.mjs';
+import { median, warm } from '../lib/proc.mjs';
+import { bareOnce, publishOnce, verifyOnce } from '../lib/publish.mjs';
 import { PLATFORMS, describe, makeRelease } from '../lib/release.mjs';
 import { processRows } from '../lib/rows.mjs';
 
 const MB = 1e6;
+
+/** The sides of figure 8, in the order of even runs (odd runs take them in reverse). */
+const SIDES = /** @type {const} */ (['bare', 'verify', 'ours']);
+/** @type {Record<(typeof SIDES)[number], string>} */
+const NAMES = { bare: 'bare-publish.mjs', verify: 'provider verify', ours: 'provider publish' };
 
 /**
  * Measures figure 8 on each release size; returns its rows (wall ratio, CPU ratio, peak RSS, per size) that
@@ -22,7 +30,7 @@ const MB = 1e6;
  * @param {object} options
  * @param {string} options.work
  * @param {[number, number][]} options.shapes [platforms, MiB per executable] of each release measured
- * @param {number} options.reps runs of each side per size
+ * @param {number} options.reps runs of each side (publish, the bare publisher, verify) per size
  * @param {(id: string) => boolean} options.wants
  * @param {import('../lib/env.mjs').Log} options.log
  */
@@ -34,7 +42,7 @@ export async function bareFigure({ work, shapes, reps, wants, log }) {
     const ids = ['', '.cpu', '.rss'].map((suffix) => `publish.bare.${key}${suffix}`);
     if (!ids.some(wants)) continue;
     const shape = `${platforms} × ${sizeMiB} MiB`;
-    const dir = path.join(work, `bare-${platforms}x${sizeMiB}`);
+    const dir = path.join(work, `bare-${key}`);
     log(`bare: generating ${shape}`);
     const release = await makeRelease(dir, {
       version: '4.0.0',
@@ -43,44 +51,58 @@ export async function bareFigure({ work, shapes, reps, wants, log }) {
       shape: 'goreleaser',
     });
     warm(release.files);
-    /** @type {Record<'ours' | 'bare', { ms: number[], cpuMs: number[], peakMB: number[] }>} */
+    /** @type {Record<(typeof SIDES)[number], import('../lib/rows.mjs').SideRuns>} */
     const runs = {
       ours: { ms: [], cpuMs: [], peakMB: [] },
       bare: { ms: [], cpuMs: [], peakMB: [] },
+      verify: { ms: [], cpuMs: [], peakMB: [] },
     };
     /** @type {Record<string, number> | undefined} */
     let milestones;
     for (let i = 0; i < reps; i++) {
-      const sides =
-        i % 2 === 0 ? /** @type {const} */ (['bare', 'ours']) : /** @type {const} */ (['ours', 'bare']);
-      for (const side of sides) {
-        log(
-          `bare: ${side === 'ours' ? 'provider publish' : 'bare-publish.mjs'} of ${shape}, run ${i + 1}/${reps}`,
-        );
+      for (const side of i % 2 === 0 ? SIDES : [...SIDES].reverse()) {
+        log(`bare: ${NAMES[side]} of ${shape}, run ${i + 1}/${reps}`);
         /** @type {{ ms: number, cpuMs?: number, peakKiB?: number }} */
         let run;
         if (side === 'ours') {
-          const label = `publish-bare-${platforms}x${sizeMiB}`;
-          const ours = await publishOnce({ work, release, peakRss: true, cpu: true, label });
+          const ours = await publishOnce({
+            work,
+            release,
+            peakRss: true,
+            cpu: true,
+            label: `publish-bare-${key}`,
+          });
           milestones ??= ours.milestones;
           run = ours;
-        } else run = await bareOnce({ work, release });
+        } else if (side === 'verify') run = await verifyOnce(release, work, `verify-bare-${key}`);
+        else run = await bareOnce({ work, release });
         runs[side].ms.push(run.ms);
         runs[side].cpuMs.push(run.cpuMs ?? NaN);
         runs[side].peakMB.push(((run.peakKiB ?? NaN) * 1024) / MB);
       }
     }
     fs.rmSync(dir, { recursive: true, force: true });
-    const details = { runs, milestonesMs: milestones };
+    /** Each side's medians (s, MB), and for comparison the medians of the per-run sums of bare and verify. */
+    const medians = Object.fromEntries(
+      Object.entries(runs).map(([side, r]) => [
+        side,
+        { s: median(r.ms) / 1000, cpuS: median(r.cpuMs) / 1000, peakMB: median(r.peakMB) },
+      ]),
+    );
+    const perRunSums = {
+      s: median(runs.bare.ms.map((ms, i) => ms + (runs.verify.ms[i] ?? NaN))) / 1000,
+      cpuS: median(runs.bare.cpuMs.map((ms, i) => ms + (runs.verify.cpuMs[i] ?? NaN))) / 1000,
+    };
+    const details = { runs, medians, medianOfPerRunSums: perRunSums, milestonesMs: milestones };
     rows.push(
       ...processRows({
         id: `publish.bare.${key}`,
-        figure: `publish, loopback (${describe(release)}), every check vs a bare publisher (fetch, one by one, no checks)`,
-        baselineLabel: 'bare',
-        wallLimit: 1.3,
-        cpuLimit: 2,
+        figure: `publish, loopback (${describe(release)}), every check vs a bare publisher (fetch, one by one, no checks) + provider verify`,
+        baselineLabel: 'bare + verify',
+        wallLimit: 1.0,
+        cpuLimit: 1.1,
         ours: runs.ours,
-        baseline: runs.bare,
+        baseline: [runs.bare, runs.verify],
         details,
       }),
     );

@@ -142,12 +142,18 @@ export async function hashOnce(release) {
 }
 
 /**
- * `provider verify` of the release (its signature included): the same hashes as `hashOnce`, taken by the
- * program itself.
+ * One `provider verify` of the release (its signature included): the same hashes as `hashOnce`, taken by the
+ * program itself, and the verification publish makes before its first write. Resolves with its wall time, CPU
+ * time (user + system of the process and its threads) and peak resident set size, measured as `bareOnce`'s.
  * @param {import('./release.mjs').Release} release
  * @param {string} work
+ * @param {string} [label] names the CPU profile (BENCH_PROFILE)
  */
-export async function verifyOnce(release, work) {
+export async function verifyOnce(release, work, label = 'verify') {
   const args = [BIN, 'verify', release.dir, '--key', SIGNER_PUBLIC_KEY, '--json'];
-  return { ms: expectOk(await run(process.execPath, args, { cwd: work }), 'provider verify').ms };
+  const result = expectOk(
+    await run(process.execPath, [...profile(label), ...args], { cwd: work, peakRss: true, cpu: true }),
+    'provider verify',
+  );
+  return { ms: result.ms, cpuMs: result.cpuMs, peakKiB: result.peakKiB };
 }
