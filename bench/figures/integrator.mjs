@@ -1,7 +1,9 @@
 // Figure 6 — the run task integrator under a steady load: signed requests of the documented payload at a fixed
-// rate (bench/integrator/load.mjs), a handler that sleeps 2 s, a local platform (bench/integrator/receiver.mjs) that answers
-// and counts the callbacks. Measured: the acknowledgement latency (p99), the acknowledgement throughput against
-// a bare node:http server under the same load, and whether every accepted request got its final callback.
+// rate (bench/integrator/load.mjs), a handler that sleeps 2 s, a local platform (bench/integrator/receiver.mjs)
+// that answers and counts the callbacks. Measured: the acknowledgement latency (p99, less the load generator's own
+// p99 lag in the same load: on two cores a stall of the machine holds up the generator as well as the server, and
+// how late the generator sent is its measure), the acknowledgement throughput against a bare node:http server
+// under the same load, and whether every accepted request got its final callback.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BIN, ROOT, cleanEnv, profile } from '../lib/env.mjs';
@@ -60,28 +62,39 @@ async function awaitFinals(receiver, expected, timeoutMs) {
 }
 
 /**
- * The figures of one steady load.
+ * The figures of one steady load of `rate` requests per second. The generator's lag is taken, as the latencies
+ * are, over the measured seconds only (the requests after the warm-up: load.mjs sends them in order, one lag per
+ * request), and over the whole load beside it.
  * @param {import('../integrator/load.mjs').SteadyLoadResult} result
+ * @param {number} rate
  */
-function summarize(result) {
+function summarize(result, rate) {
+  const measuredLags = result.lags.slice(Math.round(rate * result.warmupSeconds));
+  const latencyMs = {
+    p50: percentile(result.latencies, 50),
+    p90: percentile(result.latencies, 90),
+    p99: percentile(result.latencies, 99),
+    max: Math.max(...result.latencies),
+  };
+  const generatorLagMs = { p99: percentile(measuredLags, 99), max: Math.max(...measuredLags) };
   return {
     sent: result.sent,
     ok: result.ok,
     non2xx: result.non2xx,
     errors: result.errors,
     throughput: result.throughput,
-    latencyMs: {
-      p50: percentile(result.latencies, 50),
-      p90: percentile(result.latencies, 90),
-      p99: percentile(result.latencies, 99),
-      max: Math.max(...result.latencies),
-    },
+    latencyMs,
     /** The whole load, the cold start included. */
     withStartMs: {
       p99: percentile([...result.warmupLatencies, ...result.latencies], 99),
       max: Math.max(...result.warmupLatencies, ...result.latencies),
     },
-    generatorLagMs: { p99: percentile(result.lags, 99), max: Math.max(...result.lags) },
+    /** How late the generator sent, over the measured seconds. */
+    generatorLagMs,
+    /** The same over the whole load, the warm-up included. */
+    generatorLagWithStartMs: { p99: percentile(result.lags, 99), max: Math.max(...result.lags) },
+    /** The p99 latency less the generator's p99 lag (0 at least): the target's measure. */
+    p99LessLagMs: Math.max(0, latencyMs.p99 - generatorLagMs.p99),
     warmupSeconds: result.warmupSeconds,
     bySecond: result.bySecond,
   };
@@ -110,7 +123,7 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     log(`integrator: bare node:http server, ${rate} requests/s for ${seconds} s`);
     /** @type {UrlServer} */
     const bare = await startServer(process.execPath, [script('bare-server.mjs')]);
-    const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, build }));
+    const reference = summarize(await load(bare.doc.url, { rate, seconds, warmupSeconds, build }), rate);
     await bare.stop();
 
     /**
@@ -149,7 +162,7 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     const serve = await startServe(stateDir);
     const started = Date.now();
     const loaded = await load(serve.doc.url, { rate, seconds, warmupSeconds, build });
-    const ours = summarize(loaded);
+    const ours = summarize(loaded, rate);
     // Every accepted job runs 2 s, at most maxJobs at once: allow for that, with room to spare.
     const drainMs = process.env.BENCH_NO_DRAIN ? 0 : (loaded.accepted.length / maxJobs) * 2000 * 2 + 30_000;
     log(
@@ -184,9 +197,9 @@ export async function integratorFigure({ work, rate, seconds, warmupSeconds, max
     return [
       limitRow({
         id: 'integrator.p99',
-        figure: `integrator: p99 acknowledgement latency (${load1})`,
-        ours: ours.latencyMs.p99,
-        baseline: reference.latencyMs.p99,
+        figure: `integrator: p99 acknowledgement latency less the load generator's p99 lag (${load1})`,
+        ours: ours.p99LessLagMs,
+        baseline: reference.p99LessLagMs,
         baselineLabel: 'bare node:http',
         unit: 'ms',
         limit: 15,
