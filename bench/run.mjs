@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmarks, side by side: every figure is a ratio against a baseline measured in the same run.
 //
-//   npm run bench                  # all nine figures (builds first); about 14 minutes on 2 cores
+//   npm run bench                  # all eight figures (builds first); about 14 minutes on 2 cores
 //   npm run bench -- --quick       # the same figures, smaller and shorter: under two minutes
 //   npm run bench -- --large       # figure 1 with 13 × 128 MiB instead of 13 × 32 MiB
 //   npm run bench -- --only startup,verify               # some figures (all their rows)
@@ -13,7 +13,8 @@
 // repetitions. A run with either writes bench/results/<name>-partial.json, never the committed results.
 // Prints one table (figure, ours, baseline, ratio, target, met) and writes it with the details as JSON to
 // bench/results/latest.json (latest-quick.json for --quick). Temporary data (GBs) is removed after the run.
-// Figures: startup, verify, loopback, bare, network, memory, integrator, scaleout, mirror (docs/performance.md).
+// Figures: startup, verify, bare, network, memory, integrator, scaleout, mirror (docs/performance.md); publish on
+// loopback is `bare`, against the bare publisher plus `provider verify` of the same release.
 // Releases are shaped as goreleaser writes them (bench/lib/release.mjs) unless a row says "stored".
 // It measures the Node that runs it, which must be one the project supports (22.14 or later).
 import * as fs from 'node:fs';
@@ -21,7 +22,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bareFigure } from './figures/bare.mjs';
 import { integratorFigure } from './figures/integrator.mjs';
-import { loopbackFigure } from './figures/loopback.mjs';
 import { memoryFigure } from './figures/memory.mjs';
 import { mirrorFigure } from './figures/mirror.mjs';
 import { scaleoutFigure } from './figures/scaleout.mjs';
@@ -34,17 +34,7 @@ import { hashOnce, verifyOnce } from './lib/publish.mjs';
 import { makeRelease } from './lib/release.mjs';
 import { machine, renderTable, writeResults } from './lib/rows.mjs';
 
-const FIGURES = [
-  'startup',
-  'verify',
-  'loopback',
-  'bare',
-  'network',
-  'memory',
-  'integrator',
-  'scaleout',
-  'mirror',
-];
+const FIGURES = ['startup', 'verify', 'bare', 'network', 'memory', 'integrator', 'scaleout', 'mirror'];
 /** The oldest Node the project supports (package.json's engines): figures of an older one say nothing. */
 const NODE_FLOOR = [22, 14];
 const args = process.argv.slice(2);
@@ -115,8 +105,8 @@ function selectionOf(arg) {
 const planned = quick
   ? {
       sizeMiB: 8,
-      loopbackMiB: 32,
-      memory: /** @type {[number, number]} */ ([8, 64]),
+      verifyMiB: 32,
+      memoryMiB: 64,
       reps: 1,
       bare: {
         shapes: /** @type {[number, number][]} */ ([
@@ -135,8 +125,8 @@ const planned = quick
   : {
       ...{
         sizeMiB: large ? 128 : 32,
-        loopbackMiB: 32,
-        memory: /** @type {[number, number]} */ ([8, 128]),
+        verifyMiB: 32,
+        memoryMiB: 128,
         reps: 3,
         verifyReps: 9,
         bare: {
@@ -144,7 +134,8 @@ const planned = quick
             [5, 16],
             [13, 32],
           ]),
-          // Each side's median of 11: on two cores shared with the emulator one run of either varies by ±15 %.
+          // Each side's median of 11 (publish, the bare publisher, verify): on two cores shared with the emulator
+          // one run of any of them varies by ±15 %.
           reps: 11,
         },
         // 3 versions × 5 platforms of this size, origin to destination; each run of either side moves 244 MB.
@@ -226,18 +217,12 @@ try {
     rows.push(
       ...(await verifyFigure({
         work,
-        release: await release(plan.loopbackMiB, '1.0.0'),
-        stored: () => release(plan.loopbackMiB, '1.0.0', 'stored'),
+        release: await release(plan.verifyMiB, '1.0.0'),
+        stored: () => release(plan.verifyMiB, '1.0.0', 'stored'),
         reps: plan.verifyReps,
         wants,
         log,
       })),
-    );
-  }
-  if (only.includes('loopback')) {
-    const r = await release(plan.loopbackMiB, '1.0.0');
-    rows.push(
-      ...(await loopbackFigure({ work, release: r, hashMs: r.hashMs, reps: plan.reps, concurrency: 4, log })),
     );
   }
   if (only.includes('bare')) rows.push(...(await bareFigure({ work, ...plan.bare, wants, log })));
@@ -258,8 +243,7 @@ try {
   }
   for (const r of releases.values()) fs.rmSync(r.dir, { recursive: true, force: true });
   if (only.includes('memory')) {
-    const [smallMiB, largeMiB] = plan.memory;
-    rows.push(...(await memoryFigure({ work, smallMiB, largeMiB, log })).filter((r) => wants(r.id)));
+    rows.push(...(await memoryFigure({ work, sizeMiB: plan.memoryMiB, log })).filter((r) => wants(r.id)));
   }
   if (only.includes('integrator')) {
     rows.push(
