@@ -23,11 +23,7 @@
 // code is in: `import.meta.filename` is defined as `__filename`, the file of the bundle (every bundle sits below
 // the package's root), and a single executable carries them as its assets (scripts/build-binary.mjs).
 // All three target Node 22.14 (package.json's engines) and are not minified (a reviewer can read the committed
-// action bundle's diff; a stack trace names real functions). The hashing worker (src/release/hashing/hashWorker.ts)
-// is built on its own into one CommonJS file (`buildWorker`): the package writes it next to its entry,
-// dist/bundle/hashWorker.js, and starts it from there; the one-file builds, which have no folder to read it from,
-// hold its source as a string and start it evaluated (src/release/hashing/hashWorkerStart.ts is replaced by the module
-// that does either, `workerStart`). The package also gets licenses.json, the
+// action bundle's diff; a stack trace names real functions). The package also gets licenses.json, the
 // licences of every package the build holds. The output depends only on the sources, the lock file's packages and
 // this script, so a fresh build equals the committed action bundle byte for byte (test/install/action.test.ts
 // fails when they differ: run `npm run build:action` and commit).
@@ -91,39 +87,12 @@ function readJson(file) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-/** The hashing worker's module, built on its own (`buildWorker`). */
-const WORKER_ENTRY = 'src/release/hashing/hashWorker.ts';
-/** The module that starts a hashing worker, replaced in every bundle (`workerStart`). */
-const WORKER_START = path.join(ROOT, 'src', 'release', 'hashing', 'hashWorkerStart.ts');
-
 /**
- * The hashing worker as one CommonJS file: its module and what it imports (only Node's own modules besides the
- * project's), for a worker to run as a file or as evaluated source.
- * @param {string} banner
- * @returns {Promise<string>}
- */
-async function buildWorker(banner) {
-  const result = await esbuild.build({
-    ...COMMON,
-    absWorkingDir: ROOT,
-    entryPoints: [WORKER_ENTRY],
-    format: 'cjs',
-    write: false,
-    banner: { js: banner.replace(/\(src\/[^)]*\)/, `(${WORKER_ENTRY})`) },
-  });
-  const [file] = result.outputFiles;
-  if (file === undefined) throw new Error('esbuild gave no hashing worker');
-  return file.text;
-}
-
-/**
- * The one build: every entry, ES modules split at each dynamic `import()`, into `dir/bundle/`; a hashing worker
- * starts as `worker` says (`workerStart`).
+ * The one build: every entry, ES modules split at each dynamic `import()`, into `dir/bundle/`.
  * @param {string} dir
- * @param {{ file: string } | { source: string }} worker
  * @returns {Promise<esbuild.Metafile>}
  */
-async function buildOnce(dir, worker) {
+async function buildOnce(dir) {
   const result = await esbuild.build({
     ...COMMON,
     absWorkingDir: ROOT,
@@ -133,7 +102,7 @@ async function buildOnce(dir, worker) {
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
     metafile: true,
-    plugins: [namedDynamicImports(), commonJsBuilds(), workerStart(worker)],
+    plugins: [namedDynamicImports(), commonJsBuilds()],
   });
   if (result.metafile === undefined) throw new Error('esbuild gave no metafile');
   return result.metafile;
@@ -151,9 +120,7 @@ export async function bundle(target, out) {
   const banner = `// ${pkg.name} ${pkg.version}, bundled by scripts/bundle.mjs from src/ (${ENTRIES[spec.entry]}); do not edit.`;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'provider-bundle-'));
   try {
-    const workerSource = await buildWorker(banner);
-    const worker = target === 'package' ? { file: WORKER_FILE } : { source: workerSource };
-    const metafile = await buildOnce(work, worker);
+    const metafile = await buildOnce(work);
     const built = path.join(work, 'bundle');
     if (target === 'package') {
       fs.rmSync(output, { recursive: true, force: true });
@@ -164,9 +131,6 @@ export async function bundle(target, out) {
       fs.cpSync(built, output, { recursive: true });
       refuseImportMeta(output);
       await toCommonJs(output, banner);
-      // Written after the transform: it is CommonJS already.
-      fs.writeFileSync(path.join(output, WORKER_FILE), workerSource);
-      checkWorkerStart(metafile, work);
       writeLicenses(metafile, path.join(output, 'licenses.json'));
       return path.join(output, `${spec.entry}.js`);
     }
@@ -289,55 +253,6 @@ async function toCommonJs(dir, banner) {
     fs.writeFileSync(file, `${banner}\n"use strict";\n${CHUNK_LOADER}\n${code}`);
   }
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "commonjs" }\n');
-}
-
-/** The hashing worker's file in the package, next to its entry. */
-const WORKER_FILE = 'hashWorker.js';
-
-/**
- * Replaces src/release/hashing/hashWorkerStart.ts: a worker starts from the package's worker file (found from the
- * chunk the module lands in, one folder below the entry: `checkWorkerStart` makes sure), or from the worker's
- * source, evaluated (`new Worker(source, { eval: true })`, what a single executable supports).
- * @param {{ file: string } | { source: string }} worker
- * @returns {esbuild.Plugin}
- */
-function workerStart(worker) {
-  const start =
-    'file' in worker
-      ? `new Worker(join(__dirname, '..', ${JSON.stringify(worker.file)}))`
-      : `new Worker(${JSON.stringify(worker.source)}, { eval: true })`;
-  return {
-    name: 'worker-start',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]release[\\/]hashing[\\/]hashWorkerStart\.ts$/ }, (args) => {
-        if (path.resolve(args.path) !== WORKER_START) return undefined;
-        return {
-          loader: 'js',
-          contents:
-            `// src/release/hashing/hashWorkerStart.ts, bundled (scripts/bundle.mjs, workerStart())\n` +
-            `import { join } from 'node:path';\nimport { Worker } from 'node:worker_threads';\n` +
-            `export function startHashWorker() {\n  return ${start};\n}\n`,
-        };
-      });
-    },
-  };
-}
-
-/**
- * The package's worker start finds the worker file one folder up from its own file: it must have landed in a
- * chunk (chunks/), as a module loaded on demand does, not in the entry.
- * @param {esbuild.Metafile} metafile
- * @param {string} work the build's working folder
- */
-function checkWorkerStart(metafile, work) {
-  const start = path.relative(ROOT, WORKER_START).split(path.sep).join('/');
-  const outputs = Object.entries(metafile.outputs).filter(([, o]) => Object.hasOwn(o.inputs, start));
-  for (const [file] of outputs) {
-    const folder = path.relative(path.join(work, 'bundle'), path.dirname(path.resolve(ROOT, file)));
-    if (folder !== 'chunks')
-      throw new Error(`${start} landed in ${file}, not in a chunk: the worker would not be found`);
-  }
-  if (outputs.length === 0) throw new Error(`${start} is in no file of the build`);
 }
 
 /**

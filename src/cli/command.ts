@@ -4,7 +4,6 @@
  * loads no core), with the run's registry session for the cores that need one; its examples; and the flags
  * several commands share (where a server listens, where the run task HMAC key comes from).
  */
-import { resolve } from 'node:path';
 import { Command } from 'commander';
 import type { RunContext } from '../commands/context.js';
 import type { ClientTuning, SessionCore } from '../commands/session.js';
@@ -36,15 +35,12 @@ export type Core<O> = (context: RunContext, options: O) => Promise<number>;
 export type ToOptions<T, O> = (run: CommandRun<T>) => O | Promise<O>;
 
 /**
- * Opens the hashing session of a `verify` or `publish` of the release folder `dir`, its workers starting now,
- * while the command's modules load (`HashingSession.warm`): the command's core takes it in its options and
- * closes it. The hashing module is small and loads on its own.
+ * Opens the hashing session of a `verify` or `publish`: the command's core takes it in its options and closes
+ * it. The hashing module is small and loads on its own.
  */
-export async function openReleaseHashing(cwd: string, dir: string): Promise<HashingSession> {
+export async function openReleaseHashing(): Promise<HashingSession> {
   const { HashingSession } = await import('../release/hashing/hashing.js');
-  const session = new HashingSession();
-  void session.warm(resolve(cwd, dir));
-  return session;
+  return new HashingSession();
 }
 
 /** A repeatable option's values, in the order given (commander's custom option processing). */

@@ -42,7 +42,7 @@ export function registerPublish(program: ProgramCommand): void {
       async ({ context, flags, args }: CommandRun<PublishFlags>) => {
         const dir = args[0] ?? './dist';
         const [hashing, { tuningFromEnv }] = await Promise.all([
-          openReleaseHashing(context.cwd, dir),
+          openReleaseHashing(),
           import('../publish/tuning.js'),
         ]);
         return { ...flags, dir, hashing, tuning: tuningFromEnv(context.env) };

@@ -28,9 +28,9 @@ export function registerVerify(program: ProgramCommand): void {
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .runsWithSession(
       () => import('../commands/verify.js').then((m) => m.runVerify),
-      async ({ context, flags, args }: CommandRun<VerifyFlags>) => {
+      async ({ flags, args }: CommandRun<VerifyFlags>) => {
         const dir = args[0] ?? './dist';
-        return { ...flags, dir, hashing: await openReleaseHashing(context.cwd, dir) };
+        return { ...flags, dir, hashing: await openReleaseHashing() };
       },
     )
     .examples(

@@ -61,7 +61,7 @@ export interface PublishOptions extends PublishFlags {
   /** Retries, timeouts and polls (from the PROVIDER_* variables); the session's client has the same. */
   tuning: PublishTuning;
   /**
-   * The hashing session, its workers started as the command began (src/cli/command.ts); the core closes it.
+   * The hashing session, opened as the command began (src/cli/command.ts); the core closes it.
    * Without it the core opens one.
    */
   hashing?: HashingSession | undefined;
@@ -103,8 +103,12 @@ async function verifyWhileReading(
   const { hashing } = options;
   try {
     const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, 'publish');
-    const read = await readRelease(releaseOptions, hashing);
-    const hashed = await startHashing(read, hashing, { hashing: releaseOptions.hashing, storedLater: true });
+    const read = await readRelease(releaseOptions);
+    const hashed = await startHashing(read, hashing, {
+      hashing: releaseOptions.hashing,
+      storedLater: true,
+      uploads: true,
+    });
     reads.start(read.identity);
     const signed = await checkSignature(read, releaseOptions, hashed);
     reads.signed(signed.signer);

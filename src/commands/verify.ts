@@ -36,7 +36,7 @@ export interface VerifyFlags {
 export interface VerifyOptions extends VerifyFlags {
   dir: string;
   /**
-   * The hashing session, its workers started as the command began (src/cli/command.ts); the core closes it.
+   * The hashing session, opened as the command began (src/cli/command.ts); the core closes it.
    * Without it the core opens one.
    */
   hashing?: HashingSession | undefined;

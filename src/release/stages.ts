@@ -1,7 +1,7 @@
 /**
  * A release's verification in explicit stages, over one hashing session: `readRelease` (its folder, SHA256SUMS
- * and the zips' entry plans: what the release is becomes known), `startHashing` (every listed file, on the
- * workers and the main thread), `checkSignature` (the manifest, the signature and its signer, while the files
+ * and the zips' entry plans: what the release is becomes known), `startHashing` (every listed file, a few at
+ * once), `checkSignature` (the manifest, the signature and its signer, while the files
  * are hashed) and `checkRelease` (the hashes against SHA256SUMS, the zips, artifacts.json: the release as
  * verified, its `h1:` lock hashes to come). `verifyRelease` (src/release/verify.ts) runs them one after another;
  * `publish` puts the registry's reads between them (src/commands/publish.ts). Nothing is verified until
@@ -52,7 +52,7 @@ export interface ReleaseIdentity {
 export type ReleaseRead = Awaited<ReturnType<typeof readRelease>>;
 
 /** Stage one: the folder's layout, SHA256SUMS and its listing, artifacts.json, and each zip's entry plan. */
-export async function readRelease(options: VerifyReleaseOptions, session: HashingSession) {
+export async function readRelease(options: VerifyReleaseOptions) {
   const { output } = options;
   const warnings: string[] = [];
   const warn = (message: string): void => {
@@ -70,9 +70,7 @@ export async function readRelease(options: VerifyReleaseOptions, session: Hashin
   // A folder `provider mirror` wrote holds every platform its record lists (./mirrorRecord.ts).
   const record = await readMirrorRecord(layout);
   if (record !== undefined) await checkRecordPlatforms(layout, record);
-  // The hashing workers start now, while SHA256SUMS is read and the zips are planned.
   const zipPaths = layout.platforms.map((platform) => path.join(dir, platform.filename));
-  void session.startWorkers(zipPaths, options.hashing);
 
   const shasums = await readReleaseFile(layout, layout.shasums, 'shasums');
   const entries = parseShasums(shasums.content, layout.shasums);
@@ -119,15 +117,16 @@ export interface Hashing {
 const noop = (): void => undefined;
 
 /**
- * Stage two: hashes every listed file (the long part, on the worker threads), the zips' planned entries in the
- * same read; with `storedLater`, the stored entries' SHA-256 is left to `withLockHashes`. Resolves once every
- * thread has its files: the bundle's modules are CommonJS, each loaded in one synchronous block, so nothing
- * more loads on this thread (the signature check's openpgp, the caller's network side) before that.
+ * Stage two: hashes every listed file (the long part: SHA-256 on this thread, inflating on Node's zlib thread
+ * pool), the zips' planned entries in the same read; with `storedLater`, the stored entries' SHA-256 is left to
+ * `withLockHashes`; with `uploads`, each file's chunk digests are taken for the uploads' checks. Resolves once the first reads are under way: the bundle's modules are CommonJS, each loaded
+ * in one synchronous block, so nothing more loads on this thread (the signature check's openpgp, the caller's
+ * network side) before that.
  */
 export async function startHashing(
   read: ReleaseRead,
   session: HashingSession,
-  options: { hashing?: HashOptions | undefined; storedLater: boolean },
+  options: { hashing?: HashOptions | undefined; storedLater: boolean; uploads: boolean },
 ): Promise<Hashing> {
   const stopping = new AbortController();
   const outer = options.hashing?.signal;
@@ -143,6 +142,7 @@ export async function startHashing(
     signal,
     plans,
     storedEntriesLater: options.storedLater,
+    chunkDigests: options.uploads,
     started,
   });
   digests.catch(noop);

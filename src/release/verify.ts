@@ -17,8 +17,12 @@ import type { VerifiedRelease } from './types.js';
 export async function verifyRelease(options: VerifyReleaseOptions): Promise<VerifiedRelease> {
   const session = options.session ?? new HashingSession();
   try {
-    const read = await readRelease(options, session);
-    const hashing = await startHashing(read, session, { hashing: options.hashing, storedLater: false });
+    const read = await readRelease(options);
+    const hashing = await startHashing(read, session, {
+      hashing: options.hashing,
+      storedLater: false,
+      uploads: false,
+    });
     const signed = await checkSignature(read, options, hashing);
     const staged = await checkRelease(read, hashing, signed, session);
     return await staged.withLockHashes();

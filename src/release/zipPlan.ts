@@ -1,8 +1,7 @@
 /**
  * A zip's entry plan as the hashing reads it: where each entry's data lies in the file (from the central
  * directory and the local headers, src/release/hashing/lockHashes.ts), which of the read's bytes belong to which entry,
- * and which stored entries have their SHA-256 left to a second read. Part of the hashing worker's program
- * (src/release/hashing/hashWorker.ts): it imports nothing.
+ * and which stored entries have their SHA-256 left to a second read.
  */
 
 /** One zip entry's data, as the central directory and the entry's local header place it. */

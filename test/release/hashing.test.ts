@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InterruptedError, VerificationError } from '../../src/errors.js';
-import { FileReadError, hashFile, HashingSession } from '../../src/release/hashing/hashing.js';
+import { FILES_AT_ONCE, FileReadError, hashFile, HashingSession } from '../../src/release/hashing/hashing.js';
 import { FileChangedError } from '../../src/verifiedFiles.js';
 import { tempRoot } from '../helpers/tmp.js';
 
-/** The hashing session the tests hash in: its workers, and the chunk digests `readVerified` checks. */
+/** The hashing session the tests hash in: its read buffers, and the chunk digests `readVerified` checks. */
 const session = new HashingSession();
 
 function files(count: number, size: number): { paths: string[]; expected: Map<string, string> } {
@@ -24,9 +24,11 @@ function files(count: number, size: number): { paths: string[]; expected: Map<st
 }
 
 describe('hashing', () => {
-  it('hashes on the main thread below the threshold', async () => {
-    const { paths, expected } = files(3, 3 * 1024 * 1024 + 17);
-    const digests = await session.hashFiles(paths);
+  it('hashes more files than it reads at once, each to its own digest (across several 1 MiB reads)', async () => {
+    const { paths, expected } = files(FILES_AT_ONCE + 3, 3 * 1024 * 1024 + 17);
+    let started = 0;
+    const digests = await session.hashFiles(paths, { started: () => started++ });
+    expect(started).toBe(1);
     for (const file of paths) {
       expect(digests.get(file)).toEqual({
         path: file,
@@ -36,80 +38,19 @@ describe('hashing', () => {
     }
   });
 
-  it('gives the same digests from the worker pool (more files than workers)', async () => {
-    const { paths, expected } = files(5, 1024 * 1024 + 3);
-    const digests = await session.hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 });
-    expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
-  });
-
-  it('hashes with workers started ahead, and without them when the files turn out small', async () => {
-    const { paths, expected } = files(3, 1024 * 1024 + 5);
-    const pooled = { inlineBelowBytes: 0, parallelism: 2 };
-    await session.startWorkers(paths, pooled);
-    const digests = await session.hashFiles(paths, pooled);
-    expect(new Map([...digests].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
-    // Started for a large release, then not needed: hashed on the main thread all the same.
-    await session.startWorkers(paths, pooled);
-    const inline = await session.hashFiles(paths, { inlineBelowBytes: Infinity, parallelism: 2 });
-    expect(new Map([...inline].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
-  });
-
-  it('starts the workers for a release folder before anything else is known of it (warmHashWorkers)', async () => {
-    const pooled = { inlineBelowBytes: 0, parallelism: 2 };
-    const { paths, expected } = files(3, 1000);
-    const dir = path.dirname(paths[0]!);
-    const zips = paths.map((file) => {
-      fs.renameSync(file, `${file}.zip`);
-      return `${file}.zip`;
-    });
-    // A folder that cannot be read, and one without zips: nothing started, no failure.
-    await session.warm(path.join(dir, 'missing'), pooled);
-    await session.warm(tempRoot(), pooled);
-    expect(session.waitingWorkers()).toBe(0);
-    // Zips small enough to hash inline: no worker either.
-    await session.warm(dir, { parallelism: 2 });
-    expect(session.waitingWorkers()).toBe(0);
-    await session.warm(dir, pooled);
-    expect(session.waitingWorkers()).toBe(1);
-    // The verification then takes it instead of starting another.
-    const digests = await session.hashFiles(zips, pooled);
-    expect(session.waitingWorkers()).toBe(0);
-    expect([...digests.values()].map((d) => d.sha256).sort()).toEqual([...expected.values()].sort());
-  });
-
-  it('a session closed while its warm-up still sizes the files starts no worker after it', async () => {
-    const { paths } = files(3, 1000);
-    const closing = new HashingSession();
-    const pooled = { inlineBelowBytes: 0, parallelism: 3 };
-    // The warm-up first reads the files' sizes; the command ends meanwhile (a check failed early).
-    const warming = closing.startWorkers(paths, pooled);
-    closing.close();
-    await warming;
-    expect(closing.waitingWorkers()).toBe(0);
-    // The same warm-up on an open session starts them (two: one core is the main thread's).
-    const open = new HashingSession();
-    try {
-      await open.startWorkers(paths, pooled);
-      expect(open.waitingWorkers()).toBe(2);
-    } finally {
-      open.close();
-    }
-    expect(open.waitingWorkers()).toBe(0);
-  });
-
-  it('reads files hashed at once on the main thread into buffers of their own (each thread reuses its buffers)', async () => {
-    // Several files read at the same time, each over several chunks, on the main thread (hashFile: the lock
-    // hashes' reads), while a worker pool hashes others: no file's bytes land in another's buffer.
+  it('reads files hashed at once into buffers of their own (and reuses them)', async () => {
+    // Several files read at the same time, each over several chunks: a session's (several at once) and, beside
+    // them, hashFile's (the lock hashes' reads): no file's bytes land in another's buffer.
     const { paths, expected } = files(4, 2 * 1024 * 1024 + 11);
-    const [inline, pooled] = await Promise.all([
+    const [inline, session2] = await Promise.all([
       Promise.all(paths.map((file) => hashFile(file))),
-      session.hashFiles(paths, { inlineBelowBytes: 0, parallelism: 2 }),
+      session.hashFiles(paths),
     ]);
     expect(new Map(inline.map((d) => [d.path, d.sha256]))).toEqual(expected);
-    expect(new Map([...pooled].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
+    expect(new Map([...session2].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
     // And again, with the buffers the first round left.
-    const again = await Promise.all(paths.map((file) => hashFile(file)));
-    expect(new Map(again.map((d) => [d.path, d.sha256]))).toEqual(expected);
+    const again = await session.hashFiles(paths);
+    expect(new Map([...again].map(([k, v]) => [k, v.sha256]))).toEqual(expected);
   });
 
   it('hashes an empty file', async () => {
@@ -117,36 +58,33 @@ describe('hashing', () => {
     const file = path.join(root, 'empty');
     fs.writeFileSync(file, '');
     expect((await hashFile(file)).sha256).toBe(createHash('sha256').digest('hex'));
-    const pooled = await session.hashFiles([file, path.join(root, 'go.mod')], {
-      inlineBelowBytes: 0,
-      parallelism: 2,
-    });
-    expect(pooled.get(file)?.bytes).toBe(0);
+    const hashed = await session.hashFiles([file, path.join(root, 'go.mod')]);
+    expect(hashed.get(file)?.bytes).toBe(0);
   });
 
-  it.each([0, Infinity])(
-    'reports an unreadable file with its path (inline below %s bytes)',
-    async (inlineBelowBytes) => {
-      const { paths } = files(2, 10);
-      const missing = path.join(path.dirname(paths[0]!), 'gone.zip');
-      const error = await session
-        .hashFiles([...paths, missing], { inlineBelowBytes, parallelism: 2 })
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(FileReadError);
-      expect(error).toMatchObject({ path: missing, code: 'ENOENT' });
-    },
-  );
+  it('reports an unreadable file with its path', async () => {
+    const { paths } = files(2, 10);
+    const missing = path.join(path.dirname(paths[0]!), 'gone.zip');
+    const error = await session.hashFiles([...paths, missing]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileReadError);
+    expect(error).toMatchObject({ path: missing, code: 'ENOENT' });
+  });
 
-  it('stops when interrupted', async () => {
+  it('stops when interrupted, before the first read or between two reads of a file', async () => {
     const { paths } = files(2, 10);
     const controller = new AbortController();
     controller.abort();
     await expect(session.hashFiles(paths, { signal: controller.signal })).rejects.toBeInstanceOf(
       InterruptedError,
     );
-    await expect(
-      session.hashFiles(paths, { signal: controller.signal, inlineBelowBytes: 0 }),
-    ).rejects.toBeInstanceOf(InterruptedError);
+    // Interrupted once the reads are under way: the files (of many reads each) are not read to their end.
+    const large = files(1, 8 * 1024 * 1024);
+    const midway = new AbortController();
+    const hashing = session.hashFiles(large.paths, {
+      signal: midway.signal,
+      started: () => midway.abort(),
+    });
+    await expect(hashing).rejects.toBeInstanceOf(InterruptedError);
   });
 });
 
@@ -235,51 +173,39 @@ describe('readVerified', () => {
     expect(received.equals(data.subarray(0, received.length))).toBe(true);
   });
 
-  it.each([
-    ['on the main thread', Infinity],
-    ['in the pool', 0],
-  ])(
-    "checks a file hashed here by its chunks' digests (%s): the same bytes pass, one byte changed is refused with what it hashes to now",
-    async (_where, inlineBelowBytes) => {
-      const data = randomBytes(3 * 1024 * 1024 + 17);
-      const { file } = verified(data);
-      const other = path.join(path.dirname(file), 'go.mod');
-      fs.writeFileSync(other, 'module x\n');
-      const digest = (await session.hashFiles([file, other], { inlineBelowBytes, parallelism: 2 })).get(
-        file,
-      )!;
-      const passed = await drain(session.readVerified(file, 'x.zip', digest));
-      expect(passed.error).toBeUndefined();
-      expect(passed.received.equals(data)).toBe(true);
+  it("checks a file hashed here by its chunks' digests: the same bytes pass, one byte changed is refused with what it hashes to now", async () => {
+    const data = randomBytes(3 * 1024 * 1024 + 17);
+    const { file } = verified(data);
+    const other = path.join(path.dirname(file), 'go.mod');
+    fs.writeFileSync(other, 'module x\n');
+    const digest = (await session.hashFiles([file, other])).get(file)!;
+    const passed = await drain(session.readVerified(file, 'x.zip', digest));
+    expect(passed.error).toBeUndefined();
+    expect(passed.received.equals(data)).toBe(true);
 
-      const changed = Buffer.from(data);
-      changed[1234] = changed[1234]! ^ 1;
-      fs.writeFileSync(file, changed);
-      const now = createHash('sha256').update(changed).digest('hex');
-      const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
-      expect(error).toBeInstanceOf(FileChangedError);
-      expect((error as Error).message).toBe(
-        `x.zip changed since it was verified: it now hashes to ${now}, not ${digest.sha256}`,
-      );
-      expect(received.length).toBeLessThan(data.length);
-    },
-  );
+    const changed = Buffer.from(data);
+    changed[1234] = changed[1234]! ^ 1;
+    fs.writeFileSync(file, changed);
+    const now = createHash('sha256').update(changed).digest('hex');
+    const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
+    expect(error).toBeInstanceOf(FileChangedError);
+    expect((error as Error).message).toBe(
+      `x.zip changed since it was verified: it now hashes to ${now}, not ${digest.sha256}`,
+    );
+    expect(received.length).toBeLessThan(data.length);
+  });
 
-  it('checks each chunk of a file hashed here against its digest before handing it on', async () => {
-    // A byte of the second chunk changed: the first chunk goes on, the second never does. Checked by the file's
-    // SHA-256 alone, the second chunk would go on before the change is known.
+  it('checks a file hashed without chunk digests (chunkDigests: false, as verify hashes) by its SHA-256', async () => {
+    // The same change as above: refused all the same, but only once the file is read to its end.
     const data = randomBytes(3 * 256 * 1024 + 17);
     const { file } = verified(data);
-    const digest = (await session.hashFiles([file])).get(file)!;
+    const digest = (await session.hashFiles([file], { chunkDigests: false })).get(file)!;
     const changed = Buffer.from(data);
     changed[256 * 1024 + 5] = changed[256 * 1024 + 5]! ^ 1;
     fs.writeFileSync(file, changed);
     const { received, error } = await drain(session.readVerified(file, 'x.zip', digest));
     expect(error).toBeInstanceOf(FileChangedError);
-    expect((error as Error).message).toBe(
-      `x.zip changed since it was verified: it now hashes to ${createHash('sha256').update(changed).digest('hex')}, not ${digest.sha256}`,
-    );
-    expect(received.equals(data.subarray(0, 256 * 1024))).toBe(true);
+    expect(received.length).toBe(3 * 256 * 1024);
   });
 
   it('refuses a single-chunk file whose bytes changed without handing on anything', async () => {

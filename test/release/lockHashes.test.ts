@@ -256,60 +256,46 @@ describe('entries hashed in the same read as the file', () => {
     { name: 'README.md', data: Buffer.alloc(2 * 1024 * 1024, 'r'), deflate: false },
   ];
 
-  /**
-   * Two copies of the members' zip hashed with their plan: with one file the pool has one thread, the main
-   * thread, whatever `inlineBelowBytes` says.
-   */
-  async function hashTwoCopies(name: string, inline: number, storedEntriesLater = false) {
+  /** Two copies of the members' zip hashed with their plan, at once. */
+  async function hashTwoCopies(name: string, storedEntriesLater = false) {
     const zip = makeZip(members);
     const files = [writeZip(name, zip), writeZip(name, zip)];
     const planned = await planZipHash(files[0]!, name);
     const digests = await session.hashFiles(files, {
       plans: new Map(files.map((file) => [file, planned.plan])),
       storedEntriesLater,
-      inlineBelowBytes: inline,
-      parallelism: 2,
     });
     return { zip, files, planned, plan: planned.plan, digests };
   }
 
-  it.each([
-    ['on the main thread', Infinity],
-    ['in the worker pool', 0],
-  ])('gives the documented h1: and the file SHA-256 %s (entries across 1 MiB reads)', async (_, inline) => {
-    const { zip, files, planned, digests } = await hashTwoCopies('pooled.zip', inline);
+  it('gives the documented h1: and the file SHA-256 (entries across 1 MiB reads)', async () => {
+    const { zip, files, planned, digests } = await hashTwoCopies('copies.zip');
     for (const file of files) {
       const digest = digests.get(file)!;
       expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
-      expect(hash1FromEntries('pooled.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
+      expect(hash1FromEntries('copies.zip', planned, digest.entries!)).toBe(hash1(readZipByHand(zip)));
     }
   });
 
-  it.each([
-    ['on the main thread', Infinity],
-    ['in the worker pool', 0],
-  ])(
-    'leaves the stored entries for later when asked, and gives the same h1: once they are hashed (%s)',
-    async (_, inline) => {
-      const { zip, files, planned, plan, digests } = await hashTwoCopies('later.zip', inline, true);
-      const file = files[1]!;
-      const digest = digests.get(file)!;
-      expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
-      // The deflated entry is hashed in the first read (it is inflated there anyway), and so is the small stored
-      // one (not worth a second read); the large stored one is not.
-      expect(plan.map((entry, i) => [entry.method, digests.get(files[0]!)!.entries![i] === ''])).toEqual([
-        [8, false],
-        [0, false],
-        [0, true],
-      ]);
-      expect(digest.entries).toEqual(digests.get(files[0]!)!.entries);
-      const later = await session.hashStoredEntries(file, 'later.zip', plan, digest);
-      // Only what the first read left: the large stored entry.
-      expect(later.map((hash) => hash === '')).toEqual([true, true, false]);
-      const whole = digest.entries!.map((hash, i) => hash || later[i]!);
-      expect(hash1FromEntries('later.zip', planned, whole)).toBe(hash1(readZipByHand(zip)));
-    },
-  );
+  it('leaves the stored entries for later when asked, and gives the same h1: once they are hashed', async () => {
+    const { zip, files, planned, plan, digests } = await hashTwoCopies('later.zip', true);
+    const file = files[1]!;
+    const digest = digests.get(file)!;
+    expect(digest.sha256).toBe(createHash('sha256').update(zip).digest('hex'));
+    // The deflated entry is hashed in the first read (it is inflated there anyway), and so is the small stored
+    // one (not worth a second read); the large stored one is not.
+    expect(plan.map((entry, i) => [entry.method, digests.get(files[0]!)!.entries![i] === ''])).toEqual([
+      [8, false],
+      [0, false],
+      [0, true],
+    ]);
+    expect(digest.entries).toEqual(digests.get(files[0]!)!.entries);
+    const later = await session.hashStoredEntries(file, 'later.zip', plan, digest);
+    // Only what the first read left: the large stored entry.
+    expect(later.map((hash) => hash === '')).toEqual([true, true, false]);
+    const whole = digest.entries!.map((hash, i) => hash || later[i]!);
+    expect(hash1FromEntries('later.zip', planned, whole)).toBe(hash1(readZipByHand(zip)));
+  });
 
   it('still refuses a stored entry whose CRC-32 does not match in the first read when its SHA-256 is left for later', async () => {
     // Over 64 KiB: its SHA-256 is left for later (a smaller entry's is made in the first read anyway).

@@ -1,16 +1,16 @@
 /**
  * One read of one file: every byte into the file's SHA-256 and, in a hashing session, into the SHA-256 of each of
- * its 256 KiB chunks, and the planned zip entries' data into their own hashes (src/release/hashing/entryContents.ts).
- * Runs on the main thread and in the hashing workers (src/release/hashing/hashWorker.ts), and answers with a reply
- * rather than throwing, so that a worker can post it.
+ * its 256 KiB chunks, and the planned zip entries' data into their own hashes (src/release/hashing/entryContents.ts:
+ * deflated data is inflated on Node's zlib thread pool meanwhile).
  *
  * The chunks' digests are what an upload checks each chunk it reads again against before handing it on
  * (`readVerified`, src/release/hashing/verifiedRead.ts): the bytes uploaded are the bytes verified, chunk by chunk.
  */
 import { createHash, type Hash } from 'node:crypto';
-import * as fs from 'node:fs';
-import { EntryContents } from './entryContents.ts';
-import { entrySlices, type ZipPlan } from '../zipPlan.ts';
+import * as fs from 'node:fs/promises';
+import { InterruptedError } from '../../errors.js';
+import { EntryContents } from './entryContents.js';
+import { entrySlices, type ZipPlan } from '../zipPlan.js';
 
 /** A file's digest. */
 export interface FileDigest {
@@ -26,25 +26,23 @@ export interface FileDigest {
   entries?: string[];
 }
 
-/** What a read of a file answers: its digest and its chunks' digests, or why it could not be read. */
-export type DigestReply =
-  | { ok: true; digest: FileDigest; chunks: string[] | undefined }
-  | { ok: false; path: string; code: string; message: string; entry?: string };
+/** What a read of a file gives: its digest, and its chunks' digests when they were asked for. */
+export interface ChunkedDigest {
+  digest: FileDigest;
+  chunks: string[] | undefined;
+}
 
-/** What `digestFile` reads at once. */
+/** The read buffer's size: what `digestFile` reads at once. */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
 /** The size of the chunks whose SHA-256 a read takes, and that an upload reads and checks one at a time. */
 export const CHUNK_BYTES = 256 * 1024;
 
-/**
- * How a file is read: blocking (a worker: faster, nothing else runs there), whether stored entries wait, and
- * whether the chunks' digests are taken (for a session's uploads).
- */
+/** How a file is read: whether stored entries wait, and whether the chunks' digests are taken (for uploads). */
 export interface ReadMode {
-  blocking: boolean;
   storedLater: boolean;
   chunks: boolean;
+  signal?: AbortSignal | undefined;
 }
 
 /** The SHA-256 of each CHUNK_BYTES of a file, from its start, as its bytes are added in pieces of any size. */
@@ -74,35 +72,29 @@ export class ChunkHashes {
 }
 
 /**
- * Reads a file once, in chunks of `chunk`'s size (which it reads into; nothing else may use it meanwhile): every
- * byte into the file's SHA-256 (and, with `chunks`, its chunks' digests), and each planned entry's data into that
- * entry's content hash.
+ * Reads a file once, through `buffer` (which nothing else may use meanwhile): every byte into the file's SHA-256
+ * (and, with `chunks`, its chunks' digests), and each planned entry's data into that entry's content hash. Throws
+ * FileReadError for a file that cannot be read, EntryReadError for a planned entry whose content is wrong.
  */
 export async function digestFile(
   path: string,
   plan: ZipPlan | undefined,
-  { blocking, storedLater, chunks }: ReadMode,
-  chunk: Buffer,
-): Promise<DigestReply> {
+  { storedLater, chunks, signal }: ReadMode,
+  buffer: Buffer,
+): Promise<ChunkedDigest> {
   const contents = new EntryContents(plan ?? [], storedLater);
   const fileHash = createHash('sha256');
   const chunkHashes = chunks ? new ChunkHashes() : undefined;
   let bytes = 0;
   const cursor = { next: 0 };
-  // The main thread must not stall its event loop.
-  const read = (fd: number): number | Promise<number> =>
-    blocking
-      ? fs.readSync(fd, chunk, 0, chunk.length, null)
-      : new Promise((resolve, reject) =>
-          fs.read(fd, chunk, 0, chunk.length, null, (error, n) => (error ? reject(error) : resolve(n))),
-        );
-  let fd: number | undefined;
+  let handle: fs.FileHandle | undefined;
   try {
-    fd = fs.openSync(path, 'r');
+    handle = await fs.open(path, 'r');
     for (;;) {
-      const bytesRead = await read(fd);
+      if (signal?.aborted) throw new InterruptedError('Interrupted while hashing the release files');
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, bytes);
       if (bytesRead === 0) break;
-      const data = chunk.subarray(0, bytesRead);
+      const data = buffer.subarray(0, bytesRead);
       fileHash.update(data);
       chunkHashes?.add(data);
       const from = bytes;
@@ -111,51 +103,40 @@ export async function digestFile(
         await contents.feed(index, slice);
     }
   } catch (error) {
-    const err = error as NodeJS.ErrnoException;
     contents.abandon();
-    return { ok: false, path, code: err.code ?? 'EIO', message: err.message };
+    if (error instanceof InterruptedError) throw error;
+    const err = error as NodeJS.ErrnoException;
+    throw new FileReadError(path, err.code ?? 'EIO', err.message, { cause: error });
   } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    await handle?.close();
   }
   const entries = await contents.finish();
-  if ('failure' in entries)
-    return { ok: false, path, code: 'EZIP', message: entries.failure, entry: entries.entry };
+  if ('failure' in entries) throw new EntryReadError(path, entries.entry, entries.failure);
   const digest: FileDigest = { path, sha256: fileHash.digest('hex'), bytes };
   if (plan !== undefined) digest.entries = entries.entries;
   chunkHashes?.end();
-  return { ok: true, digest, chunks: chunkHashes?.digests };
+  return { digest, chunks: chunkHashes?.digests };
 }
 
-/**
- * A read failure of one file, with the file's path and the system error code. (Fields set in the constructor's
- * body: a worker runs this module with its types stripped, which leaves no parameter properties.)
- */
+/** A read failure of one file, with the file's path and the system error code. */
 export class FileReadError extends Error {
-  readonly path: string;
-  readonly code: string;
-
-  constructor(path: string, code: string, message: string) {
-    super(message);
-    this.path = path;
-    this.code = code;
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
   }
 }
 
 /** An entry of a planned zip whose content cannot be read (bad deflate data, wrong size or CRC-32). */
 export class EntryReadError extends Error {
-  readonly path: string;
-  readonly entry: string;
-
-  constructor(path: string, entry: string, message: string) {
+  constructor(
+    readonly path: string,
+    readonly entry: string,
+    message: string,
+  ) {
     super(message);
-    this.path = path;
-    this.entry = entry;
   }
-}
-
-/** The error a failed read answered with. */
-export function replyError(reply: Extract<DigestReply, { ok: false }>): Error {
-  return reply.entry === undefined
-    ? new FileReadError(reply.path, reply.code, reply.message)
-    : new EntryReadError(reply.path, reply.entry, reply.message);
 }

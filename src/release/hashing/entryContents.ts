@@ -1,12 +1,12 @@
 /**
  * The contents of a zip's planned entries, taken in as one read of the file passes: each entry's bytes into its
  * SHA-256 (stored data as it is, deflated data through zlib's inflater), its size and CRC-32 checked as Go's
- * archive/zip checks them (the CRC costs a tenth of the hashing). Part of the hashing worker's program
- * (src/release/hashing/hashWorker.ts).
+ * archive/zip checks them (the CRC costs a tenth of the hashing). The inflating runs on Node's zlib thread pool,
+ * while the main thread hashes.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { crc32, createInflateRaw, type InflateRaw } from 'node:zlib';
-import { hashedLater, type PlannedEntry, type ZipPlan } from '../zipPlan.ts';
+import { hashedLater, type PlannedEntry, type ZipPlan } from '../zipPlan.js';
 
 /** One entry's content as it is read: its hash so far, CRC-32, size, inflater, and what is wrong with it. */
 interface Flow {
