@@ -9,10 +9,8 @@
 //
 // Steps, as Node's documentation gives them: the whole CLI bundled into one CommonJS file (scripts/bundle.mjs
 // cli), a preparation blob from it (`node --experimental-sea-config`), a copy of this node binary, the blob
-// injected into the copy with postject (npm registry), and on macOS the copy signed again (ad hoc). The
-// hashing workers run the bundled worker module's source, which the bundle holds as a string (scripts/bundle.mjs,
-// workerStart()), evaluated (`new Worker(source, { eval: true })`), which a single executable supports, and so
-// does the handler runner of `runtask serve`, run as `<executable> -e <its function's source>`
+// injected into the copy with postject (npm registry), and on macOS the copy signed again (ad hoc). The handler
+// runner of `runtask serve` runs as `<executable> -e <its function's source>`
 // (src/runtask/server/handler/spawnHelper.ts, src/cli/bundleEntry.ts). package.json and assets/ go in as the
 // executable's assets (`seaAssets`), read with node:sea by src/packageFiles.ts; nothing is read beside the binary. A node binary without the SEA fuse (some distributions build Node without
 // it) cannot build one: the script says so and exits 3.

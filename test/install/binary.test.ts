@@ -1,7 +1,7 @@
 /**
  * The single executable (`npm run build:binary`: Node's SEA with the bundle injected by postject), built for this
  * machine into a temporary folder and run with no Node.js on PATH and no node_modules anywhere near: --version,
- * verify (its hashing workers), lock (the HCL parser's WebAssembly, embedded) and a publish against the emulator.
+ * verify, lock (the HCL parser's WebAssembly, embedded) and a publish against the emulator.
  * A machine whose node binary cannot become a single executable skips the build and prints why (the script's
  * own check, also used by `npm run build:binary`).
  */
@@ -55,7 +55,7 @@ describe.skipIf(reason !== undefined)('the single executable', () => {
     expect(help.stdout).toContain('Usage: provider verify [options] [dir]');
   });
 
-  it('verify: the hashing workers run inside it; a bad release is exit 3', async () => {
+  it('verify: a good release verifies, a bad release is exit 3', async () => {
     const ok = await runProcess(
       binary,
       ['verify', RELEASE, '--key', SIGNER_KEY_FILE, '--offline', '--json'],
