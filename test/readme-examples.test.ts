@@ -128,7 +128,11 @@ const expected: Record<string, Expected> = {
   'npm test                 # build + all tests (vitest)': {
     skip: 'the whole suite, this file included; .ci/run runs it',
   },
-  'npm run lint             # eslint': { skip: 'the linter over the repository; .ci/run runs it' },
+  'npm run test:fast        # the in-process tests, no build, no PostgreSQL, Chromium or install suites: the edit-test loop':
+    { skip: 'a part of the suite this file belongs to' },
+  'npm run lint             # eslint + dependency-cruiser': {
+    skip: 'the linter over the repository; .ci/run runs it',
+  },
   'npm run typecheck        # tsc --noEmit': { skip: 'the type check of the repository; .ci/run runs it' },
   'bash .ci/run             # what CI runs, on a clean clone': {
     skip: 'clones the repository and installs from the npm registry',
