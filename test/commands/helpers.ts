@@ -16,9 +16,11 @@ import type { CliResult } from '../helpers/result.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { publishFixture } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
+import { PLATFORMS } from '../helpers/platforms.js';
 
 /** The fixture release's platforms. */
-export const ALL_PLATFORMS = ['darwin_amd64', 'darwin_arm64', 'linux_amd64', 'linux_arm64', 'windows_amd64'];
+/** The fixture release's platforms (test/helpers/platforms.ts), under the name these suites use. */
+export const ALL_PLATFORMS: string[] = PLATFORMS;
 
 /** `terraform-provider-example_1.2.3_<platform>.zip`. */
 export function zipName(platform: string, version = '1.2.3'): string {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, tempRoot } from '../helpers/tmp.js';
 import { FIXTURE_LOCK_FILE, MAC_INIT_LOCK_FILE } from '../lockfile/helpers.js';
-import { copyRelease, publicKeyPath, runCli } from '../release/helpers.js';
+import { copyRelease, publicKeyPath, runCliAtHome } from '../release/helpers.js';
 
 const LOCK = '.terraform.lock.hcl';
 
@@ -20,7 +20,7 @@ function project() {
   copyRelease(root);
   const lockFile = path.join(root, LOCK);
   const lock = () =>
-    runCli(['lock', '--key', publicKeyPath('signer'), '--organization', 'example-org'], { cwd: root });
+    runCliAtHome(['lock', '--key', publicKeyPath('signer'), '--organization', 'example-org'], { cwd: root });
   return { root, lockFile, lock };
 }
 

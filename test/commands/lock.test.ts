@@ -23,7 +23,7 @@ import {
   makeZip,
   publicKeyPath,
   replaceListed,
-  runCli,
+  runCliAtHome,
   zipName,
 } from '../release/helpers.js';
 
@@ -56,7 +56,7 @@ describe('provider lock', () => {
 
   it('creates the lock file Terraform would write for every platform, offline, without a token', async () => {
     const { root, args, lockFile } = setup();
-    const result = await runCli([...args, '--hostname', 'app.terraform.io'], {
+    const result = await runCliAtHome([...args, '--hostname', 'app.terraform.io'], {
       cwd: root,
       env: { TFE_HOSTNAME: url },
     });
@@ -71,9 +71,9 @@ describe('provider lock', () => {
 
   it('re-running leaves the file byte for byte as it was, and says unchanged', async () => {
     const { root, args, lockFile } = setup();
-    expect((await runCli(args, { cwd: root })).exitCode).toBe(0);
+    expect((await runCliAtHome(args, { cwd: root })).exitCode).toBe(0);
     const before = fs.statSync(lockFile);
-    const again = await runCli(args, { cwd: root });
+    const again = await runCliAtHome(args, { cwd: root });
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain(`✓ ${LOCK} unchanged: it already records ${ADDRESS} 1.2.3`);
     expect(fs.readFileSync(lockFile, 'utf8')).toBe(FIXTURE_LOCK_FILE);
@@ -86,7 +86,7 @@ describe('provider lock', () => {
     const { root, args, lockFile } = setup();
     fs.writeFileSync(lockFile, MAC_INIT_LOCK_FILE, { mode: 0o600 });
     fs.chmodSync(lockFile, 0o600);
-    const result = await runCli(args, { cwd: root });
+    const result = await runCliAtHome(args, { cwd: root });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`✓ Updated ${LOCK}: ${ADDRESS} 1.2.3`);
     expect(fs.readFileSync(lockFile, 'utf8')).toBe(
@@ -98,7 +98,7 @@ describe('provider lock', () => {
 
   it('--platform records h1: for the chosen platforms only, and zh: for every file', async () => {
     const { root, args, lockFile } = setup();
-    const result = await runCli([...args, '--platform', 'linux_amd64', '--platform', 'darwin_arm64'], {
+    const result = await runCliAtHome([...args, '--platform', 'linux_amd64', '--platform', 'darwin_arm64'], {
       cwd: root,
     });
     expect(result.exitCode).toBe(0);
@@ -111,18 +111,18 @@ describe('provider lock', () => {
 
   it('--platform the release does not have is exit 2, and nothing is written', async () => {
     const { root, args, lockFile } = setup();
-    const result = await runCli([...args, '--platform', 'freebsd_amd64'], { cwd: root });
+    const result = await runCliAtHome([...args, '--platform', 'freebsd_amd64'], { cwd: root });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('example 1.2.3 has no package for freebsd_amd64');
     expect(fs.existsSync(lockFile)).toBe(false);
-    const bad = await runCli([...args, '--platform', 'linux/amd64'], { cwd: root });
+    const bad = await runCliAtHome([...args, '--platform', 'linux/amd64'], { cwd: root });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--platform "linux/amd64" is not a platform');
   });
 
   it('--constraints sets the constraints, in the form Terraform writes them', async () => {
     const { root, args, lockFile } = setup();
-    const result = await runCli([...args, '--constraints', '>=1.2,<2'], { cwd: root });
+    const result = await runCliAtHome([...args, '--constraints', '>=1.2,<2'], { cwd: root });
     expect(result.exitCode).toBe(0);
     expect(fs.readFileSync(lockFile, 'utf8')).toContain(
       '  version     = "1.2.3"\n  constraints = ">= 1.2.0, < 2.0.0"\n  hashes = [\n',
@@ -133,7 +133,7 @@ describe('provider lock', () => {
     const { root, args, lockFile } = setup();
     fs.writeFileSync(lockFile, MAC_INIT_LOCK_FILE);
     // A zip whose SHA256SUMS line and signature are right, but the wrong key signed: exit 3.
-    const wrongKey = await runCli(
+    const wrongKey = await runCliAtHome(
       ['lock', '--key', publicKeyPath('other'), '--organization', 'example-org'],
       {
         cwd: root,
@@ -142,7 +142,7 @@ describe('provider lock', () => {
     expect(wrongKey.exitCode).toBe(3);
     // A zip changed after SHA256SUMS was signed: exit 3, naming the zip.
     fs.writeFileSync(path.join(root, 'dist', zipName('linux_amd64')), makeZip([{ name: 'x', data: 'y' }]));
-    const tampered = await runCli(args, { cwd: root });
+    const tampered = await runCliAtHome(args, { cwd: root });
     expect(tampered.exitCode).toBe(3);
     expect(tampered.stderr).toContain(zipName('linux_amd64'));
     expect(fs.readFileSync(lockFile, 'utf8')).toBe(MAC_INIT_LOCK_FILE);
@@ -155,7 +155,7 @@ describe('provider lock', () => {
       zipName('linux_amd64'),
       makeZip([{ name: 'README', data: 'x' }]),
     );
-    const result = await runCli(args, { cwd: root });
+    const result = await runCliAtHome(args, { cwd: root });
     expect(result.exitCode).toBe(3);
     expect(fs.existsSync(lockFile)).toBe(false);
   });
@@ -164,7 +164,7 @@ describe('provider lock', () => {
     const { root, args, lockFile } = setup();
     const broken = MAC_INIT_LOCK_FILE.replace('  ]\n}', '  ]\n');
     fs.writeFileSync(lockFile, broken);
-    const result = await runCli(args, { cwd: root });
+    const result = await runCliAtHome(args, { cwd: root });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(
       /error: \.terraform\.lock\.hcl:4: this block has no closing \}: this is not valid HCL/,
@@ -175,7 +175,7 @@ describe('provider lock', () => {
 
   it('--dry-run prints the block (a diff against the one in the file) and writes nothing', async () => {
     const { root, args, lockFile } = setup();
-    const fresh = await runCli([...args, '--dry-run'], { cwd: root });
+    const fresh = await runCliAtHome([...args, '--dry-run'], { cwd: root });
     expect(fresh.exitCode).toBe(0);
     expect(fresh.stdout).toContain(
       FIXTURE_BLOCK.split('\n')
@@ -186,7 +186,7 @@ describe('provider lock', () => {
     expect(fs.existsSync(lockFile)).toBe(false);
 
     fs.writeFileSync(lockFile, MAC_INIT_LOCK_FILE);
-    const diff = await runCli([...args, '--dry-run'], { cwd: root });
+    const diff = await runCliAtHome([...args, '--dry-run'], { cwd: root });
     expect(diff.exitCode).toBe(0);
     expect(diff.stdout).toContain(`+     "${FIXTURE_H1.linux_amd64}",\n`);
     expect(diff.stdout).toContain(`      "${FIXTURE_H1.darwin_arm64}",\n`);
@@ -196,7 +196,7 @@ describe('provider lock', () => {
 
   it('--json prints the block as data', async () => {
     const { root, args } = setup();
-    const result = await runCli(
+    const result = await runCliAtHome(
       [...args, '--lock-file', 'sub.lock.hcl', '--json', '--platform', 'linux_amd64'],
       {
         cwd: root,
@@ -223,10 +223,10 @@ describe('provider lock', () => {
 
   it('without a public key or an organization it is exit 2 before anything is read', async () => {
     const { root, lockFile } = setup();
-    const noKey = await runCli(['lock', '--organization', 'example-org'], { cwd: root });
+    const noKey = await runCliAtHome(['lock', '--organization', 'example-org'], { cwd: root });
     expect(noKey.exitCode).toBe(2);
     expect(noKey.stderr).toContain('no public key was given');
-    const noOrg = await runCli(['lock', '--key', publicKeyPath('signer')], { cwd: root });
+    const noOrg = await runCliAtHome(['lock', '--key', publicKeyPath('signer')], { cwd: root });
     expect(noOrg.exitCode).toBe(2);
     expect(noOrg.stderr).toContain(
       'No organization given: the lock file records the provider as app.terraform.io/<organization>/<name>',
@@ -236,7 +236,7 @@ describe('provider lock', () => {
 
   it('records a TFE host with its port, and the organization in lower case, as Terraform normalises them', async () => {
     const { root, args, lockFile } = setup();
-    const result = await runCli(
+    const result = await runCliAtHome(
       [
         ...args.slice(0, 3),
         '--organization',

@@ -2,7 +2,7 @@
  * Test helpers for release reading and `provider verify`: copies of the fixture release to mutate, a tiny
  * zip writer, detached signatures made with the test-only keys, and an in-process CLI runner.
  */
-import { runCli as runShared } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import type { InProcessResult } from '../helpers/result.js';
 import { PLATFORMS, type Platform } from '../helpers/platforms.js';
 import { tempRoot } from '../helpers/tmp.js';
@@ -192,12 +192,12 @@ export function makeZip(members: ZipMember[]): Buffer {
   return Buffer.concat([...locals, cd, end]);
 }
 
-/** Runs the CLI in-process (the shared helper), with colour off and the release folder as home. */
-export async function runCli(
+/** The one in-process runner (test/helpers/cli.ts `runCli`), with colour off and the working folder as home. */
+export async function runCliAtHome(
   argv: string[],
   options: { cwd: string; env?: Record<string, string> },
 ): Promise<InProcessResult> {
-  return runShared(argv, {
+  return runCli(argv, {
     cwd: options.cwd,
     homeDir: options.cwd,
     env: { NO_COLOR: '1', ...options.env },

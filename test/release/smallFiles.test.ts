@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli as runShared } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { writeRequests } from '../commands/publish/helpers.js';
 import { emulatorArgs, emulatorWithKeys } from '../commands/verify/helpers.js';
-import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCli } from './helpers.js';
+import { MANIFEST, SIG, SUMS, copyRelease, publicKeyPath, runCliAtHome } from './helpers.js';
 import { tempRoot } from '../helpers/tmp.js';
 
 const HUGE = 1500 * 1024 * 1024;
@@ -30,7 +30,7 @@ describe('release files above their cap', () => {
   ])('%s of 1.5 GiB: exit 3 at once, naming the file, its size and the cap', async (file, cap) => {
     const dist = copyRelease();
     sparse(path.join(dist, file));
-    const result = await runCli(['verify', dist, '--offline', '--key', publicKeyPath('signer')], {
+    const result = await runCliAtHome(['verify', dist, '--offline', '--key', publicKeyPath('signer')], {
       cwd: path.dirname(dist),
     });
     expect(result.exitCode).toBe(3);
@@ -42,9 +42,12 @@ describe('release files above their cap', () => {
   it('--json names the file, its size and the cap in the details', async () => {
     const dist = copyRelease();
     sparse(path.join(dist, SUMS));
-    const result = await runCli(['verify', dist, '--offline', '--json', '--key', publicKeyPath('signer')], {
-      cwd: path.dirname(dist),
-    });
+    const result = await runCliAtHome(
+      ['verify', dist, '--offline', '--json', '--key', publicKeyPath('signer')],
+      {
+        cwd: path.dirname(dist),
+      },
+    );
     expect(result.exitCode).toBe(3);
     const doc = JSON.parse(result.stdout) as { error: { details: Record<string, unknown> } };
     expect(doc.error.details).toEqual({ file: SUMS, bytes: HUGE, limit: 1024 * 1024 });
@@ -61,7 +64,7 @@ describe('release files above their cap', () => {
       const dist = copyRelease();
       sparse(path.join(dist, SUMS));
       const { args, env } = emulatorArgs(emulator);
-      const result = await runCli(['publish', dist, '--key', publicKeyPath('signer'), ...args], {
+      const result = await runCliAtHome(['publish', dist, '--key', publicKeyPath('signer'), ...args], {
         cwd: path.dirname(dist),
         env,
       });
@@ -77,7 +80,9 @@ describe('key files above their cap', () => {
     const dist = copyRelease();
     const key = path.join(path.dirname(dist), 'huge.asc');
     sparse(key);
-    const result = await runCli(['verify', dist, '--offline', '--key', key], { cwd: path.dirname(dist) });
+    const result = await runCliAtHome(['verify', dist, '--offline', '--key', key], {
+      cwd: path.dirname(dist),
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`${key} is 1.5 GiB`);
     expect(result.stderr).toContain('at most 1 MiB');
@@ -86,7 +91,7 @@ describe('key files above their cap', () => {
   it('gpg-keys add with a 1.5 GiB file: exit 2 before any request', async () => {
     const root = tempRoot();
     sparse(path.join(root, 'huge.asc'));
-    const result = await runShared(
+    const result = await runCli(
       ['gpg-keys', 'add', 'huge.asc', '--hostname', 'http://127.0.0.1:9', '--organization', 'acme'],
       { cwd: root, homeDir: root, env: { TFE_TOKEN: 'x', NO_COLOR: '1' } },
     );

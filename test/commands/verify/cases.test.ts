@@ -20,7 +20,7 @@ import {
   publicKeyPath,
   replaceListed,
   resign,
-  runCli,
+  runCliAtHome,
   zipName,
 } from '../../release/helpers.js';
 import { emulatorArgs, emulatorWithKeys, requestsOtherThanKeyLookups } from './helpers.js';
@@ -465,7 +465,7 @@ describe('provider verify on broken releases', () => {
     await c.mutate?.(dist);
     const { args, env } = emulatorArgs(emulator);
     emulator.requestLog.clear();
-    const result = await runCli(['verify', ...(c.args ?? []), '--json', ...args], {
+    const result = await runCliAtHome(['verify', ...(c.args ?? []), '--json', ...args], {
       cwd: root,
       env: { ...env, ...c.env },
     });
@@ -497,7 +497,10 @@ describe('provider verify on broken releases', () => {
     sig('armored.sig.asc')(dist);
     const before = fs.readFileSync(path.join(dist, SIG));
     const { args, env } = emulatorArgs(emulator);
-    const result = await runCli(['verify', '--dearmor-signature', ...args], { cwd: path.dirname(dist), env });
+    const result = await runCliAtHome(['verify', '--dearmor-signature', ...args], {
+      cwd: path.dirname(dist),
+      env,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('converted from ASCII armor in memory');
     expect(fs.readFileSync(path.join(dist, SIG))).toEqual(before);
@@ -506,7 +509,7 @@ describe('provider verify on broken releases', () => {
   // The program's own version flag must not swallow the command's `--version <v>`.
   it('accepts `--version 1.2.3` with a space', async () => {
     const dist = copyRelease();
-    const result = await runCli(['verify', '--version', '1.2.3', '--key', publicKeyPath('signer')], {
+    const result = await runCliAtHome(['verify', '--version', '1.2.3', '--key', publicKeyPath('signer')], {
       cwd: path.dirname(dist),
     });
     expect(result.exitCode).toBe(0);
@@ -516,7 +519,9 @@ describe('provider verify on broken releases', () => {
   it('stops at the first usage mistake before reading the release', async () => {
     const dist = copyRelease();
     await resign(dist, 'other');
-    const result = await runCli(['verify', '--protocols', 'x', '--offline'], { cwd: path.dirname(dist) });
+    const result = await runCliAtHome(['verify', '--protocols', 'x', '--offline'], {
+      cwd: path.dirname(dist),
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--protocols');
   });

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as openpgp from 'openpgp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
-import { runCli as runShared } from '../../helpers/cli.js';
+import { runCli } from '../../helpers/cli.js';
 import { emulatorPerTest } from '../../helpers/emulator/index.js';
 import { tempRoot } from '../../helpers/tmp.js';
 import {
@@ -25,7 +25,7 @@ import {
   editSums,
   keyId,
   publicKeyPath,
-  runCli,
+  runCliAtHome,
   signDetached,
   zipName,
 } from '../../release/helpers.js';
@@ -44,7 +44,7 @@ const signerSecret = fs.readFileSync(path.join(FIXTURES, 'keys', 'signer.sec.asc
 
 /** `provider verify --json --key <key>` on a release folder. */
 async function verify(dist: string, key = publicKeyPath('signer')): Promise<{ code: number; doc: Doc }> {
-  const result = await runCli(['verify', dist, '--json', '--key', key], { cwd: path.dirname(dist) });
+  const result = await runCliAtHome(['verify', dist, '--json', '--key', key], { cwd: path.dirname(dist) });
   return { code: result.exitCode, doc: JSON.parse(result.stdout) as Doc };
 }
 
@@ -62,7 +62,7 @@ const emulator = emulatorPerTest();
 /** `provider publish <dist> --key <key>` against an emulator; returns the result and the writes it saw. */
 async function publish(dist: string, key: string): Promise<{ code: number; doc: Doc; writes: string[] }> {
   const e: Emulator = await emulator();
-  const result = await runShared(
+  const result = await runCli(
     ['publish', dist, '--json', '--key', key, '--hostname', e.url, '--organization', e.organization],
     { env: { TFE_TOKEN: e.ownerToken, ...FAST }, cwd: tempRoot() },
   );

@@ -2,7 +2,7 @@
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
-import { copyRelease, keyId, runCli } from '../../release/helpers.js';
+import { copyRelease, keyId, runCliAtHome } from '../../release/helpers.js';
 import { emulatorArgs, emulatorWithKeys } from './helpers.js';
 
 describe('verify with the registry keys', () => {
@@ -21,7 +21,7 @@ describe('verify with the registry keys', () => {
 
   it('finds the signer among the keys registered for the namespace (token from TFE_TOKEN)', async () => {
     emulator.requestLog.clear();
-    const result = await runCli(
+    const result = await runCliAtHome(
       ['verify', '--hostname', emulator.url, '--organization', emulator.organization],
       {
         cwd: root,
@@ -49,7 +49,7 @@ describe('verify with the registry keys', () => {
 
   it('uses a member token and TF_TOKEN_<host> too, and prints the namespace in JSON', async () => {
     const host = new URL(emulator.url).hostname.replaceAll('.', '_');
-    const result = await runCli(
+    const result = await runCliAtHome(
       ['verify', '--json', '--hostname', emulator.url, '--organization', emulator.organization],
       {
         cwd: root,
@@ -65,7 +65,7 @@ describe('verify with the registry keys', () => {
   it('refuses the lookup with --offline, without a single request', async () => {
     emulator.requestLog.clear();
     const { args, env } = emulatorArgs(emulator);
-    const result = await runCli(['verify', '--offline', ...args], { cwd: root, env });
+    const result = await runCliAtHome(['verify', '--offline', ...args], { cwd: root, env });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('error: --offline needs a public key to check the signature with');
     expect(result.stderr).toContain('--key <armored-public-key-file> or set PROVIDER_GPG_KEY');
@@ -73,7 +73,7 @@ describe('verify with the registry keys', () => {
   });
 
   it('needs a namespace to look keys up', async () => {
-    const result = await runCli(['verify', '--hostname', emulator.url], {
+    const result = await runCliAtHome(['verify', '--hostname', emulator.url], {
       cwd: root,
       env: { TFE_TOKEN: emulator.ownerToken },
     });
@@ -84,7 +84,7 @@ describe('verify with the registry keys', () => {
 
   it('needs a token to look keys up, and says how to get one', async () => {
     emulator.requestLog.clear();
-    const result = await runCli(
+    const result = await runCliAtHome(
       ['verify', '--hostname', emulator.url, '--organization', emulator.organization],
       { cwd: root },
     );
@@ -95,7 +95,7 @@ describe('verify with the registry keys', () => {
   });
 
   it('reports a refused token as an API error (exit 4) with the way out', async () => {
-    const result = await runCli(
+    const result = await runCliAtHome(
       ['verify', '--hostname', emulator.url, '--organization', emulator.organization],
       {
         cwd: root,
@@ -110,7 +110,7 @@ describe('verify with the registry keys', () => {
 
   it('reports a namespace the token may not read (403)', async () => {
     const { args, env } = emulatorArgs(emulator);
-    const result = await runCli(['verify', ...args, '--namespace', 'someone-else', '--json'], {
+    const result = await runCliAtHome(['verify', ...args, '--namespace', 'someone-else', '--json'], {
       cwd: root,
       env,
     });
@@ -122,7 +122,7 @@ describe('verify with the registry keys', () => {
 
   it('fails verification when no key is registered', async () => {
     const { args, env } = emulatorArgs(empty);
-    const result = await runCli(['verify', ...args], { cwd: root, env });
+    const result = await runCliAtHome(['verify', ...args], { cwd: root, env });
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain(
       'Found no public key to check terraform-provider-example_1.2.3_SHA256SUMS.sig with',
@@ -132,7 +132,7 @@ describe('verify with the registry keys', () => {
 
   it('traces the lookup with --verbose and never prints the token', async () => {
     const { args, env } = emulatorArgs(emulator);
-    const result = await runCli(['verify', '--verbose', ...args], { cwd: root, env });
+    const result = await runCliAtHome(['verify', '--verbose', ...args], { cwd: root, env });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toMatch(
       /→ GET http:\/\/127\.0\.0\.1:\d+\/api\/registry\/private\/v2\/gpg-keys\?filter/,
@@ -142,7 +142,7 @@ describe('verify with the registry keys', () => {
   });
 
   it('warns that --token is visible, and never prints it', async () => {
-    const result = await runCli(
+    const result = await runCliAtHome(
       [
         'verify',
         '--hostname',
