@@ -11,12 +11,8 @@ import { afterEach } from 'vitest';
 import { EventLog, type LogEvent } from '../../src/runtask/server/log.js';
 import type { JobRecord } from '../../src/runtask/server/store.js';
 import { PlatformOrigins } from '../../src/runtask/callback/origins.js';
-import {
-  startIntegrator,
-  type Integrator,
-  type IntegratorOptions,
-  type RouteOptions,
-} from '../../src/runtask/server/server.js';
+import type { IntegratorOptions, RouteOptions } from '../../src/runtask/server/options.js';
+import { startIntegrator, type Integrator } from '../../src/runtask/server/server.js';
 import { Output } from '../../src/ui/output.js';
 import { Capture } from '../helpers/cli.js';
 import { DOCUMENTED_ORIGIN } from './documented-payloads.js';

@@ -26,7 +26,6 @@ import {
 import type { IntegratorOptions, RouteOptions } from './options.js';
 
 export { BODY_LIMIT } from './requests.js';
-export type { IntegratorOptions, RouteOptions } from './options.js';
 
 /** The store of a route without a database: given (tests), or the journal in `dir`. */
 async function openStore(options: IntegratorOptions, dir: string): Promise<JobStore> {

@@ -5,7 +5,7 @@
  * per integrator; no secret in any label.
  */
 import { describe, expect, it } from 'vitest';
-import type { IntegratorOptions } from '../../../src/runtask/server/server.js';
+import type { IntegratorOptions } from '../../../src/runtask/server/options.js';
 import { POST_PLAN_REQUEST } from '../documented-payloads.js';
 import { KEY, bytesOf, post, requestFor, sign, integratorsPerTest, type TestIntegrator } from '../helpers.js';
 import { TestPlatform } from '../platform.js';
