@@ -67,9 +67,8 @@ function securitySeverity(properties: unknown): number | undefined {
   return Number.isFinite(score) && score >= 0 && score <= 10 ? score : undefined;
 }
 
-/** A message object's text (§3.11): `text` with `{n}` filled from `arguments`, else the rule's string `id`. */
-function messageText(message: Obj, rule: Obj | undefined, path: string): string {
-  const args = Array.isArray(message.arguments) ? (message.arguments as string[]) : [];
+/** A message object's template (§3.11): its `text`, else the rule's string of its `id`. */
+function messageTemplate(message: Obj, rule: Obj | undefined, path: string): string {
   let template = str(message.text) ?? str(message.markdown);
   const id = str(message.id);
   if (template === undefined && id !== undefined && rule !== undefined && isObj(rule.messageStrings)) {
@@ -77,8 +76,18 @@ function messageText(message: Obj, rule: Obj | undefined, path: string): string 
     if (isObj(entry)) template = str(entry.text) ?? str(entry.markdown);
   }
   if (template === undefined) throw new SarifError(`${path} has neither "text" nor a rule message "id"`);
-  // Filled piece by piece and stopped past the description's limit: a template of many placeholders with long
-  // arguments must not build a string of gigabytes (a handler's output is untrusted).
+  return template;
+}
+
+/**
+ * A message's text: its template with `{n}` filled from `arguments`. Filled piece by piece, from at most twice
+ * the description's limit of the template, and stopped past that limit: a template of many placeholders with long
+ * arguments must not build a string of gigabytes, nor a template of megabytes shared by every result be read
+ * again for each (a handler's output is untrusted).
+ */
+function fillMessage(template: string, message: Obj): string {
+  const args = Array.isArray(message.arguments) ? (message.arguments as string[]) : [];
+  template = template.slice(0, 2 * MESSAGE_MAX);
   let out = '';
   let last = 0;
   for (const match of template.matchAll(/\{(\d+)\}/g)) {
@@ -120,8 +129,7 @@ function fixes(value: unknown): string[] {
 }
 
 /** The help of a rule: its help's Markdown or text, else its full or short description. */
-function ruleHelp(rule: Obj | undefined): string | undefined {
-  if (rule === undefined) return undefined;
+function ruleHelp(rule: Obj): string | undefined {
   for (const key of ['help', 'fullDescription', 'shortDescription']) {
     const value = rule[key];
     if (isObj(value)) {
@@ -130,6 +138,23 @@ function ruleHelp(rule: Obj | undefined): string | undefined {
     }
   }
   return undefined;
+}
+
+/** What every finding of a rule shares, read once per rule: its help and its help's address. */
+interface RuleTexts {
+  help: string | undefined;
+  helpUri: string | undefined;
+}
+
+/** A rule's texts, from `read` (each rule's computed once, and the same strings shared by its findings). */
+function ruleTexts(rule: Obj | undefined, read: Map<Obj, RuleTexts>): RuleTexts {
+  if (rule === undefined) return { help: undefined, helpUri: undefined };
+  let texts = read.get(rule);
+  if (texts === undefined) {
+    texts = { help: ruleHelp(rule), helpUri: cutText(str(rule.helpUri) ?? '', 600) || undefined };
+    read.set(rule, texts);
+  }
+  return texts;
 }
 
 /** How long the reading runs before it lets the event loop turn. */
@@ -162,20 +187,34 @@ function ruleOf(result: Obj, rules: readonly Obj[], byId: ReadonlyMap<unknown, O
   return indexed ?? byId.get(str(result.ruleId) ?? str(reference?.id));
 }
 
-/** A result as a finding (its fields checked). */
-function finding(tool: string, result: Obj, rule: Obj | undefined, path: string): Finding {
+/**
+ * A result as a finding (its fields checked). Its message is filled when it is first asked for: most findings of
+ * a large report only count, and a short result naming a long rule message must not cost a string each.
+ */
+function finding(
+  tool: string,
+  result: Obj,
+  rule: Obj | undefined,
+  path: string,
+  read: Map<Obj, RuleTexts>,
+): Finding {
   const reference = isObj(result.rule) ? result.rule : undefined;
   const id = str(result.ruleId) ?? str(reference?.id) ?? str(rule?.id) ?? 'result';
   const configured = isObj(rule?.defaultConfiguration) ? rule.defaultConfiguration.level : undefined;
   const level = (result.kind ?? 'fail') === 'fail' ? (result.level ?? configured ?? 'warning') : 'none';
+  const message = result.message as Obj;
+  const template = messageTemplate(message, rule, `${path}.message`);
+  let filled: string | undefined;
   return {
     tool,
     ruleId: id,
     level: level as FindingLevel,
     securitySeverity: securitySeverity(result.properties) ?? securitySeverity(rule?.properties),
-    message: messageText(result.message as Obj, rule, `${path}.message`),
-    help: ruleHelp(rule),
-    helpUri: cutText(str(rule?.helpUri) ?? '', 600) || undefined,
+    get message(): string {
+      filled ??= fillMessage(template, message);
+      return filled;
+    },
+    ...ruleTexts(rule, read),
     locations: locations(result.locations),
     fixes: fixes(result.fixes),
   };
@@ -186,14 +225,16 @@ async function readRun(run: unknown, at: string, report: SarifReport, pace: Pace
   const { tool, rules: listed, results } = checkRun(run, at);
   report.tools.push(tool);
   const rules: Obj[] = [];
-  // By id, the first rule of each (a lookup per result, not a search of every rule).
+  // By id, the first rule of each (a lookup per result, not a search of every rule); a rule without an id is
+  // found by its index only, never by a result that names no rule.
   const byId = new Map<unknown, Obj>();
   for (const [i, item] of listed.entries()) {
     if (pace.due()) await pace.turn();
     const rule = checkRule(item, `${at}.tool.driver.rules[${i}]`);
     rules.push(rule);
-    if (!byId.has(rule.id)) byId.set(rule.id, rule);
+    if (typeof rule.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
   }
+  const read = new Map<Obj, RuleTexts>();
   for (const [i, item] of results.entries()) {
     if (pace.due()) await pace.turn();
     const path = `${at}.results[${i}]`;
@@ -202,7 +243,7 @@ async function readRun(run: unknown, at: string, report: SarifReport, pace: Pace
       report.suppressed++;
       continue;
     }
-    report.findings.push(finding(tool, result, ruleOf(result, rules, byId), path));
+    report.findings.push(finding(tool, result, ruleOf(result, rules, byId), path, read));
   }
 }
 

@@ -404,3 +404,40 @@ describe('a large report', () => {
     );
   });
 });
+
+describe('what a rule shares with its results', () => {
+  const run = (rules: unknown[], results: unknown[]) => ({
+    version: '2.1.0',
+    runs: [{ tool: { driver: { name: 'scanner', rules } }, results }],
+  });
+
+  it('a rule without an id is found by its index only, never by a result that names no rule', async () => {
+    const doc = run(
+      [{ defaultConfiguration: { level: 'error' }, help: { text: 'the id-less rule' } }],
+      [{ message: { text: 'names no rule' } }, { ruleIndex: 0, message: { text: 'names it by index' } }],
+    );
+    const [unnamed, indexed] = (await readSarif(doc)).findings;
+    expect(unnamed).toMatchObject({ ruleId: 'result', level: 'warning', help: undefined });
+    expect(indexed).toMatchObject({ level: 'error', help: 'the id-less rule' });
+  });
+
+  it('a long help and a long message string, named by 100 000 short results, are read once, not per result', async () => {
+    const help = 'h'.repeat(10_001);
+    const template = `${'m'.repeat(4_000_000)}{0}`;
+    const results = Array.from({ length: 100_000 }, (_, i) => ({
+      ruleId: 'R1',
+      message: { id: 'long', arguments: [String(i)] },
+    }));
+    const doc = run(
+      [{ id: 'R1', help: { text: help }, messageStrings: { long: { text: template } } }],
+      results,
+    );
+    const before = process.memoryUsage().heapUsed;
+    const { findings } = await readSarif(doc);
+    // A string of the help or the message per finding would be gigabytes: 100 000 × (10 000 + 1 000) characters.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(300 * 2 ** 20);
+    expect(findings).toHaveLength(100_000);
+    expect(findings[7]!.help).toBe('h'.repeat(10_000));
+    expect(findings[7]!.message).toBe('m'.repeat(1000));
+  });
+});
