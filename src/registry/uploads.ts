@@ -158,9 +158,13 @@ function uploadFailure(error: unknown): Failure {
   return failureOf(error);
 }
 
-/** An error that came after a 2xx answer to the PUT (got carries the answer it was reading). */
+/**
+ * An error that came after a 2xx answer to the PUT (got carries the answer it was reading), and not from the
+ * file: a host that answered before the body was whole does not make a changed file's bytes the verified ones.
+ */
 function answeredSuccess(error: unknown): boolean {
   if (!(error instanceof RequestError) || error instanceof HTTPError) return false;
+  if (error.cause instanceof FileChangedError) return false;
   const status = error.response?.statusCode;
   return status !== undefined && status >= 200 && status < 300;
 }

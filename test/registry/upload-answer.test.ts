@@ -6,7 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError, VerificationError, exitCodeFor } from '../../src/errors.js';
+import { FileChangedError, type VerifiedFileSource } from '../../src/verifiedFiles.js';
 import { uploadFile } from '../../src/registry/uploads.js';
 import { captureOutput } from '../release/helpers.js';
 
@@ -63,5 +64,43 @@ describe('an upload whose answer is cut short', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toMatch(/^Uploading the-file failed/);
     expect(host.received).toEqual([4096, 4096, 4096]);
+  });
+});
+
+describe('a host that answers 200 before the body is whole', () => {
+  it('does not make a file that changed while it streamed an upload: exit 3, sent once', async () => {
+    let requests = 0;
+    server = createServer((req, res) => {
+      requests++;
+      // The answer's head at once, its body later: the upload's body fails while got reads the answer.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"status":');
+      setTimeout(() => res.end('"stored"}'), 500);
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/_archivist/v1/object/x`;
+    // The first chunk matches; the second is found changed (as readVerified finds it) after the answer came.
+    const source: VerifiedFileSource = {
+      readVerified: () => ({
+        sent: () => undefined,
+        async *[Symbol.asyncIterator]() {
+          yield Buffer.alloc(1024, 1);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          throw new FileChangedError('the-file changed since it was verified');
+        },
+      }),
+    };
+    const { output } = captureOutput();
+    const error = await uploadFile({
+      url,
+      filename: 'the-file',
+      body: { path: 'the-file', bytes: 2048, sha256: 'a'.repeat(64), source },
+      output,
+      retry,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationError);
+    expect(exitCodeFor(error)).toBe(3);
+    expect(requests).toBe(1);
   });
 });
