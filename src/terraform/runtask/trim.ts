@@ -20,7 +20,7 @@ export function cutText(text: string, max: number): string {
   // A text has no more code points than UTF-16 units.
   if (text.length <= max) return text;
   let at = 0;
-  for (let n = 0; n < max && at < text.length; n++) at += text.codePointAt(at)! > 0xffff ? 2 : 1;
+  for (let kept = 0; kept < max && at < text.length; kept++) at += text.codePointAt(at)! > 0xffff ? 2 : 1;
   return text.slice(0, at);
 }
 
