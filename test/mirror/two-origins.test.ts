@@ -148,21 +148,7 @@ describe('provider mirror: two origins, one address', () => {
     const b = await startOrigin([await resign(release, 'other')]);
     const e = await emulator();
     const cwd = tempRoot();
-    const run = (o: TestOrigin, ...extra: string[]) =>
-      runCli(
-        [
-          'mirror',
-          'acme/example',
-          '--from',
-          o.url,
-          '--hostname',
-          e.url,
-          '--organization',
-          e.organization,
-          ...extra,
-        ],
-        { cwd, homeDir: cwd, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
-      );
+    const run = (o: TestOrigin, ...extra: string[]) => registryRun(e, o, cwd, ...extra);
     const first = await run(a);
     expect(first.exitCode, first.stderr).toBe(0);
     const writes = writeRequests(e).length;
@@ -214,15 +200,7 @@ describe('provider mirror: two origins, one address', () => {
     const keyless = await startOrigin([release], { noKeys: true });
     const e = await emulator();
     const cwd = tempRoot();
-    const run = (o: TestOrigin) =>
-      runCli(
-        ['mirror', 'acme/example', '--from', o.url, '--hostname', e.url, '--organization', e.organization],
-        {
-          cwd,
-          homeDir: cwd,
-          env: { TFE_TOKEN: e.ownerToken, ...FAST },
-        },
-      );
+    const run = (o: TestOrigin, ...extra: string[]) => registryRun(e, o, cwd, ...extra);
     expect((await run(a)).exitCode).toBe(0);
     const writes = writeRequests(e).length;
     const result = await run(keyless);
