@@ -44,14 +44,7 @@ describe('PostgreSQL: a request refused with 503 while its insert is stalled', (
   for (const role of ['accept', 'enqueue'] as const) {
     it(`${role}: the insert landing after the tombstone does nothing; the retry is a new job`, async () => {
       const url = await server.freshDatabase('refused');
-      const store = await PostgresStore.open({
-        url,
-        log,
-        leaseMs: 60_000,
-        statementTimeoutMs: 1000,
-        poolSize: 2,
-        retryEveryMs: 200_000,
-      });
+      const store = await openStore(url);
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
       const store1 = (r: ReturnType<typeof recordOf>) =>
