@@ -8,7 +8,6 @@ import { Command } from 'commander';
 import type { RunContext } from '../commands/context.js';
 import type { ClientTuning, SessionCore } from '../commands/session.js';
 import type { GlobalFlags } from '../config/index.js';
-import type { HashingSession } from '../release/hashing/hashing.js';
 import { withExamples, type Example } from './help.js';
 
 /** A command action: gets the run's context and the merged flags, returns an exit code (usually 0). */
@@ -33,15 +32,6 @@ export type Core<O> = (context: RunContext, options: O) => Promise<number>;
 
 /** What a core is asked to do, made from the run (its flags and arguments; publish's also from its environment). */
 export type ToOptions<T, O> = (run: CommandRun<T>) => O | Promise<O>;
-
-/**
- * Opens the hashing session of a `verify` or `publish`: the command's core takes it in its options and closes
- * it. The hashing module is small and loads on its own.
- */
-export async function openReleaseHashing(): Promise<HashingSession> {
-  const { HashingSession } = await import('../release/hashing/hashing.js');
-  return new HashingSession();
-}
 
 /** A repeatable option's values, in the order given (commander's custom option processing). */
 export function collect(value: string, previous: string[] | undefined): string[] {

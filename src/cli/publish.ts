@@ -1,6 +1,6 @@
 /** `provider publish [dir]`: flags → tuning and the run's session → `runPublish`. */
 import type { PublishFlags } from '../commands/publish.js';
-import { collect, openReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
+import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -41,11 +41,8 @@ export function registerPublish(program: ProgramCommand): void {
       () => import('../commands/publish.js').then((m) => m.runPublish),
       async ({ context, flags, args }: CommandRun<PublishFlags>) => {
         const dir = args[0] ?? './dist';
-        const [hashing, { tuningFromEnv }] = await Promise.all([
-          openReleaseHashing(),
-          import('../publish/tuning.js'),
-        ]);
-        return { ...flags, dir, hashing, tuning: tuningFromEnv(context.env) };
+        const { tuningFromEnv } = await import('../publish/tuning.js');
+        return { ...flags, dir, tuning: tuningFromEnv(context.env) };
       },
       // The run's one client retries and times out as publish's tuning says, the key lookup's too.
       ({ tuning }) => ({ retry: tuning.retry, timeout: { response: tuning.requestTimeoutMs } }),

@@ -1,6 +1,6 @@
 /** `provider verify [dir]`: flags → the run's session → `runVerify`. */
 import type { VerifyFlags } from '../commands/verify.js';
-import { openReleaseHashing, type CommandRun, type ProgramCommand } from './command.js';
+import type { CommandRun, ProgramCommand } from './command.js';
 import { local, onEmulator } from './help.js';
 
 /** Registers the command. */
@@ -28,10 +28,7 @@ export function registerVerify(program: ProgramCommand): void {
     .option('--dearmor-signature', 'accept an ASCII-armored .sig by converting it to binary in memory')
     .runsWithSession(
       () => import('../commands/verify.js').then((m) => m.runVerify),
-      async ({ flags, args }: CommandRun<VerifyFlags>) => {
-        const dir = args[0] ?? './dist';
-        return { ...flags, dir, hashing: await openReleaseHashing() };
-      },
+      ({ flags, args }: CommandRun<VerifyFlags>) => ({ ...flags, dir: args[0] ?? './dist' }),
     )
     .examples(
       local({

@@ -61,11 +61,6 @@ export interface PublishOptions extends PublishFlags {
   /** Retries, timeouts and polls (from the PROVIDER_* variables); the session's client has the same. */
   tuning: PublishTuning;
   /**
-   * The hashing session, opened as the command began (src/cli/command.ts); the core closes it.
-   * Without it the core opens one.
-   */
-  hashing?: HashingSession | undefined;
-  /**
    * Where the steps and uploads are shown, when a caller renders its own run (`provider mirror`, whose
    * publish reports its JSON document to a sink of its own); without it, the rendering the output chooses.
    */
@@ -77,7 +72,7 @@ export interface PublishOptions extends PublishFlags {
  * says the outcome either way: the publish table, or the error. The run's hashing session is closed at its end.
  */
 export const runPublish: SessionCore<PublishOptions> = async (context, session, options) => {
-  const hashing = options.hashing ?? new HashingSession();
+  const hashing = new HashingSession();
   try {
     return await publishRelease(context, session, { ...options, hashing });
   } catch (error) {

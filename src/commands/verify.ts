@@ -16,7 +16,6 @@ import { requireReleaseFolder } from '../release/layout.js';
 import { parseProtocolsFlag } from '../release/protocols.js';
 import { renderVerification } from '../release/report.js';
 import { parseVersionFlag } from '../release/version.js';
-import type { HashingSession } from '../release/hashing/hashing.js';
 import type { VerifiedRelease } from '../release/types.js';
 import type { VerifyReleaseOptions } from '../release/stages.js';
 import { verifyRelease } from '../release/verify.js';
@@ -35,11 +34,6 @@ export interface VerifyFlags {
 /** What `provider verify` is asked to do: the flags and the release folder. */
 export interface VerifyOptions extends VerifyFlags {
   dir: string;
-  /**
-   * The hashing session, opened as the command began (src/cli/command.ts); the core closes it.
-   * Without it the core opens one.
-   */
-  hashing?: HashingSession | undefined;
 }
 
 /** The environment variable that may hold an armored public key. */
@@ -47,19 +41,15 @@ export const KEY_VARIABLE = 'PROVIDER_GPG_KEY';
 
 /** Runs `provider verify [dir]`; returns the exit code (0) or throws. */
 export const runVerify: SessionCore<VerifyOptions> = async (context, session, options) => {
-  try {
-    const { release, settings } = await verifyWithFlags(context, session, options, 'verify');
-    renderVerification(context.output, release, settings.namespace);
-    return 0;
-  } finally {
-    options.hashing?.close();
-  }
+  const { release, settings } = await verifyWithFlags(context, session, options, 'verify');
+  renderVerification(context.output, release, settings.namespace);
+  return 0;
 };
 
 /**
- * Verifies the release the options describe, in the options' hashing session (else one of its own); shared with
- * `lock`. `command` is the command running (`verify`, `lock`): its hints name it. The registry is reached only
- * through the session's key lookup, and only when no key was given.
+ * Verifies the release the options describe, in a hashing session of its own; shared with `lock`. `command` is
+ * the command running (`verify`, `lock`): its hints name it. The registry is reached only through the session's
+ * key lookup, and only when no key was given.
  */
 export async function verifyWithFlags(
   context: RunContext,
@@ -68,7 +58,7 @@ export async function verifyWithFlags(
   command: string,
 ): Promise<{ release: VerifiedRelease; settings: Settings }> {
   const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, command);
-  return { release: await verifyRelease({ ...releaseOptions, session: options.hashing }), settings };
+  return { release: await verifyRelease(releaseOptions), settings };
 }
 
 /** What the verification needs from the flags, the settings and the key's source, each checked in turn. */
