@@ -23,7 +23,11 @@ export function registerPublish(program: ProgramCommand): void {
       '--concurrency <n>',
       'uploads in flight at once, 1 to 32, or auto: more while the uploads go faster for it (env PROVIDER_CONCURRENCY; default auto)',
     )
-    .option('--dry-run', 'print the plan and stop: nothing is written')
+    .option('--dry-run', 'print the plan and stop: nothing is written (every zip is read and checked)')
+    .option(
+      '--verify-first',
+      'read and check every zip before the first write, instead of while uploading it (its last part held back until it is proven)',
+    )
     .option('--no-wait', 'do not wait for the registry to report the files uploaded')
     .option(
       '--wait-timeout <duration>',

@@ -3,7 +3,7 @@
  * wait for the uploaded flags, check what consumers get, and report — from one plan. Nothing is written
  * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
  */
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, VerificationError } from '../errors.js';
 import { verifyOptionsFromFlags, type VerifyFlags } from './verify.js';
 import { appendStepSummary, failureSummary } from '../ui/githubSummary.js';
 import type { Output } from '../ui/output.js';
@@ -17,26 +17,21 @@ import { markdownSummary, renderPublish } from '../publish/render.js';
 import type { PublishTuning } from '../publish/tuning.js';
 import { parseTags } from '../registry/tags.js';
 import { providerAddress, type RegistrySession, type Session, type SessionCore } from './session.js';
-import type { RemoteRelease } from '../publish/remote.js';
 import type { PublishPlan, RemoteState } from '../publish/types.js';
-import type { SignerInfo, UploadableRelease, VerifiedRelease } from '../release/types.js';
+import type { UploadableRelease, VerifiedRelease } from '../release/types.js';
 import { HashingSession } from '../release/hashing/hashing.js';
 import {
   checkRelease,
   checkSignature,
   readRelease,
   startHashing,
-  type ReleaseIdentity,
   type StagedRelease,
 } from '../release/stages.js';
 import type { Settings } from '../config/index.js';
 import type { RunContext } from './context.js';
 import type { Progress } from '../ui/progress.js';
 import type { ProviderAddress } from '../registry/paths.js';
-import type * as NetworkModule from '../publish/network.js';
-
-/** The steps that talk to the registry (src/publish/network.ts), loaded on demand. */
-type NetworkSteps = typeof NetworkModule;
+import { EarlyReads, type NetworkSteps } from './publishReads.js';
 
 /** The flags of `provider publish`, as commander hands them over (the global ones go to the session). */
 export interface PublishFlags extends VerifyFlags {
@@ -53,6 +48,8 @@ export interface PublishFlags extends VerifyFlags {
   registerKey?: boolean;
   /** `--tag key=value`, repeatable: the version's tags (its whole set is replaced with them). */
   tag?: string[];
+  /** Read and check every zip before the first write, instead of while uploading it. */
+  verifyFirst?: boolean;
 }
 
 /** What `provider publish` is asked to do: the flags, the release folder, and the tuning the session has too. */
@@ -103,6 +100,7 @@ async function verifyWhileReading(
       hashing: releaseOptions.hashing,
       storedLater: true,
       uploads: true,
+      streamed: !verifiesFirst(options),
     });
     reads.start(read.identity);
     const signed = await checkSignature(read, releaseOptions, hashed);
@@ -112,6 +110,14 @@ async function verifyWhileReading(
     reads.drop();
     throw error;
   }
+}
+
+/**
+ * Whether every zip is read and checked before the first write (`--verify-first`, and a dry run, which writes
+ * nothing and so checks everything), rather than by the read that uploads it.
+ */
+function verifiesFirst(options: PublishFlags): boolean {
+  return options.verifyFirst === true || options.dryRun === true;
 }
 
 /** The publish itself: verify, read, plan, execute, wait, check, report. */
@@ -139,11 +145,13 @@ async function publishRelease(
   });
   const { staged, settings } = await verifyWhileReading(context, session, options, reads);
   const { release } = staged;
-  // The zips' stored entries are hashed for their h1: lock hashes now, while the files upload (the verification
-  // left them out of its read, which is on the path to the first upload); the report waits for them.
+  // The h1: lock hashes. Verified first, the zips' stored entries are hashed for them now, while the files upload
+  // (the verification left them out of its read, on the path to the first upload). Otherwise the reads that
+  // upload the zips take them, and they are put together once those are done. The report waits for them.
   const stopHashing = new AbortController();
-  const hashed = staged.withLockHashes(AbortSignal.any([signal, stopHashing.signal]));
-  hashed.catch(() => undefined);
+  const hashed = (): Promise<VerifiedRelease> =>
+    staged.withLockHashes(AbortSignal.any([signal, stopHashing.signal]));
+  if (verifiesFirst(options)) hashed().catch(() => undefined);
   // Whatever ends the run from here (a failure before the progress starts too), no read started during the
   // verification is left running, nor the h1: hashing.
   try {
@@ -194,6 +202,8 @@ async function publishRelease(
         return 0;
       }
       assertPublishable(plan, { hostname, keyFile: options.key });
+      // The zips this run does not upload (the registry has them) are read and checked now, before any write.
+      if (!verifiesFirst(options)) await staged.verifyNow(notUploaded(plan), signal);
       const steps = { ...{ network, client: registry.client, address, progress, plan, remote }, release };
       const done = await carryOut(context, options, steps, settings);
       await reportPublish(reporting, { plan, ...done });
@@ -207,6 +217,11 @@ async function publishRelease(
     reads.drop();
     stopHashing.abort();
   }
+}
+
+/** The paths of the zips a plan does not upload. */
+function notUploaded(plan: PublishPlan): Set<string> {
+  return new Set(plan.platforms.filter((p) => p.action === 'skip').map((p) => p.path));
 }
 
 /** What carrying out a plan needs: the network steps, the registry's side, the plan and the release. */
@@ -234,14 +249,28 @@ async function carryOut(
   const { tuning } = options;
   const clock = (): number => context.now().getTime();
   const noop = isNoop(plan);
-  const outcome = noop
-    ? network.emptyOutcome()
-    : await network.executePlan({
-        ...{ client, address, output, progress, tuning, signal, release, remote, plan },
-        version: release.version,
-        concurrency: settings.concurrency,
-        files: options.hashing,
-      });
+  const outcome = network.emptyOutcome();
+  try {
+    if (!noop) {
+      await network.executePlan(
+        {
+          ...{ client, address, output, progress, tuning, signal, release, remote, plan },
+          version: release.version,
+          concurrency: settings.concurrency,
+          files: options.hashing,
+        },
+        outcome,
+      );
+    }
+  } catch (error) {
+    // Bytes that do not verify (or changed during the run): what this run created goes, so that nothing of a
+    // release that does not hold stays in the registry. Anything else (the network, Ctrl-C) is resumed instead.
+    if (error instanceof VerificationError && !signal.aborted) {
+      const { keyId } = plan.key;
+      await network.undoRun({ client, address, version: release.version, keyId, outcome, output });
+    }
+    throw error;
+  }
   // The version exists now (created above or found): its tags, when they differ from those asked for.
   await network.tagStep({ client, address, progress, plan, outcome });
   const finish = { client, address, release, output, progress, tuning, signal, clock };
@@ -264,7 +293,7 @@ interface Reporting {
   started: number;
   clock: () => number;
   /** The release with its `h1:` hashes, to come. */
-  hashed: Promise<VerifiedRelease>;
+  hashed: () => Promise<VerifiedRelease>;
   lock: (whole: VerifiedRelease) => PublishReport['lock'];
 }
 
@@ -276,7 +305,7 @@ async function reportPublish(
   { context, hostname, started, clock, hashed, lock }: Reporting,
   done: Pick<PublishReport, 'plan' | 'waited' | 'check'> & Partial<Pick<PublishReport, 'outcome'>>,
 ): Promise<void> {
-  const whole = await hashed;
+  const whole = await hashed();
   const doc = publishDocument({
     ...done,
     release: whole,
@@ -300,90 +329,4 @@ function resumable(error: unknown): InterruptedError {
 function report(output: Output, doc: ReturnType<typeof publishDocument>): void {
   if (output.json) output.resultJson(doc);
   else renderPublish(output, doc);
-}
-
-/** What the registry reads need besides the session. */
-interface ReadOptions {
-  output: Output;
-  signal: AbortSignal;
-  retryDelayMs: number;
-  readTags: boolean;
-}
-
-/**
- * The registry's side of the release, read while its files are hashed: the provider, version, platforms and
- * small files once the release's name and version are known, the signing key once the signature names it.
- * Reads only, on a client of their own that `drop()` stops: a release that does not verify leaves no request
- * running, and its own error is the one reported (a failed read is thrown by `result`, after verification).
- */
-class EarlyReads {
-  private readonly stop = new AbortController();
-  private registry: Promise<RegistrySession> | undefined;
-  private release: Promise<RemoteRelease> | undefined;
-  private key: Promise<boolean> | undefined;
-
-  constructor(
-    private readonly session: Session,
-    private readonly loadNetwork: () => Promise<NetworkSteps>,
-    private readonly options: ReadOptions,
-  ) {}
-
-  /** The registry session, its client stopped by `drop()` too. */
-  private reader() {
-    this.registry ??= this.session.registry().then((registry) => ({
-      ...registry,
-      client: registry.client.withSignal(this.stop.signal),
-    }));
-    return this.registry;
-  }
-
-  /** The files are being hashed: reads the provider, version, platforms and small files. */
-  start(identity: ReleaseIdentity): void {
-    this.release = Promise.all([this.loadNetwork(), this.reader()]).then(
-      ([{ readRemoteRelease }, registry]) =>
-        readRemoteRelease({
-          ...this.options,
-          // The small files' downloads (through their links, not the client) stop with the reads too.
-          signal: AbortSignal.any([this.options.signal, this.stop.signal]),
-          client: registry.client,
-          address: providerAddress(registry, identity.name),
-          release: identity,
-        }),
-    );
-    this.release.catch(() => undefined);
-  }
-
-  /** The signature verified: reads whether its key is registered. */
-  signed(signer: SignerInfo): void {
-    this.key = Promise.all([this.loadNetwork(), this.reader()]).then(([{ readKeyRegistered }, registry]) =>
-      readKeyRegistered(registry.client, registry.namespace, signer),
-    );
-    this.key.catch(() => undefined);
-  }
-
-  /** Stops the reads still running: the release did not verify, a read failed, or the run is over. */
-  drop(): void {
-    this.stop.abort();
-  }
-
-  /**
-   * The registry's side of the verified release, judged against it. `verifyWhileReading` starts both reads
-   * before the release's last stage, so both are under way once it is verified.
-   */
-  async result(release: UploadableRelease): Promise<RemoteState> {
-    if (this.release === undefined || this.key === undefined)
-      throw new Error('the registry reads were not started: the registry was not read');
-    try {
-      const [{ judgeRemote }, read, keyRegistered] = await Promise.all([
-        this.loadNetwork(),
-        this.release,
-        this.key,
-      ]);
-      return judgeRemote(read, keyRegistered, release);
-    } catch (error) {
-      // One read failed: the others (the platforms' pages, the small files' downloads) are not waited for.
-      this.drop();
-      throw error;
-    }
-  }
 }

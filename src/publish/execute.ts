@@ -26,9 +26,14 @@ export interface ExecuteInput extends TransferContext {
   concurrency: number | 'auto';
 }
 
-/** Executes a plan without conflicts; returns what this run did. */
-export async function executePlan(input: ExecuteInput): Promise<PublishOutcome> {
-  const outcome = emptyOutcome();
+/**
+ * Executes a plan without conflicts; returns what this run did, which `outcome` (the caller's, when it gives one)
+ * holds as it goes: what a failed run created, for `undoRun`.
+ */
+export async function executePlan(
+  input: ExecuteInput,
+  outcome: PublishOutcome = emptyOutcome(),
+): Promise<PublishOutcome> {
   // The provider and the signing key do not depend on each other: both are created at once.
   await settleAll([createProviderStep(input, outcome), registerKeyStep(input, outcome)]);
   const version = await createVersionStep(input, outcome);
@@ -136,7 +141,11 @@ async function transferAll(
   // auto): an upload then starts as soon as a connection is free, instead of waiting for its platform's create
   // round trip.
   const lane = startAhead(
-    items.map((item) => () => preparePlatform(input, item, existing.get(platformName(item)))),
+    items.map((item) => async () => {
+      const prepared = await preparePlatform(input, item, existing.get(platformName(item)));
+      outcome.platforms.set(platformName(item), { created: prepared.created, uploaded: false });
+      return prepared;
+    }),
     typeof limit === 'number' ? limit : AUTO.creates,
   );
   const transfers = { ...input, flow: width };

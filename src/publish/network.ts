@@ -10,3 +10,4 @@ export { emptyOutcome, executePlan } from './execute.js';
 export { checkStep, waitStep } from './finish.js';
 export { judgeRemote, readKeyRegistered, readRemoteRelease } from './remote.js';
 export { tagStep } from './tagging.js';
+export { undoRun } from './undo.js';

@@ -5,13 +5,13 @@
  * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
  * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
- * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it): a file
- * changed since verification aborts the request, and the error is final. A 2xx answer is success even when its
+ * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it, or proves it
+ * as it reads it): a file changed since verification, or proven wrong, aborts the request, and the error is final. A 2xx answer is success even when its
  * body is then cut short: the host has every byte, and the file is not sent again.
  */
 import got, { HTTPError, RequestError } from 'got';
-import { ApiError } from '../errors.js';
-import { FileChangedError, type VerifiedFileSource } from '../verifiedFiles.js';
+import { ApiError, VerificationError } from '../errors.js';
+import type { VerifiedFileSource } from '../verifiedFiles.js';
 import type { Output } from '../ui/output.js';
 import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
 import { RESUME_HINT } from './httpErrors.js';
@@ -150,11 +150,13 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
   }
 }
 
-/** The policy's reading, plus what is final for an upload: a file changed since it was verified. */
+/**
+ * The policy's reading, plus what is final for an upload: a file whose bytes do not verify (changed since it was
+ * verified, or proven wrong by the read that uploads it). Another attempt would read the same bytes.
+ */
 function uploadFailure(error: unknown): Failure {
-  // The file is not the one verified any more: another attempt would read the same changed file.
-  if (error instanceof FileChangedError) return { kind: 'final' };
-  if (error instanceof RequestError && error.cause instanceof FileChangedError) return { kind: 'final' };
+  if (error instanceof VerificationError) return { kind: 'final' };
+  if (error instanceof RequestError && error.cause instanceof VerificationError) return { kind: 'final' };
   return failureOf(error);
 }
 
@@ -164,7 +166,7 @@ function uploadFailure(error: unknown): Failure {
  */
 function answeredSuccess(error: unknown): boolean {
   if (!(error instanceof RequestError) || error instanceof HTTPError) return false;
-  if (error.cause instanceof FileChangedError) return false;
+  if (error.cause instanceof VerificationError) return false;
   const status = error.response?.statusCode;
   return status !== undefined && status >= 200 && status < 300;
 }
@@ -184,8 +186,8 @@ function linkRefused(status: number, filename: string): LinkRefusedError {
 
 /** The error an upload ends with: named by the file, never the link. */
 function toUploadError(error: unknown, filename: string): Error {
-  if (error instanceof FileChangedError) return error;
-  if (error instanceof RequestError && error.cause instanceof FileChangedError) return error.cause;
+  if (error instanceof VerificationError) return error;
+  if (error instanceof RequestError && error.cause instanceof VerificationError) return error.cause;
   if (error instanceof HTTPError) {
     const status = error.response.statusCode;
     if (REFUSED_LINK.has(status)) return linkRefused(status, filename);

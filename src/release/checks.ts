@@ -153,22 +153,25 @@ export async function hashListed(
   const byName = new Map<string, FileDigest>();
   for (const entry of entries) {
     const digest = digests.get(path.join(layout.dir, entry.filename))!;
-    if (digest.sha256 !== entry.shasum) {
-      throw new VerificationError(
-        `${entry.filename} does not match ${layout.shasums} line ${entry.line}: the file hashes to ${digest.sha256}, the line says ${entry.shasum}`,
-        {
-          hint: 'The file changed after SHA256SUMS was written. Rebuild the release (goreleaser release --clean) instead of editing files in it.',
-          details: {
-            file: entry.filename,
-            shasumsFile: layout.shasums,
-            line: entry.line,
-            expected: entry.shasum,
-            actual: digest.sha256,
-          },
-        },
-      );
-    }
+    if (digest.sha256 !== entry.shasum) throw shasumMismatch(layout.shasums, entry, digest.sha256);
     byName.set(entry.filename, digest);
   }
   return byName;
+}
+
+/** A listed file whose bytes hash to `actual`, not to its line: named with the line. */
+export function shasumMismatch(shasumsFile: string, entry: ShasumEntry, actual: string): VerificationError {
+  return new VerificationError(
+    `${entry.filename} does not match ${shasumsFile} line ${entry.line}: the file hashes to ${actual}, the line says ${entry.shasum}`,
+    {
+      hint: 'The file changed after SHA256SUMS was written. Rebuild the release (goreleaser release --clean) instead of editing files in it.',
+      details: {
+        file: entry.filename,
+        shasumsFile,
+        line: entry.line,
+        expected: entry.shasum,
+        actual,
+      },
+    },
+  );
 }

@@ -8,18 +8,29 @@
  * `checkRelease` returns: a caller that started work on the strength of the earlier stages must drop it when a
  * stage throws.
  */
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Output } from '../ui/output.js';
 import { checkArtifacts, readArtifacts } from './artifacts.js';
 import { checkManifestAndSignature, hashListed, readReleaseFile, type SignatureOptions } from './checks.js';
 import type { FileDigest, HashingSession, HashOptions, ZipPlan } from './hashing/hashing.js';
+import { identityOf } from './hashing/streamedRead.js';
 import { readLayout } from './layout.js';
 import { checkListing } from './listing.js';
-import { hash1FromEntries, planZipHash, type ZipHashPlan } from './hashing/lockHashes.js';
+import { planZipHash } from './hashing/lockHashes.js';
 import { checkRecordPlatforms, readMirrorRecord, recordKeyWarning } from './mirrorRecord.js';
 import { parseShasums } from './shasums.js';
-import type { ReleasePlatform, UploadablePlatform, UploadableRelease, VerifiedRelease } from './types.js';
+import {
+  stagedRelease,
+  streamExpectation,
+  unreadableZip,
+  type LockContents,
+  type StagedRelease,
+} from './staged.js';
+import type { UploadablePlatform, UploadableRelease } from './types.js';
 import { checkZip } from './zipCheck.js';
+
+export type { StagedRelease } from './staged.js';
 
 /** What a verification needs. */
 export interface VerifyReleaseOptions extends SignatureOptions {
@@ -77,6 +88,11 @@ export async function readRelease(options: VerifyReleaseOptions) {
   const listing = checkListing(layout, entries);
   listing.warnings.forEach(warn);
   const artifactsJson = await readArtifacts(layout, warn);
+  // Each zip's size and identity before anything of it is read: a read that streams it for upload later tells
+  // by them a file changed during the run from one that never matched its line (./hashing/streamedRead.ts).
+  const identities = await Promise.all(
+    zipPaths.map((zip) => stat(zip, { bigint: true }).then(identityOf, () => undefined)),
+  );
   // Each zip's central directory (a few small reads), so that its entries are hashed for the h1: lock hash in
   // the same read of the file as its SHA-256. A zip that cannot be planned is hashed whole; the zip check then
   // says what is wrong with it.
@@ -101,6 +117,7 @@ export async function readRelease(options: VerifyReleaseOptions) {
     listing,
     artifactsJson,
     planned,
+    identities,
     warnings,
     warn,
     record,
@@ -126,7 +143,13 @@ const noop = (): void => undefined;
 export async function startHashing(
   read: ReleaseRead,
   session: HashingSession,
-  options: { hashing?: HashOptions | undefined; storedLater: boolean; uploads: boolean },
+  options: {
+    hashing?: HashOptions | undefined;
+    storedLater: boolean;
+    uploads: boolean;
+    /** Leave the zips to the reads that upload them (`publish`'s default order): only the other files now. */
+    streamed?: boolean;
+  },
 ): Promise<Hashing> {
   const stopping = new AbortController();
   const outer = options.hashing?.signal;
@@ -137,7 +160,12 @@ export async function startHashing(
   });
   let started: () => void = noop;
   const dispatched = new Promise<void>((resolve) => (started = resolve));
-  const digests = hashListed(session, read.layout, read.listing.present, {
+  const zips = new Set(read.layout.platforms.map((p) => p.filename));
+  const listed =
+    options.streamed === true
+      ? read.listing.present.filter((entry) => !zips.has(entry.filename))
+      : read.listing.present;
+  const digests = hashListed(session, read.layout, listed, {
     ...options.hashing,
     signal,
     plans,
@@ -180,18 +208,10 @@ export async function checkSignature(
 }
 
 /**
- * A verified release whose `h1:` lock hashes may still be to compute: every check is made (the stored entries'
- * sizes and CRC-32s included), but with `storedLater` the SHA-256 of the zips' stored entries was left out of the
- * verification's read. `withLockHashes` reads those entries again (from the page cache, proven to be the
- * verified bytes) and returns the whole release.
+ * Stage four: the zips checked, the hashes against SHA256SUMS, artifacts.json: the release as verified. A zip left
+ * to its upload's read (`startHashing` with `streamed`) is planned for it here: its size and identity from the
+ * first stage, its hash its signed line, which that read proves before the upload can complete.
  */
-export interface StagedRelease {
-  release: UploadableRelease;
-  /** The release with every platform's `h1:`; fails with FileChangedError (exit 3) when a zip changed since. */
-  withLockHashes(signal?: AbortSignal): Promise<VerifiedRelease>;
-}
-
-/** Stage four: the zips checked, the hashes against SHA256SUMS, artifacts.json: the release as verified. */
 export async function checkRelease(
   read: ReleaseRead,
   hashing: Hashing,
@@ -206,31 +226,36 @@ export async function checkRelease(
   });
   const digests = await hashing.digests;
   const byName = new Map(read.entries.map((e) => [e.filename, e]));
+  const zipNames = new Set(layout.platforms.map((p) => p.filename));
   const artifacts =
     read.artifactsJson &&
     checkArtifacts(read.artifactsJson, {
       layout,
       entries: read.entries,
-      sha256Of: (f) => digests.get(f)?.sha256,
+      // A zip left to its upload's read is taken for its line here; that read proves it.
+      sha256Of: (f) => digests.get(f)?.sha256 ?? (zipNames.has(f) ? byName.get(f)?.shasum : undefined),
       warn,
     });
   const platforms: UploadablePlatform[] = [];
   /** Each platform's zip plan and content hashes so far (`''` for the stored entries left for later). */
   const contents: LockContents[] = [];
   for (const [i, platform] of layout.platforms.entries()) {
-    const digest = digests.get(platform.filename)!;
+    const digest = digests.get(platform.filename);
     const zip = await zips[i]!;
     zip.warnings.forEach(warn);
     const plan = read.planned[i]!;
     if (plan instanceof Error) throw plan;
-    platforms.push({
-      ...platform,
-      path: zipPaths[i]!,
-      shasum: byName.get(platform.filename)!.shasum,
-      bytes: digest.bytes,
-      executable: zip.executable,
-    });
-    contents.push({ plan, entries: digest.entries! });
+    const line = byName.get(platform.filename)!;
+    const zipPath = zipPaths[i]!;
+    let bytes = digest?.bytes;
+    if (bytes === undefined) {
+      const identity = read.identities[i];
+      if (identity === undefined) throw unreadableZip(platform.filename);
+      bytes = Number(identity.size);
+      session.expectStreamed(zipPath, streamExpectation(layout, line, plan.plan, identity, zipPath));
+    }
+    platforms.push({ ...platform, path: zipPath, shasum: line.shasum, bytes, executable: zip.executable });
+    contents.push({ plan, line, entries: digest?.entries });
   }
   const release: UploadableRelease = {
     dir: read.dir,
@@ -248,42 +273,5 @@ export async function checkRelease(
   };
   if (signed.manifest !== undefined) release.manifest = signed.manifest.file;
   if (artifacts !== undefined) release.artifactsJson = artifacts;
-  let whole: Promise<VerifiedRelease> | undefined;
-  return {
-    release,
-    withLockHashes: (signal) => (whole ??= completeLockHashes(session, release, contents, signal)),
-  };
-}
-
-/** A platform's zip plan and its entries' content hashes so far (`''` for those left for later). */
-interface LockContents {
-  plan: ZipHashPlan;
-  entries: string[];
-}
-
-/** The release with every platform's `h1:`, the stored entries left for later hashed now, one zip after another. */
-async function completeLockHashes(
-  session: HashingSession,
-  release: UploadableRelease,
-  contents: LockContents[],
-  signal: AbortSignal | undefined,
-): Promise<VerifiedRelease> {
-  const platforms: ReleasePlatform[] = [];
-  for (const [i, platform] of release.platforms.entries()) {
-    const { plan, entries } = contents[i]!;
-    let complete = entries;
-    if (entries.includes('')) {
-      const expected = { sha256: platform.shasum, bytes: platform.bytes };
-      const later = await session.hashStoredEntries(
-        platform.path,
-        platform.filename,
-        plan.plan,
-        expected,
-        signal,
-      );
-      complete = entries.map((hash, j) => hash || later[j]!);
-    }
-    platforms.push({ ...platform, h1: hash1FromEntries(platform.filename, plan, complete) });
-  }
-  return { ...release, platforms };
+  return stagedRelease({ session, layout: read.layout, release, contents });
 }

@@ -1,10 +1,11 @@
 /**
  * A zip the origin signed whose contents do not hold (an entry that does not inflate to its CRC-32): its SHA-256
  * matches the signed SHA256SUMS, so only the check of the zip's contents finds it. Into a private registry the
- * staged folder is handed to publish, whose core checks every zip's contents before its first write (the mirror
- * does not check them a second time); into `--to-dir` the mirror checks them itself. Either way the version
- * fails with exit 3 naming the zip, and nothing of it is written: no write request reaches the registry, and no
- * folder is left.
+ * staged folder is handed to publish, whose upload of each zip checks its contents as it reads it and holds its
+ * last part back until they hold (the mirror does not check them a second time); into `--to-dir` the mirror
+ * checks them itself. Either way the version fails with exit 3 naming the zip, and nothing of it is kept: the
+ * zip is never uploaded complete and the registry ends as it was (what the run created is removed again), and
+ * no folder is left.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -40,7 +41,7 @@ async function signedBrokenRelease(): Promise<OriginRelease> {
 }
 
 describe('provider mirror: a signed zip whose contents do not hold', () => {
-  it('into a private registry: exit 3 naming the zip, and no write request', async () => {
+  it('into a private registry: exit 3 naming the zip, never uploaded complete, the registry as it was', async () => {
     const origin = await startOrigin([await signedBrokenRelease()]);
     const e = await emulator();
     const cwd = tempRoot();
@@ -53,10 +54,18 @@ describe('provider mirror: a signed zip whose contents do not hold', () => {
     expect(result.exitCode, result.stderr).toBe(3);
     expect(result.stderr).toContain(BROKEN);
     expect(result.stderr).toMatch(/CRC/i);
-    // Every zip was downloaded, and publish read the registry, but nothing was written.
+    // Every zip was downloaded; the broken one never reached the registry whole, and nothing of the run stays.
     expect(origin.requests.filter((p) => p.endsWith('.zip'))).toHaveLength(2);
-    expect(e.requestLog.records.length).toBeGreaterThan(0);
-    expect(writeRequests(e)).toEqual([]);
+    const broken = e.requestLog.records.filter((r) => r.method === 'PUT' && r.status === 200);
+    expect(broken.length, 'only the good zip and the small files completed').toBeLessThanOrEqual(3);
+    const { providers, versions, platforms, gpgKeys } = e.store.data;
+    expect({ providers, versions, platforms, gpgKeys }).toEqual({
+      providers: [],
+      versions: [],
+      platforms: [],
+      gpgKeys: [],
+    });
+    expect(writeRequests(e).filter((w) => w.startsWith('DELETE'))).toHaveLength(3);
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 

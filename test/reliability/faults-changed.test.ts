@@ -9,7 +9,7 @@
  * synchronously inside its request handling: no test switch in the program, no timing.
  *
  * Every scenario must exit 3 naming the file, leave that platform's zip never uploaded complete (no PUT of it
- * answered 200, no stored object), never serve the changed bytes to consumers (everything the registry
+ * answered 200, no stored object; what the run created removed again), never serve the changed bytes to consumers (everything the registry
  * protocol serves is the release's), and finish with a run after the file is restored. Seeds 90 001…; replay
  * one with PROVIDER_SEED.
  */
@@ -21,7 +21,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
 import type { CliResult } from '../helpers/result.js';
 import { loadRelease, onRequestStart, publishFixture, trackRequests } from '../helpers/emulator/index.js';
-import { PLATFORMS, publishArgs, servedToConsumers } from '../commands/publish/helpers.js';
+import { PLATFORMS, publishArgs, servedToConsumers, watchPlatformId } from '../commands/publish/helpers.js';
 import { copyRelease } from '../release/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import {
@@ -252,6 +252,8 @@ async function runScenario(seed: number): Promise<void> {
     if (s.partial) await publishFixture(e, s.partial);
     const armed = arm(e, s, file);
     const requests = trackRequests(e);
+    const [os = '', arch = ''] = s.platform.split('_');
+    const platformId = watchPlatformId(e, os, arch);
     let starts = 0;
     onRequestStart(e, (request) => {
       const key = e.store.data.platforms.find((p) => `${p.os}_${p.arch}` === s.platform)?.binary.key;
@@ -270,15 +272,22 @@ async function runScenario(seed: number): Promise<void> {
     expect(error.hint, story).toMatch(/run the same command again/);
 
     // Its zip never arrived complete: no PUT of it answered 200, nothing stored, every PUT of it cut short.
+    // What the run created is removed again: the platform stays only when an earlier publisher made it.
     const platform = e.store.data.platforms.find((p) => `${p.os}_${p.arch}` === s.platform);
-    expect(platform, `${where}: the platform exists`).toBeDefined();
-    expect(platform!.binary.uploadedAt, `${where}: ${s.platform} flagged uploaded`).toBeNull();
-    expect(fs.existsSync(e.store.objectPath(platform!.binary.key)), `${where}: object stored`).toBe(false);
-    const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === platform!.id);
+    if (s.partial) {
+      expect(platform, `${where}: the platform exists`).toBeDefined();
+      expect(platform!.binary.uploadedAt, `${where}: ${s.platform} flagged uploaded`).toBeNull();
+      expect(fs.existsSync(e.store.objectPath(platform!.binary.key)), `${where}: object stored`).toBe(false);
+    } else {
+      expect(platform, `${where}: the platform this run created is removed`).toBeUndefined();
+      expect(e.store.data.versions, `${where}: the version this run created is removed`).toEqual([]);
+    }
+    const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === platformId());
     expect(
       puts.filter((r) => r.status === 200),
       `${where}: PUTs of ${zip.filename} answered 200`,
     ).toEqual([]);
+    expect(platformId(), `${where}: the platform was created`).toBeDefined();
     for (const put of puts.filter((r) => r.status !== 503)) {
       expect(put.bytes, `${where}: a PUT of ${zip.filename} received the whole body`).toBeLessThan(
         put.contentLength ?? 0,

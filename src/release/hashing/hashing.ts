@@ -20,6 +20,7 @@ import { mapPool } from '../../pool.js';
 import type { VerifiedChunks, VerifiedDigest, VerifiedFileSource } from '../../verifiedFiles.js';
 import { digestFile, READ_CHUNK_BYTES, type ChunkedDigest, type FileDigest } from './digest.js';
 import { storedEntryHashes, verifiedChunks, type ChunkDigests } from './verifiedRead.js';
+import { streamedChunks, type StreamExpectation, type StreamResult } from './streamedRead.js';
 import type { ZipPlan } from '../zipPlan.js';
 
 export type { FileDigest } from './digest.js';
@@ -71,6 +72,8 @@ export class HashingSession implements VerifiedFileSource {
   private readonly chunks = new Map<string, { sha256: string; bytes: number; chunks: string[] }>();
   /** The read buffers not in use. */
   private readonly readBuffers: Buffer[] = [];
+  /** The zips left to their upload's read (`expectStreamed`), with what that read proved once it did. */
+  private readonly streamed = new Map<string, { expect: StreamExpectation; proved?: StreamResult }>();
 
   /** Hashes every file, FILES_AT_ONCE at a time, the largest first; resolves to digests keyed by path. */
   async hashFiles(paths: string[], options: HashOptions = {}): Promise<Map<string, FileDigest>> {
@@ -100,8 +103,32 @@ export class HashingSession implements VerifiedFileSource {
     return new Map(digests.map((digest) => [digest.path, digest]));
   }
 
-  /** Reads a file this session verified, proven to be the verified bytes (`verifiedChunks`). */
+  /**
+   * Leaves a zip's verification to the read that uploads it (`streamedChunks`): its first `readVerified`
+   * hashes and inflates it as it goes, and holds its last chunk back until it is proven.
+   */
+  expectStreamed(path: string, expect: StreamExpectation): void {
+    this.streamed.set(path, { expect });
+  }
+
+  /** What the upload's read of a streamed zip proved (its entries' content hashes); undefined before it did. */
+  streamedResult(path: string): StreamResult | undefined {
+    return this.streamed.get(path)?.proved;
+  }
+
+  /**
+   * Reads a file for upload: a streamed zip not proven yet through the read that proves it (`streamedChunks`),
+   * else proven to be the verified bytes as it streams (`verifiedChunks`: by its chunk digests, or its SHA-256).
+   */
   readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks {
+    const streamed = this.streamed.get(path);
+    const { expect } = streamed ?? {};
+    if (
+      streamed?.proved === undefined &&
+      expect?.sha256 === expected.sha256 &&
+      expect.bytes === expected.bytes
+    )
+      return streamedChunks(path, expect, (result) => (streamed!.proved = result));
     return verifiedChunks(path, filename, expected, this.digestsOf(path, expected));
   }
 
@@ -124,6 +151,7 @@ export class HashingSession implements VerifiedFileSource {
   /** Forgets the chunk digests: the command is over. */
   close(): void {
     this.chunks.clear();
+    this.streamed.clear();
   }
 
   /** The chunk digests taken when this file was hashed with these very expectations, else none (checked by SHA-256). */

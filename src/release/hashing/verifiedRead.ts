@@ -89,7 +89,7 @@ export function verifiedChunks(
 }
 
 /** The chunks handed on and not yet sent, in order, and the buffers free to read into. */
-class Recycler {
+export class Recycler {
   private readonly out: { end: number; buffer: Buffer }[] = [];
   private readonly free: Buffer[] = [];
 
@@ -109,7 +109,7 @@ class Recycler {
 }
 
 /** A read failure of a file that was verified: it changed. */
-function unreadable(filename: string, hint = CHANGED_HINT): (error: unknown) => never {
+export function unreadable(filename: string, hint = CHANGED_HINT): (error: unknown) => never {
   return (error) => {
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
     throw changed(filename, `it cannot be read any more (${code})`, error, hint);
@@ -162,7 +162,7 @@ async function* readChunks(
  * Reads `want` bytes at `position` into `buffer`, fewer only where the file ends (a read may answer fewer bytes
  * than asked): a chunk is read whole, as its digest was taken.
  */
-async function readWhole(
+export async function readWhole(
   handle: fs.FileHandle,
   buffer: Buffer,
   want: number,
@@ -255,7 +255,12 @@ async function sha256Of(handle: fs.FileHandle, bytes: number): Promise<string> {
 
 const OTHER_BYTES = 'its bytes are not the ones verified any more';
 
-function changed(filename: string, how: string, cause?: unknown, hint = CHANGED_HINT): FileChangedError {
+export function changed(
+  filename: string,
+  how: string,
+  cause?: unknown,
+  hint = CHANGED_HINT,
+): FileChangedError {
   return new FileChangedError(`${filename} changed since it was verified: ${how}`, {
     hint,
     details: { file: filename },

@@ -136,7 +136,9 @@ describe('provider publish (built bin)', () => {
   // then fails verification must end as before: its own error and exit code, nothing written, and no read left
   // running to hold the process open. To be sure the reads are under way when the verification fails, these
   // runs take the signing key from the registry, and its lookup — part of the verification — is held 2 s: the
-  // reads go first (tens of milliseconds on loopback), and each test checks that they did.
+  // reads go first (tens of milliseconds on loopback), and each test checks that they did. They run with
+  // --verify-first, where every zip is hashed during the verification (by default a zip is hashed by the read
+  // that uploads it: test/commands/publish/streamed.test.ts).
   describe('a release that fails verification while the registry is read', () => {
     /** A copy of the fixture release with one zip's byte flipped: SHA256SUMS and its signature still verify. */
     function tampered(): string {
@@ -167,7 +169,7 @@ describe('provider publish (built bin)', () => {
       await addGpgKey(clients(e).owner, e.organization, 'signer');
       e.requestLog.clear();
       const reads = seen(e, '/api/v2/');
-      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
+      const result = await provider(e, ['--verify-first'], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(result.stderr).toMatch(/SHA-?256/i);
@@ -182,7 +184,7 @@ describe('provider publish (built bin)', () => {
       e.faults.add(HOLD_KEY_LOOKUP);
       e.faults.add({ method: 'GET', path: '/_archivist/**', delayMs: 600_000 });
       const downloads = seen(e, '/_archivist/');
-      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
+      const result = await provider(e, ['--verify-first'], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       expect(downloads(), 'a small file was being downloaded during the verification').not.toEqual([]);
@@ -196,7 +198,7 @@ describe('provider publish (built bin)', () => {
       await addGpgKey(clients(e).owner, e.organization, 'signer');
       e.requestLog.clear();
       // Patient, as above: the held key lookup must not time out (FAST's 2 s) before a loaded machine hashes.
-      const result = await provider(e, [], [], tampered(), PATIENT, 'registry').done;
+      const result = await provider(e, ['--verify-first'], [], tampered(), PATIENT, 'registry').done;
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(/terraform-provider-example_1\.2\.3_linux_amd64\.zip/);
       // The error, not the progress lines before it, must not speak of the refusal; those name the emulator's

@@ -10,7 +10,15 @@ import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/server.js';
 import { emulatorPerTest, loadRelease, onRequestStart } from '../../helpers/emulator/index.js';
 import { copyRelease } from '../../release/helpers.js';
-import { PLATFORMS, expectComplete, jsonOf, publish, servedToConsumers, writes } from './helpers.js';
+import {
+  PLATFORMS,
+  expectComplete,
+  jsonOf,
+  publish,
+  servedToConsumers,
+  watchPlatformId,
+  writes,
+} from './helpers.js';
 import { aStringMatching } from '../../helpers/matchers.js';
 
 const emulator = emulatorPerTest();
@@ -32,11 +40,27 @@ function afterVerification(e: Emulator, change: () => void): void {
   });
 }
 
-/** The linux_amd64 platform's stored state and the PUTs of its zip. */
-function linuxAmd64(e: Emulator) {
+/**
+ * The linux_amd64 platform's stored state and the PUTs of its zip answered 200 (`id`: its id, from
+ * `watchPlatformId`, as the run that failed removed what it created).
+ */
+function linuxAmd64(e: Emulator, id: string | undefined) {
   const platform = e.store.data.platforms.find((p) => p.os === 'linux' && p.arch === 'amd64');
-  const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === platform?.id);
+  expect(id, 'linux_amd64 was created').toBeDefined();
+  const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === id);
   return { uploaded: platform?.binary.uploadedAt != null, completed: puts.filter((r) => r.status === 200) };
+}
+
+/** The run that failed removed what it created: no version, no provider, no key (the request log's DELETEs). */
+function expectUndone(e: Emulator): void {
+  expect(e.store.data.versions).toEqual([]);
+  expect(e.store.data.platforms).toEqual([]);
+  const deletes = e.requestLog.records.filter((r) => r.method === 'DELETE' && r.status < 300);
+  expect(deletes.map((r) => r.path.replace(/^.*\/(registry-providers|gpg-keys)\//, '$1/'))).toEqual([
+    expect.stringMatching(/^registry-providers\/.*\/versions\/1\.2\.3$/),
+    expect.stringMatching(/^registry-providers\/private\/.*\/example$/),
+    expect.stringMatching(/^gpg-keys\/.*\/[0-9A-F]{16}$/),
+  ]);
 }
 
 describe('provider publish when a release file changes after verification', () => {
@@ -72,6 +96,7 @@ describe('provider publish when a release file changes after verification', () =
       const dist = copyRelease();
       const file = path.join(dist, ZIP);
       afterVerification(e, () => apply(file));
+      const id = watchPlatformId(e, 'linux', 'amd64');
       const result = await publish(e, [], { release: dist });
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toMatch(
@@ -79,8 +104,9 @@ describe('provider publish when a release file changes after verification', () =
       );
       expect(result.stderr).toMatch(/hint: .*Restore the file .*run the same command again/);
       expect(result.stdout).not.toContain('consumer check passed');
-      // The platform exists (created before its upload) but its zip never arrived complete.
-      expect(linuxAmd64(e)).toEqual({ uploaded: false, completed: [] });
+      // Its zip never arrived complete, and what the run created (the platform with it) is gone.
+      expect(linuxAmd64(e, id())).toEqual({ uploaded: false, completed: [] });
+      expectUndone(e);
       expect((await servedToConsumers(e)).has('linux_amd64')).toBe(false);
 
       // Restored, the same command finishes the job, and consumers get the release's bytes.
@@ -98,6 +124,7 @@ describe('provider publish when a release file changes after verification', () =
     const e = await emulator();
     const dist = copyRelease();
     afterVerification(e, () => fs.truncateSync(path.join(dist, ZIP), 0));
+    const id = watchPlatformId(e, 'linux', 'amd64');
     const result = await publish(e, ['--json'], { release: dist });
     expect(result.exitCode).toBe(3);
     expect(jsonOf(result)).toMatchObject({
@@ -109,7 +136,8 @@ describe('provider publish when a release file changes after verification', () =
         details: { file: ZIP },
       },
     });
-    expect(linuxAmd64(e)).toEqual({ uploaded: false, completed: [] });
+    expect(linuxAmd64(e, id())).toEqual({ uploaded: false, completed: [] });
+    expectUndone(e);
   });
 
   it('uploads SHA256SUMS and its signature from the verified bytes in memory, whatever happens to them on disk', async () => {

@@ -9,7 +9,7 @@ import { runCli } from '../../helpers/cli.js';
 import type { CliResult } from '../../helpers/result.js';
 import { REPO_ROOT } from '../../helpers/paths.js';
 import { PLATFORMS } from '../../helpers/platforms.js';
-import { call, download } from '../../helpers/emulator/index.js';
+import { call, download, onRequestStart } from '../../helpers/emulator/index.js';
 import { tempRoot } from '../../helpers/tmp.js';
 
 /** The fixture release, read in place (publish never writes into it). */
@@ -62,6 +62,18 @@ export async function publish(
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The id of the platform `os_arch` as soon as it exists (looked up at every request's start): a failed run may
+ * remove it, and its uploads are still told apart by it in the request log.
+ */
+export function watchPlatformId(emulator: Emulator, os: string, arch: string): () => string | undefined {
+  let id: string | undefined;
+  onRequestStart(emulator, () => {
+    id ??= emulator.store.data.platforms.find((p) => p.os === os && p.arch === arch)?.id;
+  });
+  return () => id ?? emulator.store.data.platforms.find((p) => p.os === os && p.arch === arch)?.id;
+}
 
 /** Every write request the emulator logged (any status), as `METHOD path`. */
 export function writeRequests(emulator: Emulator): string[] {
@@ -162,6 +174,8 @@ export async function servedToConsumers(emulator: Emulator): Promise<Map<string,
   const token = emulator.ownerToken;
   const served = new Map<string, Buffer>();
   const versions = await call(emulator.url, 'GET', `${base}/versions`, { token });
+  // No provider (a failed run removed what it created): nothing is served.
+  if (versions.status === 404) return served;
   expect(versions.status, versions.text).toBe(200);
   const listed = (
     versions.json as { versions: { version: string; platforms: { os: string; arch: string }[] }[] }

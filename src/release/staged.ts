@@ -1,0 +1,139 @@
+/**
+ * A release verified but for what its uploads prove: its `h1:` lock hashes put together once every zip was read
+ * (by the verification, by the read that uploaded it, or now), and the zips no upload reads checked before any
+ * write. What `checkRelease` (./stages.ts) returns.
+ */
+import * as path from 'node:path';
+import { VerificationError } from '../errors.js';
+import { hashListed, shasumMismatch } from './checks.js';
+import { EntryReadError, type HashingSession, type ZipPlan } from './hashing/hashing.js';
+import { entryFailure, hash1FromEntries, type ZipHashPlan } from './hashing/lockHashes.js';
+import type { FileIdentity, StreamExpectation } from './hashing/streamedRead.js';
+import type { ReleaseLayout } from './layout.js';
+import type { ShasumEntry } from './shasums.js';
+import type { ReleasePlatform, UploadableRelease, VerifiedRelease } from './types.js';
+
+/**
+ * A verified release whose `h1:` lock hashes may still be to compute: every check is made (the stored entries'
+ * sizes and CRC-32s included), but with `storedLater` the SHA-256 of the zips' stored entries was left out of the
+ * verification's read. `withLockHashes` reads those entries again (from the page cache, proven to be the
+ * verified bytes) and returns the whole release.
+ */
+export interface StagedRelease {
+  release: UploadableRelease;
+  /** The release with every platform's `h1:`; fails with FileChangedError (exit 3) when a zip changed since. */
+  withLockHashes(signal?: AbortSignal): Promise<VerifiedRelease>;
+  /**
+   * Reads and checks now, against their lines, the zips at these paths that were left to the reads uploading
+   * them (`streamed`): those no upload will read (the registry has them already).
+   */
+  verifyNow(paths: ReadonlySet<string>, signal?: AbortSignal): Promise<void>;
+}
+
+/** The staged release over what its zips' reads gave so far. */
+export function stagedRelease(sources: LockSources): StagedRelease {
+  const { release, contents } = sources;
+  let whole: Promise<VerifiedRelease> | undefined;
+  return {
+    release,
+    withLockHashes: (signal) => (whole ??= completeLockHashes(sources, signal)),
+    verifyNow: async (paths, signal) => {
+      for (const [i, platform] of release.platforms.entries()) {
+        const held = contents[i]!;
+        if (paths.has(platform.path) && held.entries === undefined)
+          held.entries = await verifiedEntries(sources, held, signal);
+      }
+    },
+  };
+}
+
+/** Reads a zip and checks it against its line now; resolves to its entries' content hashes. */
+async function verifiedEntries(
+  { session, layout }: LockSources,
+  { plan, line }: LockContents,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
+  const plans = new Map([[path.join(layout.dir, line.filename), plan.plan]]);
+  const digests = await hashListed(session, layout, [line], { plans, chunkDigests: false, signal });
+  return digests.get(line.filename)!.entries!;
+}
+
+/** What the upload's read of a zip must prove, and the errors it fails with when the file is still the same. */
+export function streamExpectation(
+  layout: ReleaseLayout,
+  line: ShasumEntry,
+  plan: ZipPlan,
+  identity: FileIdentity,
+  zipPath: string,
+): StreamExpectation {
+  const { filename } = line;
+  return {
+    filename,
+    sha256: line.shasum,
+    bytes: Number(identity.size),
+    identity,
+    plan,
+    failures: {
+      shasum: (actual) => shasumMismatch(layout.shasums, line, actual),
+      entry: (entry, failure) => entryFailure(filename, new EntryReadError(zipPath, entry, failure)),
+    },
+  };
+}
+
+export function unreadableZip(filename: string): VerificationError {
+  return new VerificationError(`${filename} cannot be read`, {
+    hint: 'Check that the file is a regular, readable file.',
+    details: { file: filename },
+  });
+}
+
+/**
+ * A platform's zip plan, its SHA256SUMS line, and its entries' content hashes so far (`''` for those left for
+ * later; none when the zip was left to its upload's read).
+ */
+export interface LockContents {
+  plan: ZipHashPlan;
+  line: ShasumEntry;
+  entries: string[] | undefined;
+}
+
+/** What completing the lock hashes reads from. */
+export interface LockSources {
+  session: HashingSession;
+  layout: ReleaseLayout;
+  release: UploadableRelease;
+  contents: LockContents[];
+}
+
+/**
+ * The release with every platform's `h1:`, one zip after another: the stored entries left for later hashed now; a
+ * zip left to its upload's read takes that read's hashes, or, when nothing uploaded it (the registry had it), is
+ * read and verified now against its line, as the verification would have.
+ */
+async function completeLockHashes(
+  sources: LockSources,
+  signal: AbortSignal | undefined,
+): Promise<VerifiedRelease> {
+  const { session, release, contents } = sources;
+  const platforms: ReleasePlatform[] = [];
+  for (const [i, platform] of release.platforms.entries()) {
+    const { plan } = contents[i]!;
+    let complete = contents[i]!.entries ?? session.streamedResult(platform.path)?.entries;
+    if (complete === undefined) {
+      complete = await verifiedEntries(sources, contents[i]!, signal);
+    } else if (complete.includes('')) {
+      const expected = { sha256: platform.shasum, bytes: platform.bytes };
+      const later = await session.hashStoredEntries(
+        platform.path,
+        platform.filename,
+        plan.plan,
+        expected,
+        signal,
+      );
+      const known = complete;
+      complete = known.map((hash, j) => hash || later[j]!);
+    }
+    platforms.push({ ...platform, h1: hash1FromEntries(platform.filename, plan, complete) });
+  }
+  return { ...release, platforms };
+}
