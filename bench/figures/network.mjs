@@ -1,9 +1,13 @@
 // Figure 1 — publishing a goreleaser-shaped release over a realistic network: the emulator limits each
 // connection's bandwidth and adds a latency to every request. Baseline: the documented curl flow (one file after
-// another), against publish's default. Ideal: every byte over `concurrency` connections at full bandwidth, plus
-// the time the standard tools take, on every core, to take the hashes verification needs (each zip's sha256 and
-// its inflated content's: bench/lib/publish.mjs `hashOnce`, same run). For information, the same ideal with
-// `provider verify`'s time as the hashing term: what publishing adds to verifying.
+// another), against publish's default. Ideal: every byte over `concurrency` connections at full bandwidth while
+// the hashes verification needs are taken at the same time, the longer of the two: publish verifies each zip in
+// the read that uploads it, so verification adds no time of its own to the transfer. The hashing term is the
+// standard tools on every core (each zip's sha256 and its inflated content's: bench/lib/publish.mjs `hashOnce`,
+// same run); on the bench's per-connection network (13 × 25 MB/s) the transfer is the shorter on two cores, on
+// the shared 100 MB/s link about level with it. (Before publish streamed its verification, the ideal was their
+// sum.) For information, the transfer plus `provider verify`'s time: the best a publisher that verifies before
+// its first write can do.
 // Then the default (`--concurrency auto`) against the all-files-in-parallel ideal on the same network, and
 // against a fixed 4 on a link whose total bandwidth is the limit (`--total-bandwidth`: more connections gain
 // nothing there, so the default must not lose by having more).
@@ -99,8 +103,8 @@ export async function networkFigure({
     const roundsMs = ((rounds * release.zipSize) / bytesPerSecond) * 1000;
     return {
       concurrency: c,
-      ideal: { transferMs, hashMs, totalMs: transferMs + hashMs },
-      wholeFiles: { rounds, transferMs: roundsMs, totalMs: roundsMs + hashMs },
+      ideal: { transferMs, hashMs, totalMs: Math.max(transferMs, hashMs) },
+      wholeFiles: { rounds, transferMs: roundsMs, totalMs: Math.max(roundsMs, hashMs) },
     };
   };
   const sharedTransferMs = (release.bytes / totalBytesPerSecond) * 1000;
@@ -114,7 +118,7 @@ export async function networkFigure({
     wide: { ...bounds(wide), milestonesMs: milestones.wide },
     auto: { ...bounds(wide), milestonesMs: milestones.auto },
     shared: {
-      ideal: { transferMs: sharedTransferMs, hashMs, totalMs: sharedTransferMs + hashMs },
+      ideal: { transferMs: sharedTransferMs, hashMs, totalMs: Math.max(sharedTransferMs, hashMs) },
       milestonesMs: { auto: milestones.sharedAuto, fixed: milestones.sharedFixed },
     },
   };
@@ -142,7 +146,7 @@ export async function networkFigure({
     // 4 was the default until `auto`; the default's own target is the `publish.network.auto-ideal` row below.
     infoRow({
       id: 'publish.network.ideal',
-      figure: `publish --concurrency ${concurrency}, shaped network vs ideal (bytes / (${concurrency} × bandwidth) + hashes)`,
+      figure: `publish --concurrency ${concurrency}, shaped network vs ideal (bytes / (${concurrency} × bandwidth), hashes at once)`,
       ours: oursS,
       baseline: details.ours.ideal.totalMs / 1000,
       baselineLabel: 'ideal',
@@ -150,7 +154,7 @@ export async function networkFigure({
     }),
     infoRow({
       id: 'publish.network.whole-files',
-      figure: `  the same vs whole files (${details.ours.wholeFiles.rounds} rounds of ${concurrency} + hashes)`,
+      figure: `  the same vs whole files (${details.ours.wholeFiles.rounds} rounds of ${concurrency}, hashes at once)`,
       ours: oursS,
       baseline: details.ours.wholeFiles.totalMs / 1000,
       baselineLabel: 'bound',
@@ -158,25 +162,25 @@ export async function networkFigure({
     }),
     ratioRow({
       id: 'publish.network.ideal-wide',
-      figure: `publish --concurrency ${wide}, shaped network vs ideal (bytes / (${wide} × bandwidth) + hashes)`,
+      figure: `publish --concurrency ${wide}, shaped network vs ideal (bytes / (${wide} × bandwidth), hashes at once)`,
       ours: seconds('wide'),
       baseline: details.wide.ideal.totalMs / 1000,
       baselineLabel: 'ideal',
       unit: 's',
-      limit: 1.1,
+      limit: 1.05,
     }),
     ratioRow({
       id: 'publish.network.auto-ideal',
-      figure: `publish (default concurrency), shaped network vs all files in parallel (bytes / (${wide} × bandwidth) + hashes)`,
+      figure: `publish (default concurrency), shaped network vs all files in parallel (bytes / (${wide} × bandwidth), hashes at once)`,
       ours: seconds('auto'),
       baseline: details.auto.ideal.totalMs / 1000,
       baselineLabel: 'ideal',
       unit: 's',
-      limit: 1.1,
+      limit: 1.05,
     }),
     infoRow({
       id: 'publish.network.auto-verify',
-      figure: `  the same vs all files in parallel + provider verify (what publishing adds to verifying)`,
+      figure: `  the same vs all files in parallel + provider verify (verifying before the first write, at best)`,
       ours: seconds('auto'),
       baseline: (details.auto.ideal.transferMs + verifyMs) / 1000,
       baselineLabel: 'transfer + verify',
@@ -191,13 +195,14 @@ export async function networkFigure({
       unit: 's',
       limit: 1.05,
     }),
-    infoRow({
+    ratioRow({
       id: 'publish.network.shared-ideal',
-      figure: `  the same (default) vs ideal (bytes / ${totalBandwidth} + hashes)`,
+      figure: `  the same (default) vs ideal (bytes / ${totalBandwidth}, hashes at once)`,
       ours: seconds('sharedAuto'),
       baseline: details.shared.ideal.totalMs / 1000,
       baselineLabel: 'ideal',
       unit: 's',
+      limit: 1.05,
     }),
   ].filter((row) => wants(row.id));
   // The details go with the first row; when that one was not asked for, with the first that was.

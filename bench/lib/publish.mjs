@@ -42,6 +42,7 @@ function milestones(timeline) {
  * @param {boolean} [options.peakRss] also measure the peak resident set size
  * @param {boolean} [options.cpu] also measure the CPU time (user + system)
  * @param {string} [options.label] names the CPU profile (BENCH_PROFILE)
+ * @param {string[]} [options.extra] more flags (`--verify-first`)
  */
 export async function publishOnce({
   work,
@@ -51,6 +52,7 @@ export async function publishOnce({
   peakRss = false,
   cpu = false,
   label = 'publish',
+  extra = [],
 }) {
   const emulator = await startEmulator({ dir: work, ...network });
   try {
@@ -59,6 +61,7 @@ export async function publishOnce({
     const args = [process.env.PUB_BIN ?? BIN, 'publish', release.dir, '--key', SIGNER_PUBLIC_KEY];
     args.push('--hostname', emulator.url, '--organization', emulator.organization);
     if (concurrency) args.push('--concurrency', String(concurrency));
+    args.push(...extra);
     /** @type {{ ms: number, line: string }[]} */
     const timeline = [];
     const result = await run(process.execPath, [...profile(label), ...args], {

@@ -88,20 +88,26 @@ export function infoRow(fields) {
  * other, which share nothing, does not enter the figure.
  * @param {SideRuns | SideRuns[]} baseline
  * @param {'ms' | 'cpuMs' | 'peakMB'} key
+ * @param {'sum' | 'max'} [wall] `max`: the wall time of several processes is the largest median (the floor of a
+ *   program that does their work at once), not their sum
  */
-function baselineMeasure(baseline, key) {
+function baselineMeasure(baseline, key, wall = 'sum') {
   const sides = Array.isArray(baseline) ? baseline : [baseline];
   const medians = sides.map((side) => median(side[key]));
-  return key === 'peakMB' ? Math.max(...medians) : medians.reduce((a, b) => a + b, 0);
+  const largest = key === 'peakMB' || (key === 'ms' && wall === 'max');
+  return largest ? Math.max(...medians) : medians.reduce((a, b) => a + b, 0);
 }
 
 /**
  * The three rows of a side-by-side run of whole processes: wall time (a ratio with a target), CPU time (user +
  * system, a ratio with a target) and peak RSS (for information), each the median of the runs of each side; a
  * baseline of several processes counts as `baselineMeasure` says.
- * @param {{ id: string, cpuId?: string, figure: string, baselineLabel: string, wallLimit: number, cpuLimit: number,
- *   ours: SideRuns, baseline: SideRuns | SideRuns[], details?: unknown }} fields `id` is the wall row's; the
- *   others append `.cpu` and `.rss` to `cpuId` (default `id`).
+ * @param {{ id: string, cpuId?: string, figure: string, baselineLabel: string, cpuLabel?: string,
+ *   wallLimit: number | null, cpuLimit: number | null, ours: SideRuns, baseline: SideRuns | SideRuns[],
+ *   wall?: 'sum' | 'max', details?: unknown }} fields `id` is the wall row's; the
+ *   others append `.cpu` and `.rss` to `cpuId` (default `id`). `wall` says how a baseline of several processes
+ *   counts for wall time (`baselineMeasure`), `cpuLabel` names the CPU row's baseline when it differs; a limit of
+ *   null makes its row one for information.
  * @returns {Row[]}
  */
 export function processRows({
@@ -109,31 +115,40 @@ export function processRows({
   cpuId = id,
   figure,
   baselineLabel,
+  cpuLabel = baselineLabel,
   wallLimit,
   cpuLimit,
   ours,
   baseline,
+  wall = 'sum',
   details,
 }) {
   const common = { baselineLabel, unit: 's' };
+  /** @param {RowFields & { baseline: number }} fields @param {number | null} limit */
+  const judged = (fields, limit) => (limit === null ? infoRow(fields) : ratioRow({ ...fields, limit }));
   return [
-    ratioRow({
-      ...common,
-      id,
-      figure,
-      ours: median(ours.ms) / 1000,
-      baseline: baselineMeasure(baseline, 'ms') / 1000,
-      limit: wallLimit,
-      details,
-    }),
-    ratioRow({
-      ...common,
-      id: `${cpuId}.cpu`,
-      figure: '  the same, CPU time (user + system)',
-      ours: median(ours.cpuMs) / 1000,
-      baseline: baselineMeasure(baseline, 'cpuMs') / 1000,
-      limit: cpuLimit,
-    }),
+    judged(
+      {
+        ...common,
+        id,
+        figure,
+        ours: median(ours.ms) / 1000,
+        baseline: baselineMeasure(baseline, 'ms', wall) / 1000,
+        details,
+      },
+      wallLimit,
+    ),
+    judged(
+      {
+        ...common,
+        baselineLabel: cpuLabel,
+        id: `${cpuId}.cpu`,
+        figure: '  the same, CPU time (user + system)',
+        ours: median(ours.cpuMs) / 1000,
+        baseline: baselineMeasure(baseline, 'cpuMs') / 1000,
+      },
+      cpuLimit,
+    ),
     infoRow({
       ...common,
       id: `${cpuId}.rss`,
