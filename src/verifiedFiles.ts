@@ -26,7 +26,9 @@ export interface VerifiedChunks extends AsyncIterable<Buffer> {
 export interface VerifiedFileSource {
   /**
    * The file at `path` (named `filename` in errors) as chunks that are exactly the verified bytes; a file that
-   * is not those bytes any more fails the iteration with `FileChangedError` before its last chunk is handed on.
+   * is not those bytes fails the iteration before its last chunk is handed on, with a `VerificationError`:
+   * `FileChangedError` when it changed since it was verified (or, for a zip proven by this very read, since the
+   * release was read), else the error of the check it failed (its SHA256SUMS line, an entry's CRC-32).
    */
   readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks;
 }

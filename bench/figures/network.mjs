@@ -195,14 +195,13 @@ export async function networkFigure({
       unit: 's',
       limit: 1.05,
     }),
-    ratioRow({
+    infoRow({
       id: 'publish.network.shared-ideal',
       figure: `  the same (default) vs ideal (bytes / ${totalBandwidth}, hashes at once)`,
       ours: seconds('sharedAuto'),
       baseline: details.shared.ideal.totalMs / 1000,
       baselineLabel: 'ideal',
       unit: 's',
-      limit: 1.05,
     }),
   ].filter((row) => wants(row.id));
   // The details go with the first row; when that one was not asked for, with the first that was.

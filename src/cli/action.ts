@@ -77,6 +77,7 @@ export function publishInvocation(env: ActionIo['env']): {
     if (value !== '') argv.push(`${flag}=${value}`);
   }
   if (booleanInput(env, 'dry-run', false)) argv.push('--dry-run');
+  if (booleanInput(env, 'verify-first', false)) argv.push('--verify-first');
   if (!booleanInput(env, 'wait', true)) argv.push('--no-wait');
   if (!booleanInput(env, 'check', true)) argv.push('--no-check');
   // One tag per line or comma-separated: `key=value` each (the CLI checks them before any request).

@@ -26,7 +26,7 @@ export function registerPublish(program: ProgramCommand): void {
     .option('--dry-run', 'print the plan and stop: nothing is written (every zip is read and checked)')
     .option(
       '--verify-first',
-      'read and check every zip before the first write, instead of while uploading it (its last part held back until it is proven)',
+      'read and check every zip before the first write, instead of in the read that uploads it',
     )
     .option('--no-wait', 'do not wait for the registry to report the files uploaded')
     .option(

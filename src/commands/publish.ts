@@ -1,7 +1,9 @@
 /**
  * `provider publish` below the command line: verify, read the registry, plan, (stop for --dry-run), execute,
- * wait for the uploaded flags, check what consumers get, and report — from one plan. Nothing is written
- * before the release verified and the plan holds no conflict; a re-run after any failure resumes.
+ * wait for the uploaded flags, check what consumers get, and report — from one plan. Nothing is written before
+ * the signature, the layout, the zips' directories (and with --verify-first every zip) verified and the plan holds
+ * no conflict; by default each zip is proven by the read that uploads it, and a zip that fails undoes what the run
+ * created. A re-run after any other failure resumes.
  */
 import { InterruptedError, VerificationError } from '../errors.js';
 import { verifyOptionsFromFlags, type VerifyFlags } from './verify.js';
@@ -17,7 +19,7 @@ import { markdownSummary, renderPublish } from '../publish/render.js';
 import type { PublishTuning } from '../publish/tuning.js';
 import { parseTags } from '../registry/tags.js';
 import { providerAddress, type RegistrySession, type Session, type SessionCore } from './session.js';
-import type { PublishPlan, RemoteState } from '../publish/types.js';
+import type { PublishOutcome, PublishPlan, RemoteState } from '../publish/types.js';
 import type { UploadableRelease, VerifiedRelease } from '../release/types.js';
 import { HashingSession } from '../release/hashing/hashing.js';
 import {
@@ -205,11 +207,12 @@ async function publishRelease(
       // The zips this run does not upload (the registry has them) are read and checked now, before any write.
       if (!verifiesFirst(options)) await staged.verifyNow(notUploaded(plan), signal);
       const steps = { ...{ network, client: registry.client, address, progress, plan, remote }, release };
-      const done = await carryOut(context, options, steps, settings);
+      const done = await carryOut(context, options, { ...steps, staged }, settings);
       await reportPublish(reporting, { plan, ...done });
       return 0;
     } catch (error) {
-      throw signal.aborted ? resumable(error) : error;
+      // Bytes that do not verify are said as they are, Ctrl-C or not: running again would not finish the job.
+      throw signal.aborted && !(error instanceof VerificationError) ? resumable(error) : error;
     } finally {
       progress.stop();
     }
@@ -224,6 +227,12 @@ function notUploaded(plan: PublishPlan): Set<string> {
   return new Set(plan.platforms.filter((p) => p.action === 'skip').map((p) => p.path));
 }
 
+/** The paths of the zips a plan meant to upload that the registry turned out to have already. */
+function foundUploaded(plan: PublishPlan, outcome: PublishOutcome): Set<string> {
+  const found = plan.platforms.filter((p) => outcome.platforms.get(`${p.os}_${p.arch}`)?.uploaded === false);
+  return new Set(found.map((p) => p.path));
+}
+
 /** What carrying out a plan needs: the network steps, the registry's side, the plan and the release. */
 interface CarryOutSteps {
   network: NetworkSteps;
@@ -233,6 +242,7 @@ interface CarryOutSteps {
   plan: PublishPlan;
   remote: RemoteState;
   release: UploadableRelease;
+  staged: StagedRelease;
 }
 
 /**
@@ -242,7 +252,7 @@ interface CarryOutSteps {
 async function carryOut(
   context: RunContext,
   options: PublishOptions & { hashing: HashingSession },
-  { network, client, address, progress, plan, remote, release }: CarryOutSteps,
+  { network, client, address, progress, plan, remote, release, staged }: CarryOutSteps,
   settings: Settings,
 ): Promise<Pick<PublishReport, 'outcome' | 'waited' | 'check'>> {
   const { output, signal } = context;
@@ -261,14 +271,14 @@ async function carryOut(
         },
         outcome,
       );
+      // A zip another publisher uploaded meanwhile was not read by an upload: it is checked now, still here.
+      if (!verifiesFirst(options)) await staged.verifyNow(foundUploaded(plan, outcome), signal);
     }
   } catch (error) {
     // Bytes that do not verify (or changed during the run): what this run created goes, so that nothing of a
     // release that does not hold stays in the registry. Anything else (the network, Ctrl-C) is resumed instead.
-    if (error instanceof VerificationError && !signal.aborted) {
-      const { keyId } = plan.key;
-      await network.undoRun({ client, address, version: release.version, keyId, outcome, output });
-    }
+    if (error instanceof VerificationError && !signal.aborted)
+      await network.undoRun({ client, address, version: release.version, outcome, output });
     throw error;
   }
   // The version exists now (created above or found): its tags, when they differ from those asked for.

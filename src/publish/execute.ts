@@ -52,13 +52,14 @@ async function createProviderStep(input: ExecuteInput, outcome: PublishOutcome):
   if (plan.provider.action !== 'create') return;
   const where = `${address.namespace}/${address.name}`;
   const step = progress.step(`Creating provider ${where}`);
-  await createOrAdopt({
+  const { adopted } = await createOrAdopt({
     ...createCommon(input),
     label: `provider ${where}`,
     create: () => createProvider(client, address),
     read: () => getProvider(client, address),
   });
   outcome.providerCreated = true;
+  outcome.adopted.provider = adopted;
   step.succeed(`Created provider ${where}`);
 }
 
@@ -101,6 +102,7 @@ async function createVersionStep(input: ExecuteInput, outcome: PublishOutcome): 
     version = result.resource;
     if (result.adopted) checkAdoptedVersion(release, plan.version.keyId, version);
     outcome.versionCreated = true;
+    outcome.adopted.version = result.adopted;
     step.succeed(
       `Created version ${release.version} (key ${plan.version.keyId}, protocols ${release.protocols.join(', ')})`,
     );
@@ -188,6 +190,8 @@ async function transferAll(
     await runUploadTasks(tasks, limit);
   } catch (error) {
     lane.stop(error);
+    // Creates already under way end first, so that what they created is in `outcome` for `undoRun`.
+    await Promise.allSettled(lane.results);
     step.fail();
     throw error;
   } finally {
@@ -213,6 +217,7 @@ export function emptyOutcome(): PublishOutcome {
     files: { shasums: false, signature: false },
     platforms: new Map(),
     tagsSet: false,
+    adopted: { provider: false, version: false },
   };
 }
 

@@ -4,7 +4,7 @@
  * flight are allowed to finish (their work is not wasted on a re-run) and the first error is thrown — an
  * interruption wins over anything it caused.
  */
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, VerificationError } from '../errors.js';
 
 /** A number of tasks at once that may change while they run. */
 export interface Width {
@@ -16,7 +16,10 @@ export interface Width {
   track?(running: number, waiting: number): void;
 }
 
-/** Runs every task, at most `limit` at once; rejects with the first error once nothing is in flight. */
+/**
+ * Runs every task, at most `limit` at once; once nothing is in flight, rejects with the first interruption, else
+ * the first verification failure, else the first error.
+ */
 export async function runUploadTasks(tasks: (() => Promise<void>)[], limit: number | Width): Promise<void> {
   const width: Width =
     typeof limit === 'number' ? { current: limit, onChange: () => () => undefined } : limit;
@@ -51,7 +54,14 @@ export async function runUploadTasks(tasks: (() => Promise<void>)[], limit: numb
       resolve();
     } else pump();
   });
-  if (errors.length > 0) throw errors.find((e) => e instanceof InterruptedError) ?? errors[0];
+  // An interruption first; then bytes that do not verify, which the caller undoes the run for.
+  if (errors.length > 0) {
+    throw (
+      errors.find((e) => e instanceof InterruptedError) ??
+      errors.find((e) => e instanceof VerificationError) ??
+      errors[0]
+    );
+  }
 }
 
 /** Jobs started ahead of the work that needs them, and the switch that stops the ones not started yet. */

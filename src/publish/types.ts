@@ -118,4 +118,9 @@ export interface PublishOutcome {
   platforms: Map<string, PlatformOutcome>;
   /** The version's tags were replaced in this run. */
   tagsSet: boolean;
+  /**
+   * Found by reading after a create was refused as already taken (`createOrAdopt`): counted as created above, but
+   * possibly another publisher's, so never removed by `undoRun`.
+   */
+  adopted: { provider: boolean; version: boolean };
 }

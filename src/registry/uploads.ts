@@ -5,8 +5,9 @@
  * src/net/retry.ts (5xx, 408/425/429 with `Retry-After`, resets and timeouts); a link answering 401/403/404 is
  * replaced through `refreshLink` when the caller gives one (it reads the resource again), else it raises
  * `LinkRefusedError`. A file is checked while it streams and its last chunk is held back until it matches the
- * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it, or proves it
- * as it reads it): a file changed since verification, or proven wrong, aborts the request, and the error is final. A 2xx answer is success even when its
+ * verified bytes (a `VerifiedFileSource`, src/verifiedFiles.ts: the hashing session that verified it, or proves
+ * it as it reads it): a file changed since verification, or proven wrong, aborts the request, and the error is
+ * final. A 2xx answer is success even when its
  * body is then cut short: the host has every byte, and the file is not sent again.
  */
 import got, { HTTPError, RequestError } from 'got';
