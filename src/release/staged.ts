@@ -14,10 +14,11 @@ import type { ShasumEntry } from './shasums.js';
 import type { ReleasePlatform, UploadableRelease, VerifiedRelease } from './types.js';
 
 /**
- * A verified release whose `h1:` lock hashes may still be to compute: every check is made (the stored entries'
- * sizes and CRC-32s included), but with `storedLater` the SHA-256 of the zips' stored entries was left out of the
- * verification's read. `withLockHashes` reads those entries again (from the page cache, proven to be the
- * verified bytes) and returns the whole release.
+ * A release verified but for what its zips' reads still have to give. Verified first (`--verify-first`), every
+ * check is made, and with `storedLater` only the SHA-256 of the zips' stored entries was left out of the
+ * verification's read: `withLockHashes` reads those entries again (from the page cache, proven to be the verified
+ * bytes). Streamed, each zip is proven by the read that uploads it (its hashes kept by the hashing session), or by
+ * `verifyNow` when no upload reads it; `withLockHashes` then puts the `h1:`s together.
  */
 export interface StagedRelease {
   release: UploadableRelease;

@@ -177,6 +177,20 @@ describe('provider publish proves each zip by the read that uploads it', () => {
     expect(result.stderr).toMatch(/Removed platform linux_amd64 of 1\.2\.3, which this run created/);
   });
 
+  it('a removal that fails is a warning naming what finishes it; the error stays the zip’s', async () => {
+    const e = await emulator();
+    e.faults.add({ method: 'DELETE', path: '/api/v2/organizations/*/registry-providers/**', status: 500 });
+    const { dist, zip, file } = await bigRelease();
+    fs.writeFileSync(file, flipNearEnd(zip));
+    const result = await publish(e, [], { release: dist });
+    expect(result.exitCode, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(
+      /version 1\.2\.3 was created by this run and could not be removed \(.*\); remove it with: provider delete 1\.2\.3/,
+    );
+    expect(result.stderr).toMatch(new RegExp(`error: ${ZIP.replaceAll('.', '\\.')} does not match`));
+    expect(e.store.data.versions).toHaveLength(1);
+  });
+
   it('a good release: every zip read once, by its upload, and its lock hashes reported', async () => {
     const e = await emulator();
     const { dist, zip, file } = await bigRelease();
