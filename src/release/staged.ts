@@ -4,7 +4,6 @@
  * write. What `checkRelease` (./stages.ts) returns.
  */
 import * as path from 'node:path';
-import { VerificationError } from '../errors.js';
 import { hashListed, shasumMismatch } from './checks.js';
 import { EntryReadError, type HashingSession, type ZipPlan } from './hashing/hashing.js';
 import { entryFailure, hash1FromEntries, type ZipHashPlan } from './hashing/lockHashes.js';
@@ -39,24 +38,28 @@ export function stagedRelease(sources: LockSources): StagedRelease {
     release,
     withLockHashes: (signal) => (whole ??= completeLockHashes(sources, signal)),
     verifyNow: async (paths, signal) => {
-      for (const [i, platform] of release.platforms.entries()) {
-        const held = contents[i]!;
-        if (paths.has(platform.path) && held.entries === undefined)
-          held.entries = await verifiedEntries(sources, held, signal);
-      }
+      const held = release.platforms.flatMap((platform, i) =>
+        paths.has(platform.path) && contents[i]!.entries === undefined ? [contents[i]!] : [],
+      );
+      await verifyEntries(sources, held, signal);
     },
   };
 }
 
-/** Reads a zip and checks it against its line now; resolves to its entries' content hashes. */
-async function verifiedEntries(
+/**
+ * Reads zips and checks them against their lines now, a few at once as the verification reads them; each one's
+ * entries' content hashes go into its `LockContents`.
+ */
+async function verifyEntries(
   { session, layout }: LockSources,
-  { plan, line }: LockContents,
+  held: LockContents[],
   signal: AbortSignal | undefined,
-): Promise<string[]> {
-  const plans = new Map([[path.join(layout.dir, line.filename), plan.plan]]);
-  const digests = await hashListed(session, layout, [line], { plans, chunkDigests: false, signal });
-  return digests.get(line.filename)!.entries!;
+): Promise<void> {
+  if (held.length === 0) return;
+  const plans = new Map(held.map(({ plan, line }) => [path.join(layout.dir, line.filename), plan.plan]));
+  const lines = held.map((h) => h.line);
+  const digests = await hashListed(session, layout, lines, { plans, chunkDigests: false, signal });
+  for (const h of held) h.entries = digests.get(h.line.filename)!.entries!;
 }
 
 /** What the upload's read of a zip must prove, and the errors it fails with when the file is still the same. */
@@ -79,13 +82,6 @@ export function streamExpectation(
       entry: (entry, failure) => entryFailure(filename, new EntryReadError(zipPath, entry, failure)),
     },
   };
-}
-
-export function unreadableZip(filename: string): VerificationError {
-  return new VerificationError(`${filename} cannot be read`, {
-    hint: 'Check that the file is a regular, readable file.',
-    details: { file: filename },
-  });
 }
 
 /**
@@ -121,7 +117,8 @@ async function completeLockHashes(
     const { plan } = contents[i]!;
     let complete = contents[i]!.entries ?? session.streamedResult(platform.path)?.entries;
     if (complete === undefined) {
-      complete = await verifiedEntries(sources, contents[i]!, signal);
+      await verifyEntries(sources, [contents[i]!], signal);
+      complete = contents[i]!.entries!;
     } else if (complete.includes('')) {
       const expected = { sha256: platform.shasum, bytes: platform.bytes };
       const later = await session.hashStoredEntries(

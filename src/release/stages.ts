@@ -10,6 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import { VerificationError } from '../errors.js';
 import type { Output } from '../ui/output.js';
 import { checkArtifacts, readArtifacts } from './artifacts.js';
 import { checkManifestAndSignature, hashListed, readReleaseFile, type SignatureOptions } from './checks.js';
@@ -20,13 +21,7 @@ import { checkListing } from './listing.js';
 import { planZipHash } from './hashing/lockHashes.js';
 import { checkRecordPlatforms, readMirrorRecord, recordKeyWarning } from './mirrorRecord.js';
 import { parseShasums } from './shasums.js';
-import {
-  stagedRelease,
-  streamExpectation,
-  unreadableZip,
-  type LockContents,
-  type StagedRelease,
-} from './staged.js';
+import { stagedRelease, streamExpectation, type LockContents, type StagedRelease } from './staged.js';
 import type { UploadablePlatform, UploadableRelease } from './types.js';
 import { checkZip } from './zipCheck.js';
 
@@ -274,4 +269,12 @@ export async function checkRelease(
   if (signed.manifest !== undefined) release.manifest = signed.manifest.file;
   if (artifacts !== undefined) release.artifactsJson = artifacts;
   return stagedRelease({ session, layout: read.layout, release, contents });
+}
+
+/** A zip whose size could not be read when the release was read. */
+function unreadableZip(filename: string): VerificationError {
+  return new VerificationError(`${filename} cannot be read`, {
+    hint: 'Check that the file is a regular, readable file.',
+    details: { file: filename },
+  });
 }
