@@ -75,6 +75,20 @@ export function watchPlatformId(emulator: Emulator, os: string, arch: string): (
   return () => id ?? emulator.store.data.platforms.find((p) => p.os === os && p.arch === arch)?.id;
 }
 
+/**
+ * A run that failed on bytes that do not verify removed what it created: no version, platform or provider is
+ * left, by DELETEs of the version and then the provider in the request log (the signing key stays).
+ */
+export function expectRunUndone(emulator: Emulator): void {
+  const { versions, platforms, providers } = emulator.store.data;
+  expect({ versions, platforms, providers }).toEqual({ versions: [], platforms: [], providers: [] });
+  const deletes = emulator.requestLog.records.filter((r) => r.method === 'DELETE' && r.status < 300);
+  expect(deletes.map((r) => r.path)).toEqual([
+    expect.stringMatching(/\/registry-providers\/private\/[^/]+\/example\/versions\/1\.2\.3$/),
+    expect.stringMatching(/\/registry-providers\/private\/[^/]+\/example$/),
+  ]);
+}
+
 /** Every write request the emulator logged (any status), as `METHOD path`. */
 export function writeRequests(emulator: Emulator): string[] {
   return emulator.requestLog.records
