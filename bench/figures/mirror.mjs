@@ -2,9 +2,10 @@
 // goreleaser-shaped zips from one `provider emulate` (the origin, speaking the provider registry protocol) into
 // another (the destination), against bench/baseline/mirror-with-curl.sh moving the same bytes with curl:
 // download every zip, SHA256SUMS and signature from the origin's download links, then the documented upload flow
-// (publish-with-curl.sh). The baseline checks nothing; `provider mirror` checks before it writes each version:
-// the signature with the origin's key, every zip's SHA-256 as it streams in, every zip's contents (inflated), then
-// publishes it with publish's core. The origin is filled once (not timed); each run gets a fresh destination
+// (publish-with-curl.sh). The baseline checks nothing; `provider mirror` checks each version's signature with the
+// origin's key before it writes anything, then streams each zip from the origin (which answers byte ranges, as
+// the storage behind registry.terraform.io and GitHub releases does) into the destination with publish's core,
+// each zip's SHA-256 and contents (inflated) proven by that one read before its upload completes. The origin is filled once (not timed); each run gets a fresh destination
 // (not timed) and is checked afterwards to have left every version whole there (not timed). The two alternate,
 // and which goes first alternates too. Wall time, CPU time (user + system of the process and of the processes
 // it waited for, GNU time) and peak RSS (of the largest process, for the script), medians.

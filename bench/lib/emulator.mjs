@@ -27,12 +27,13 @@ import { startServer } from './proc.mjs';
 
 /**
  * Starts an emulator whose state lives under `dir`; resolves with its start-up document and `stop()`.
- * @param {{ dir: string } & Network} options
+ * @param {{ dir: string, ranges?: boolean } & Network} options with `ranges`, downloads answer byte ranges
  * @returns {Promise<Emulator>}
  */
-export async function startEmulator({ dir, latency, bandwidth, totalBandwidth }) {
+export async function startEmulator({ dir, latency, bandwidth, totalBandwidth, ranges }) {
   const dataDir = fs.mkdtempSync(path.join(dir, 'emulator-'));
   const args = [BIN, 'emulate', '--json', '--port', '0', '--data-dir', dataDir];
+  if (ranges) args.push('--ranges');
   if (latency) args.push('--latency', latency);
   if (bandwidth) args.push('--bandwidth', bandwidth);
   if (totalBandwidth) args.push('--total-bandwidth', totalBandwidth);

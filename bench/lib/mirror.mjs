@@ -34,7 +34,9 @@ export const MIRROR_SCRIPT = path.join(ROOT, 'bench', 'baseline', 'mirror-with-c
  * @returns {Promise<Origin>}
  */
 export async function startOrigin({ dir, versions, platforms, sizeMiB, log }) {
-  const emulator = await startEmulator({ dir });
+  // Its downloads answer byte ranges, as the storage behind registry.terraform.io and GitHub releases does: the
+  // mirror streams each zip from it into the destination.
+  const emulator = await startEmulator({ dir, ranges: true });
   try {
     let bytes = 0;
     let [zipBytes, contentBytes] = [0, 0];

@@ -20,6 +20,10 @@ export function registerEmulate(program: ProgramCommand): void {
       '--package-hashes',
       "serve every platform's lock hashes (packages) in the download response, as OpenTofu's registry does",
     )
+    .option(
+      '--ranges',
+      'answer byte ranges of downloads (206), as an origin’s storage does, for `provider mirror` to stream from',
+    )
     .addOption(new Option('--link-ttl <duration>', 'lifetime of upload/download links').default('25h'))
     .option('--latency <duration>', 'shape the network: delay every request by this much (e.g. 40ms)')
     .option('--bandwidth <rate>', 'shape the network: upload/download rate per connection (e.g. 25MB/s)')

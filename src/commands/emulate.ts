@@ -24,6 +24,7 @@ export interface EmulateFlags {
   requestLog?: string;
   strict?: boolean;
   packageHashes?: boolean;
+  ranges?: boolean;
   linkTtl?: string;
   latency?: string;
   bandwidth?: string;
@@ -53,6 +54,7 @@ export function emulatorOptionsFromFlags(
     organization: flags.organization ?? env.TFE_ORGANIZATION ?? 'example-org',
     strict: flags.strict === true,
     packageHashes: flags.packageHashes === true,
+    ranges: flags.ranges === true,
     linkTtlMs: parseDuration(flags.linkTtl ?? '25h', '--link-ttl'),
   };
   if (flags.dataDir) options.dataDir = resolve(cwd, flags.dataDir);

@@ -5,6 +5,7 @@
  */
 import { VerificationError } from '../errors.js';
 import type { MirrorDestination } from '../mirror/run.js';
+import { isOriginFailure } from '../mirror/remoteZips.js';
 import type { PublishTuning } from '../publish/tuning.js';
 import { Output, type TextStream } from '../ui/output.js';
 import type { RunContext } from './context.js';
@@ -45,7 +46,7 @@ export async function privateDestination(
       );
       return { keyId, whole };
     },
-    async publish(folder, progress) {
+    async publish(folder, progress, remote) {
       // Publish's own report goes into the mirror's: its one JSON document is read from a sink of its own,
       // while its steps and uploads are shown on the mirror's progress (nothing of them with --json).
       let text = '';
@@ -66,6 +67,8 @@ export async function privateDestination(
         check: true,
         wait: true,
         progress,
+        remote,
+        undoAfter: isOriginFailure,
       });
       const doc = JSON.parse(text.trim()) as {
         version?: { created?: boolean };

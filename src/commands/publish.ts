@@ -32,6 +32,7 @@ import {
 import type { Settings } from '../config/index.js';
 import type { RunContext } from './context.js';
 import type { Progress } from '../ui/progress.js';
+import type { RemoteZip } from '../release/remoteZip.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { EarlyReads, type NetworkSteps } from './publishReads.js';
 
@@ -64,6 +65,10 @@ export interface PublishOptions extends PublishFlags {
    * publish reports its JSON document to a sink of its own); without it, the rendering the output chooses.
    */
   progress?: Progress | undefined;
+  /** Zips at links rather than in the folder (`provider mirror` streaming from its origin), by file name. */
+  remote?: ReadonlyMap<string, RemoteZip> | undefined;
+  /** Failures besides bytes that do not verify after which what the run created is removed (the origin's). */
+  undoAfter?: ((error: unknown) => boolean) | undefined;
 }
 
 /**
@@ -97,7 +102,7 @@ async function verifyWhileReading(
   const { hashing } = options;
   try {
     const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, 'publish');
-    const read = await readRelease(releaseOptions);
+    const read = await readRelease({ ...releaseOptions, remote: options.remote });
     const hashed = await startHashing(read, hashing, {
       hashing: releaseOptions.hashing,
       storedLater: true,
@@ -118,8 +123,10 @@ async function verifyWhileReading(
  * Whether every zip is read and checked before the first write (`--verify-first`, and a dry run, which writes
  * nothing and so checks everything), rather than by the read that uploads it.
  */
-function verifiesFirst(options: PublishFlags): boolean {
-  return options.verifyFirst === true || options.dryRun === true;
+function verifiesFirst(options: PublishOptions): boolean {
+  // Remote zips (a mirror streaming from its origin) are only ever proven by the reads that upload them.
+  const remote = options.remote !== undefined && options.remote.size > 0;
+  return !remote && (options.verifyFirst === true || options.dryRun === true);
 }
 
 /** The publish itself: verify, read, plan, execute, wait, check, report. */
@@ -276,8 +283,9 @@ async function carryOut(
     }
   } catch (error) {
     // Bytes that do not verify (or changed during the run): what this run created goes, so that nothing of a
-    // release that does not hold stays in the registry. Anything else (the network, Ctrl-C) is resumed instead.
-    if (error instanceof VerificationError && !signal.aborted)
+    // release that does not hold stays in the registry; so too when a mirror's origin stopped serving a zip.
+    // Anything else (the registry's network, Ctrl-C) is resumed instead.
+    if ((error instanceof VerificationError || options.undoAfter?.(error) === true) && !signal.aborted)
       await network.undoRun({ client, address, version: release.version, outcome, output });
     throw error;
   }

@@ -1,13 +1,15 @@
 /**
  * The platforms' zips as `terraform init` gets them: each matched against SHA256SUMS, and with `download`
- * downloaded through its link and hashed to its `shasum`; with `lockHashes` too, its `h1:` computed from a
- * temporary copy (removed at once). What each platform vouches for is reported; every mismatch is a problem.
+ * downloaded through its link and hashed to its `shasum`; with `lockHashes` too, its `h1:` computed from the same
+ * download where the link answers byte ranges (./rangedZip.ts), else from a temporary copy (removed at once).
+ * What each platform vouches for is reported; every mismatch is a problem.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PackageHashError, zipHash1 } from '../release/hashing/lockHashes.js';
-import { DownloadError, type Downloader } from '../registry/downloads.js';
+import { PackageHashError, remoteZipHashes, zipHash1 } from '../release/hashing/lockHashes.js';
+import { DownloadError, type Downloader, type FreshLink } from '../registry/downloads.js';
+import { MAX_ZIP_BYTES, openRangedZip } from './rangedZip.js';
 import { getPlatform } from '../registry/providerPlatforms.js';
 import type { PlatformResource } from '../terraform/api.js';
 import { sortHashes, zipHash } from '../terraform/hashes.js';
@@ -49,6 +51,8 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
   const withH1 = input.lockHashes === true && input.download === true;
   const scratch = withH1 ? await mkdtemp(join(input.tmpDir ?? tmpdir(), 'provider-check-')) : undefined;
   const known: KnownPackage[] = [];
+  // Whether the download links answer ranges, once one told (then each zip's h1: comes from its one download).
+  const ranges: RangeSupport = { answered: withH1 ? undefined : false };
   let reports: ConsumerPlatformReport[];
   let files = 0;
   try {
@@ -72,16 +76,16 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
           (await getPlatform(client, address, input.version, p.os, p.arch))?.links[
             'provider-binary-download'
           ];
-        const digest =
-          file === undefined
-            ? await downloader.digest(link, what, fresh)
-            : await downloader.toFile(link, what, file, fresh);
+        const digest = await fetchArchive(
+          { downloader, ranges, link, what, fresh, file, signal: input.signal },
+          p,
+        );
         const problem = archiveChecksumProblem(p, digest.sha256);
         report.bytes = digest.bytes;
         if (problem) problems.push(problem);
         else report.archive = 'verified';
-        if (!problem && file !== undefined) {
-          const h1 = await packageH1(file, p, input.signal, problems);
+        if (!problem && digest.h1 !== undefined) {
+          const h1 = packageH1(digest.h1, p, problems);
           platform.downloaded = { bytes: digest.bytes, h1 };
           if (h1 !== undefined) report.hashes = sortHashes([...report.hashes, h1]);
         }
@@ -101,26 +105,81 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
   return { reports, known };
 }
 
+/** Whether the check's download links answer ranges: undefined until the first asked told. */
+interface RangeSupport {
+  answered: boolean | undefined;
+  /** The first zip's asking, waited for by the others. */
+  asked?: Promise<void>;
+}
+
+/** One zip's download, as `fetchArchive` makes it. */
+interface ArchiveFetch {
+  downloader: Downloader;
+  ranges: RangeSupport;
+  link: string;
+  what: string;
+  fresh: FreshLink;
+  /** With lock hashes: where the zip is kept if its link answers no ranges. */
+  file: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * A zip downloaded and hashed: its SHA-256 and size, and with lock hashes its `h1:` (or why it cannot be
+ * computed). Where the link answers ranges, the `h1:` comes from the one download (the directory read by ranges
+ * first, the entries inflated as the body streams in); otherwise the zip is kept in a temporary file as it
+ * streams in and its entries read back from it.
+ */
+async function fetchArchive(
+  fetch: ArchiveFetch,
+  p: ServedPlatform,
+): Promise<{ sha256: string; bytes: number; h1?: string | PackageHashError }> {
+  const { downloader, link, what, fresh, file } = fetch;
+  if (file === undefined) return downloader.digest(link, what, fresh);
+  // One zip asks first; the others wait for its answer rather than each ask a host that ignores ranges.
+  const { ranges } = fetch;
+  const first = ranges.answered === undefined && ranges.asked === undefined;
+  if (!first && ranges.answered === undefined) await ranges.asked;
+  if (ranges.answered !== false) {
+    const host = new URL(link).host;
+    const input = { downloader, link, what, filename: p.filename, host, limit: MAX_ZIP_BYTES };
+    // A refused range (an expired link) is left to the plain download, which asks for a fresh link.
+    const opening = openRangedZip(input).catch((error: unknown) => {
+      if (error instanceof DownloadError) return undefined;
+      throw error;
+    });
+    if (first)
+      ranges.asked = opening.then(
+        () => undefined,
+        () => undefined,
+      );
+    const remote = await opening;
+    ranges.answered ??= remote !== undefined;
+    if (remote !== undefined) return remoteZipHashes(remote, p.filename);
+  }
+  const digest = await downloader.toFile(link, what, file, fresh);
+  const h1 = await zipHash1(file, p.filename, { signal: fetch.signal }).catch((error: unknown) => {
+    if (error instanceof PackageHashError) return error;
+    throw error;
+  });
+  return { ...digest, h1 };
+}
+
 /**
  * The `h1:` of a downloaded zip; undefined, with a problem, when it cannot be computed (Terraform could not
  * install it either).
  */
-async function packageH1(
-  file: string,
+function packageH1(
+  h1: string | PackageHashError,
   p: ServedPlatform,
-  signal: AbortSignal | undefined,
   problems: ConsumerProblem[],
-): Promise<string | undefined> {
-  try {
-    return await zipHash1(file, p.filename, { signal });
-  } catch (error) {
-    if (!(error instanceof PackageHashError)) throw error;
-    problems.push({
-      subject: platformName(p),
-      message: error.message,
-      terraform: null,
-      hint: `The zip is signed but Terraform cannot install it. ${error.hint ?? 'Rebuild the archive.'} Publish it as a new patch version; never overwrite a published one.`,
-    });
-    return undefined;
-  }
+): string | undefined {
+  if (typeof h1 === 'string') return h1;
+  problems.push({
+    subject: platformName(p),
+    message: h1.message,
+    terraform: null,
+    hint: `The zip is signed but Terraform cannot install it. ${h1.hint ?? 'Rebuild the archive.'} Publish it as a new patch version; never overwrite a published one.`,
+  });
+  return undefined;
 }

@@ -26,7 +26,8 @@ export interface ConsumerCheckInput {
   retryDelayMs?: number;
   /**
    * Also read the registry protocol's download responses and check the lock hashes they serve (`packages`);
-   * with `download`, compute each zip's `h1:` too (the zip streamed to a temporary file under `tmpDir`).
+   * with `download`, compute each zip's `h1:` too: from the one download where the link answers byte ranges, else
+   * from the zip streamed to a temporary file under `tmpDir`.
    */
   lockHashes?: boolean;
   /** Where downloaded zips are hashed with `lockHashes` and `download` (default: the system's). */

@@ -19,6 +19,8 @@ export interface AppSettings {
    * download response, as OpenTofu's registry does (HCP Terraform does not).
    */
   packageHashes: boolean;
+  /** Answer one byte range of a download (206), as object storage does; the platform documents none. */
+  ranges: boolean;
 }
 
 /** Shared state and helpers of the routes. */

@@ -52,6 +52,8 @@ export interface EmulatorOptions extends EmulatedServerOptions {
   strict?: boolean;
   /** Serve each platform's lock hashes (`packages`) in the consumer download response (see AppSettings). */
   packageHashes?: boolean;
+  /** Honour a download's byte range (AppSettings). */
+  ranges?: boolean;
   /** Lifetime of archivist links (default 25 hours, as documented). */
   linkTtlMs?: number;
   /** Milliseconds every request waits before it is handled (a network round trip). */
@@ -90,6 +92,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     flagDelayMs: options.flagDelayMs ?? 0,
     strict: options.strict === true,
     packageHashes: options.packageHashes === true,
+    ranges: options.ranges === true,
   };
   let baseUrl = '';
   const app: App = {

@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { ConflictError, ProviderError } from '../errors.js';
 import { platformName, type PlatformKey } from '../terraform/names.js';
 import type { Progress } from '../ui/progress.js';
+import type { RemoteZip } from '../release/remoteZip.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { readRecord, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
@@ -28,8 +29,15 @@ export interface MirrorDestination {
     version: string,
     expected: { platform: string; filename: string; shasum: string }[],
   ): Promise<{ keyId: string; whole: boolean } | undefined>;
-  /** Publishes a staged folder with publish's core, its steps and uploads shown on `progress`; whether anything was written. */
-  publish(folder: string, progress: Progress): Promise<{ wrote: boolean }>;
+  /**
+   * Publishes a staged folder with publish's core, its steps and uploads shown on `progress`, its zips in it or
+   * at the origin (`remote`, by file name); whether anything was written.
+   */
+  publish(
+    folder: string,
+    progress: Progress,
+    remote?: ReadonlyMap<string, RemoteZip>,
+  ): Promise<{ wrote: boolean }>;
 }
 
 /** What the comparison reads with: the run's context and its origin. */

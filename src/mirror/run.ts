@@ -19,6 +19,7 @@ import type { Origin, OriginProvider } from './origin.js';
 import { destinationSource, presentFolder, presentRemote, type MirrorDestination } from './present.js';
 import type { MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
+import type { RemoteZip } from '../release/remoteZip.js';
 import type { VersionSelector } from './select.js';
 import { stageVersion, type MirrorRunContext } from './stage.js';
 
@@ -168,8 +169,10 @@ async function mirrorVersion(
       folder,
       root: input.toDir,
       verify: input.destination === undefined,
+      stream: input.destination !== undefined,
     });
-    const published = input.destination && (await publishStaged(input, input.destination, provider, folder));
+    const published =
+      input.destination && (await publishStaged(input, input.destination, provider, folder, staged.remote));
     return {
       ...base,
       status: 'mirrored',
@@ -199,15 +202,19 @@ function nothingToCopy(label: string, host: string, unlisted: boolean): Provider
   });
 }
 
-/** Publishes a staged folder, then removes it (it was only a scratch copy). */
+/**
+ * Publishes a staged folder (its zips in it, or at the origin: `remote`), then removes it (it was only a
+ * scratch copy).
+ */
 async function publishStaged(
   input: MirrorRunInput,
   destination: MirrorDestination,
   provider: OriginProvider,
   folder: string,
+  remote: ReadonlyMap<string, RemoteZip> | undefined,
 ): Promise<{ source: string; wrote: boolean }> {
   try {
-    const { wrote } = await destination.publish(folder, input.progress);
+    const { wrote } = await destination.publish(folder, input.progress, remote);
     return { source: destinationSource(destination, provider), wrote };
   } finally {
     await rm(folder, { recursive: true, force: true });

@@ -23,7 +23,10 @@ import { fromOrigin } from './failures.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
+import { openRemoteZips } from './remoteZips.js';
+import { MAX_ZIP_BYTES } from '../consumer/rangedZip.js';
 import { checkSignedList } from './signed.js';
+import type { RemoteZip } from '../release/remoteZip.js';
 
 /** What every part of a mirror run shares: where it runs, how it downloads, where it reports, its clock. */
 export interface MirrorRunContext {
@@ -58,6 +61,11 @@ export interface StageInput extends MirrorRunContext {
    * hash and inflate every byte twice).
    */
   verify: boolean;
+  /**
+   * Whether the zips may be left at the origin, read by ranges and streamed by the uploads that prove them
+   * (./remoteZips.ts): a version published into a private registry. A host that ignores ranges is downloaded.
+   */
+  stream?: boolean | undefined;
 }
 
 /** A version staged into its folder. */
@@ -71,14 +79,11 @@ export interface StagedVersion {
   missing: string[];
   /** Protocols the origin stated that the private registry cannot hold. */
   droppedProtocols: string[];
+  /** The zips left at the origin (`stream`), by file name; undefined when they are in the folder. */
+  remote: Map<string, RemoteZip> | undefined;
 }
 
 const CONCURRENT_DOWNLOADS = 4;
-/**
- * The most one zip may be: the largest providers' zips are some hundreds of MB; a zip larger than this is not a
- * provider's, and an origin that sends one without end fills no disk.
- */
-export const MAX_ZIP_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** Downloads, checks and writes one version; throws (exit 3 for what does not hold) and leaves nothing behind. */
 export async function stageVersion(input: StageInput): Promise<StagedVersion> {
@@ -133,15 +138,14 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
     await writeFile(path.join(temp, extra.key), signed.key.ascii_armor);
     const platforms = documents.map((d) => `${d.os}_${d.arch}`);
     await writeFile(path.join(temp, extra.record), recordText(protocols, mirrorOrigin, platforms));
-    const names = input.platforms.map(platformName).join(', ');
-    const step = input.progress.downloads(`Mirroring ${label} (${names})`, documents.length, label);
-    try {
-      await mapPool(documents, CONCURRENT_DOWNLOADS, (d) => downloadZip(d, temp, label, input));
-    } catch (error) {
-      step.fail();
-      throw error;
-    }
-    step.succeed();
+    const host = origin.host;
+    const remote =
+      input.stream === true
+        ? await openRemoteZips({ ...input, host, label, limit: MAX_ZIP_BYTES }, documents)
+        : undefined;
+    if (input.stream === true && remote === undefined)
+      output.info(`${label}: ${host} does not answer range requests; its zips are downloaded first`);
+    if (remote === undefined) await downloadZips(input, documents, temp, label);
     // The check proves the folder holds what was just written (these platforms, these protocols), or throws.
     if (input.verify) await verifyFolder(temp, input);
     await rm(input.folder, { recursive: true, force: true });
@@ -153,10 +157,29 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
       origin: mirrorOrigin,
       missing,
       droppedProtocols: dropped,
+      remote,
     };
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/** The version's zips into the temporary folder, a few at once, as one progress step. */
+async function downloadZips(
+  input: StageInput,
+  documents: OriginDownload[],
+  temp: string,
+  label: string,
+): Promise<void> {
+  const names = input.platforms.map(platformName).join(', ');
+  const step = input.progress.downloads(`Mirroring ${label} (${names})`, documents.length, label);
+  try {
+    await mapPool(documents, CONCURRENT_DOWNLOADS, (d) => downloadZip(d, temp, label, input));
+  } catch (error) {
+    step.fail();
+    throw error;
+  }
+  step.succeed();
 }
 
 /** One zip into the temporary folder, its bytes compared with the origin's `shasum` as they stream in. */

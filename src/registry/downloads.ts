@@ -20,20 +20,13 @@ import { ProviderError } from '../errors.js';
 import { BodyTooLargeError, documentTimeouts, readCapped, timeoutReason } from '../net/body.js';
 import { failureOf, retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
-import { describeNetworkFailure, type NetworkFailure } from '../net/networkFailure.js';
+import { describeNetworkFailure } from '../net/networkFailure.js';
+import { DownloadError } from './downloadError.js';
+import { rangeOf, type RangeBytes } from './ranges.js';
 
-/** Why a download failed: an HTTP status the link answered, or a network problem (`status` undefined). */
-export class DownloadError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    readonly reason: string,
-    /** For a network problem: what kind (a link to a server that does not speak TLS is no passing trouble). */
-    readonly network?: NetworkFailure,
-  ) {
-    super(message);
-  }
-}
+export type { RangeBytes } from './ranges.js';
+
+export { DownloadError } from './downloadError.js';
 
 /**
  * A link that redirected to something that is not a web link (`file:`, `data:`, `ftp:`, or got's UNIX socket form
@@ -86,6 +79,14 @@ export interface Downloader {
     onBytes?: ByteProgress,
     maxBytes?: number,
   ): Promise<StreamDigest>;
+  /**
+   * Some bytes of a file by an HTTP Range request: `[start, end]` (inclusive), or with `start` negative its last
+   * `-start` bytes. Gives the bytes and the file's whole size, or undefined when the host ignores ranges (it
+   * answers 200 with the whole file, whose body is then not read).
+   */
+  range(link: string, what: string, start: number, end?: number): Promise<RangeBytes | undefined>;
+  /** The file's body as it streams in, one attempt (its reader retries it whole), bound by the minimum rate. */
+  body(link: string, what: string): AsyncIterable<Buffer>;
 }
 
 /**
@@ -102,8 +103,8 @@ const RETRIES = 3;
 /** A link answering one of these has expired (or was never good): only a fresh link helps. */
 const REFUSED_LINK = new Set([401, 403, 404]);
 
-/** Builds a downloader that never sends a token; every link it sees is registered as a secret. */
-export function createDownloader(options: {
+/** How a downloader is built. */
+export interface DownloaderOptions {
   output: Output;
   signal?: AbortSignal | undefined;
   /** First backoff in ms (default 300); tests pass 0. */
@@ -113,7 +114,10 @@ export function createDownloader(options: {
    * an archive must bring `MIN_BYTES_PER_WINDOW` in (default 60 s).
    */
   timeoutMs?: number | undefined;
-}): Downloader {
+}
+
+/** Builds a downloader that never sends a token; every link it sees is registered as a secret. */
+export function createDownloader(options: DownloaderOptions): Downloader {
   const { output, signal } = options;
   const idle = options.timeoutMs ?? 60_000;
   const plain: Got = got.extend({
@@ -200,7 +204,28 @@ export function createDownloader(options: {
         return streamToFile(plain.stream(link), path, counted, minimumRate(idle, what));
       });
     },
+    range: (link, what, start, end) =>
+      attempt(link, what, undefined, (link) => rangeOf(plain, output, { link, what, start, end })),
+    body: (link, what) => bodyOf(plain, output, { link, what, idle }),
   };
+}
+
+/** One attempt's body, streamed as it comes in (see `Downloader.body`). */
+function bodyOf(
+  plain: Got,
+  output: Output,
+  { link, what, idle }: { link: string; what: string; idle: number },
+): AsyncIterable<Buffer> {
+  output.addSecret(link);
+  output.debug(`→ GET ${link} (${what}, no token, streamed)`);
+  const guarded = minimumRate(idle, what)(plain.stream(link));
+  return (async function* converted() {
+    try {
+      yield* guarded;
+    } catch (error) {
+      throw toDownloadError(error, what);
+    }
+  })();
 }
 
 /**

@@ -11,7 +11,7 @@
  * body is then cut short: the host has every byte, and the file is not sent again.
  */
 import got, { HTTPError, RequestError } from 'got';
-import { ApiError, VerificationError } from '../errors.js';
+import { ApiError, ProviderError, VerificationError } from '../errors.js';
 import type { VerifiedFileSource } from '../verifiedFiles.js';
 import type { Output } from '../ui/output.js';
 import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
@@ -158,6 +158,8 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
 function uploadFailure(error: unknown): Failure {
   if (error instanceof VerificationError) return { kind: 'final' };
   if (error instanceof RequestError && error.cause instanceof VerificationError) return { kind: 'final' };
+  // The body's own source failed (a mirror's origin): judged as that source's failure.
+  if (error instanceof RequestError && error.cause instanceof ProviderError) return failureOf(error.cause);
   return failureOf(error);
 }
 
@@ -188,7 +190,7 @@ function linkRefused(status: number, filename: string): LinkRefusedError {
 /** The error an upload ends with: named by the file, never the link. */
 function toUploadError(error: unknown, filename: string): Error {
   if (error instanceof VerificationError) return error;
-  if (error instanceof RequestError && error.cause instanceof VerificationError) return error.cause;
+  if (error instanceof RequestError && error.cause instanceof ProviderError) return error.cause;
   if (error instanceof HTTPError) {
     const status = error.response.statusCode;
     if (REFUSED_LINK.has(status)) return linkRefused(status, filename);

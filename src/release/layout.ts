@@ -42,6 +42,8 @@ export interface LayoutSelection {
   version?: string | undefined;
   /** The command reading it (`verify`, `publish`), named in the hint of a missing folder; default `verify`. */
   command?: string | undefined;
+  /** Files taken as in the folder though they are not: zips at links (./remoteZip.ts). */
+  remote?: readonly string[] | undefined;
 }
 
 const GORELEASER_HINT =
@@ -50,6 +52,7 @@ const GORELEASER_HINT =
 /** Reads a directory's file names and picks the one release in it. */
 export async function readLayout(dir: string, select: LayoutSelection): Promise<ReleaseLayout> {
   const files = await listFiles(dir, select.command ?? 'verify');
+  for (const name of select.remote ?? []) files.add(name);
   const parsed = releaseFiles(files);
   if (parsed.length === 0) {
     throw new UsageError(

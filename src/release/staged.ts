@@ -52,9 +52,16 @@ export function stagedRelease(sources: LockSources): StagedRelease {
  */
 async function verifyEntries(
   { session, layout }: LockSources,
-  held: LockContents[],
+  all: LockContents[],
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  // A remote zip is proven by the read that would have uploaded it; the files are hashed a few at once.
+  const remote = all.filter((h) => session.isRemote(path.join(layout.dir, h.line.filename)));
+  for (const h of remote) {
+    const proven = await session.proveStreamed(path.join(layout.dir, h.line.filename), h.line.filename);
+    h.entries = proven.entries;
+  }
+  const held = all.filter((h) => !remote.includes(h));
   if (held.length === 0) return;
   const plans = new Map(held.map(({ plan, line }) => [path.join(layout.dir, line.filename), plan.plan]));
   const lines = held.map((h) => h.line);

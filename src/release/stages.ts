@@ -15,7 +15,7 @@ import type { Output } from '../ui/output.js';
 import { checkArtifacts, readArtifacts } from './artifacts.js';
 import { checkManifestAndSignature, hashListed, readReleaseFile, type SignatureOptions } from './checks.js';
 import type { FileDigest, HashingSession, HashOptions, ZipPlan } from './hashing/hashing.js';
-import { identityOf } from './hashing/streamedRead.js';
+import { identityOf, type FileIdentity } from './hashing/streamedRead.js';
 import { readLayout } from './layout.js';
 import { checkListing } from './listing.js';
 import { planZipHash } from './hashing/lockHashes.js';
@@ -24,6 +24,7 @@ import { parseShasums } from './shasums.js';
 import { stagedRelease, streamExpectation, type LockContents, type StagedRelease } from './staged.js';
 import type { UploadablePlatform, UploadableRelease } from './types.js';
 import { checkZip } from './zipCheck.js';
+import type { RemoteZip } from './remoteZip.js';
 
 export type { StagedRelease } from './staged.js';
 
@@ -42,6 +43,11 @@ export interface VerifyReleaseOptions extends SignatureOptions {
   command?: string | undefined;
   /** The hashing session to hash in; `verifyRelease` opens (and closes) one of its own without it. */
   session?: HashingSession | undefined;
+  /**
+   * Platform zips that are not in the folder but at links, by file name (a mirror streaming from its origin):
+   * they are taken as listed in it, planned and checked by ranges, and proven by the reads that upload them.
+   */
+  remote?: ReadonlyMap<string, RemoteZip> | undefined;
 }
 
 /** What a release is, known from its folder before any file is hashed. */
@@ -66,10 +72,12 @@ export async function readRelease(options: VerifyReleaseOptions) {
     output.warn(message);
   };
   const dir = path.resolve(options.cwd, options.dir);
+  const remote = options.remote ?? new Map<string, RemoteZip>();
   const layout = await readLayout(dir, {
     name: options.name,
     version: options.version,
     command: options.command,
+    remote: [...remote.keys()],
   });
   layout.warnings.forEach(warn);
   output.info(`Verifying ${layout.name} ${layout.version} in ${dir}`);
@@ -86,14 +94,20 @@ export async function readRelease(options: VerifyReleaseOptions) {
   // Each zip's size and identity before anything of it is read: a read that streams it for upload later tells
   // by them a file changed during the run from one that never matched its line (./hashing/streamedRead.ts).
   const identities = await Promise.all(
-    zipPaths.map((zip) => stat(zip, { bigint: true }).then(identityOf, () => undefined)),
+    zipPaths.map((zip, i) => {
+      const link = remote.get(layout.platforms[i]!.filename);
+      if (link !== undefined) return Promise.resolve(remoteIdentity(link));
+      return stat(zip, { bigint: true }).then(identityOf, () => undefined);
+    }),
   );
   // Each zip's central directory (a few small reads), so that its entries are hashed for the h1: lock hash in
   // the same read of the file as its SHA-256. A zip that cannot be planned is hashed whole; the zip check then
   // says what is wrong with it.
   const planned = await Promise.all(
     layout.platforms.map((platform, i) =>
-      planZipHash(zipPaths[i]!, platform.filename).catch((error: unknown) => error as Error),
+      planZipHash(zipPaths[i]!, platform.filename, remote.get(platform.filename)).catch(
+        (error: unknown) => error as Error,
+      ),
     ),
   );
   const identity: ReleaseIdentity = {
@@ -113,10 +127,16 @@ export async function readRelease(options: VerifyReleaseOptions) {
     artifactsJson,
     planned,
     identities,
+    remote,
     warnings,
     warn,
     record,
   };
+}
+
+/** A remote zip's identity: its size; nothing of it can change under a read as a file's inode can. */
+function remoteIdentity(remote: RemoteZip): FileIdentity {
+  return { dev: 0n, ino: 0n, size: BigInt(remote.bytes), mtimeNs: 0n, ctimeNs: 0n };
 }
 
 /** The hashing under way: the digests to come, and how to stop it (a check failed before it ended). */
@@ -215,7 +235,8 @@ export async function checkRelease(
 ): Promise<StagedRelease> {
   const { layout, zipPaths, warn } = read;
   const zips = layout.platforms.map((platform, i) => {
-    const check = checkZip(zipPaths[i]!, platform.filename, { name: layout.name, os: platform.os });
+    const expect = { name: layout.name, os: platform.os };
+    const check = checkZip(zipPaths[i]!, platform.filename, expect, read.remote.get(platform.filename));
     check.catch(noop);
     return check;
   });
@@ -247,7 +268,9 @@ export async function checkRelease(
       const identity = read.identities[i];
       if (identity === undefined) throw unreadableZip(platform.filename);
       bytes = Number(identity.size);
-      session.expectStreamed(zipPath, streamExpectation(layout, line, plan.plan, identity, zipPath));
+      const expectation = streamExpectation(layout, line, plan.plan, identity, zipPath);
+      expectation.remote = read.remote.get(platform.filename);
+      session.expectStreamed(zipPath, expectation);
     }
     platforms.push({ ...platform, path: zipPath, shasum: line.shasum, bytes, executable: zip.executable });
     contents.push({ plan, line, entries: digest?.entries });

@@ -7,6 +7,7 @@
 import type { Entry, ZipFile } from 'yauzl';
 import { VerificationError, shorten } from '../errors.js';
 import { FILE_PREFIX } from './filenames.js';
+import { openZip, type RemoteZip } from './remoteZip.js';
 
 /** What the zip check found. */
 export interface ZipCheck {
@@ -29,6 +30,7 @@ export async function checkZip(
   path: string,
   filename: string,
   expect: { name: string; os: string },
+  remote?: RemoteZip,
 ): Promise<ZipCheck> {
   const prefix = `${FILE_PREFIX}${expect.name}`;
   const fail = (problem: string, hint = REBUILD): VerificationError =>
@@ -36,9 +38,7 @@ export async function checkZip(
 
   let zip: ZipFile;
   try {
-    // Loaded on first use, like openpgp: verification starts hashing before the libraries are in.
-    const yauzl = await import('yauzl');
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, strictFileNames: false });
+    zip = await openZip(path, { lazyEntries: true, autoClose: false, strictFileNames: false }, remote);
   } catch (error) {
     throw fail(`is not a readable zip archive (${(error as Error).message})`);
   }

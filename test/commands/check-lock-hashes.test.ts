@@ -85,24 +85,30 @@ describe('provider check: lock hashes served in packages', () => {
     }
   });
 
-  it('--download --json: platforms[].hashes (h1: from the zip, zh: from SHA256SUMS) and what packages served', async () => {
-    const emulator = await published();
-    const result = await cli(emulator, ['check', '1.2.3', '--download', '--json']);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const doc = JSON.parse(result.stdout) as CheckJson;
-    expect(doc.packages).toBe('served');
-    expect(doc.platforms.map((p) => `${p.os}_${p.arch}`)).toEqual(ALL_PLATFORMS);
-    for (const p of doc.platforms) {
-      const platform = `${p.os}_${p.arch}`;
-      expect(p.hashes).toEqual(lockHashesOf(platform));
-      expect(p.packages).toEqual({
-        hashes: lockHashesOf(platform),
-        packageSize: zipOf(platform).bytes.length,
-        checked: ['zh', 'h1', 'package_size'],
-      });
-    }
-    await expectNoWrites(emulator);
-  });
+  it.each([
+    ['kept in temporary files', false],
+    ['hashed as they download, from links that answer ranges', true],
+  ])(
+    '--download --json (zips %s): platforms[].hashes (h1: from the zip, zh: from SHA256SUMS) and what packages served',
+    async (_, ranges) => {
+      const emulator = await published({ packageHashes: true, ranges });
+      const result = await cli(emulator, ['check', '1.2.3', '--download', '--json']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const doc = JSON.parse(result.stdout) as CheckJson;
+      expect(doc.packages).toBe('served');
+      expect(doc.platforms.map((p) => `${p.os}_${p.arch}`)).toEqual(ALL_PLATFORMS);
+      for (const p of doc.platforms) {
+        const platform = `${p.os}_${p.arch}`;
+        expect(p.hashes).toEqual(lockHashesOf(platform));
+        expect(p.packages).toEqual({
+          hashes: lockHashesOf(platform),
+          packageSize: zipOf(platform).bytes.length,
+          checked: ['zh', 'h1', 'package_size'],
+        });
+      }
+      await expectNoWrites(emulator);
+    },
+  );
 
   it('--download prints each h1: and the lock hashes line for people', async () => {
     const emulator = await published();
@@ -215,21 +221,13 @@ describe('checkConsumerView with lockHashes and download', () => {
     expect(emulator.requestLog.records.filter((r) => r.path.startsWith('/api/registry/v1/'))).toEqual([]);
   });
 
-  it('a signed zip whose h1: cannot be computed is a problem naming it (terraform init could not install it)', async () => {
-    const emulator = await published({});
+  it.each([
+    ['kept in temporary files', false],
+    ['hashed as they download, from links that answer ranges', true],
+  ])('a signed zip whose h1: cannot be computed is a problem naming it (zips %s)', async (_, ranges) => {
+    const emulator = await published({ ranges });
     // linux_amd64 becomes bytes that are no zip, listed in a re-signed SHA256SUMS: only the h1: can fail.
-    const garbage = Buffer.from('not a zip archive\n');
-    const sha = createHash('sha256').update(garbage).digest('hex');
-    const platform = storedPlatform(emulator, 'linux_amd64');
-    fs.writeFileSync(emulator.store.objectPath(platform.binary.key), garbage);
-    platform.shasum = sha;
-    const version = storedVersion(emulator);
-    const sums = fs
-      .readFileSync(emulator.store.objectPath(version.shasums.key), 'utf8')
-      .replace(`${zipOf('linux_amd64').shasum}  `, `${sha}  `);
-    fs.writeFileSync(emulator.store.objectPath(version.shasums.key), sums);
-    const signature = await signDetached(Buffer.from(sums), secretKey('signer'));
-    fs.writeFileSync(emulator.store.objectPath(version.shasumsSig.key), signature);
+    await replaceSigned(emulator, 'linux_amd64', Buffer.from('not a zip archive\n'));
     const result = await cli(emulator, ['check', '1.2.3', '--download']);
     expect(result.exitCode).toBe(3);
     expect(result.stderr).toContain('(1 problem):');
@@ -238,4 +236,38 @@ describe('checkConsumerView with lockHashes and download', () => {
     );
     expect(result.stderr).toContain('Publish it as a new patch version; never overwrite a published one.');
   });
+
+  it('hashed as it downloads: a signed zip whose entry does not inflate to its CRC-32 is a problem naming it', async () => {
+    const emulator = await published({ ranges: true });
+    const zip = Buffer.from(zipOf('linux_amd64').bytes);
+    // The executable's CRC-32, in its local header and in the central directory.
+    zip.writeUInt32LE(zip.readUInt32LE(14) ^ 1, 14);
+    const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    zip.writeUInt32LE(zip.readUInt32LE(central + 16) ^ 1, central + 16);
+    await replaceSigned(emulator, 'linux_amd64', zip);
+    const result = await cli(emulator, ['check', '1.2.3', '--download']);
+    expect(result.exitCode).toBe(3);
+    // Read by ranges (206) and one body each (200), not from copies.
+    expect(emulator.requestLog.records.filter((r) => r.status === 206)).toHaveLength(ALL_PLATFORMS.length);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `linux_amd64: ${zipName('linux_amd64').replaceAll('.', '\\.')}: the h1: lock hash cannot be computed: entry "[^"]+" cannot be read \\(its content does not match its CRC-32\\)`,
+      ),
+    );
+  });
 });
+
+/** Stores `bytes` as a platform's zip, listed in a SHA256SUMS signed again: the registry serves it so. */
+async function replaceSigned(emulator: Emulator, name: string, bytes: Buffer): Promise<void> {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const platform = storedPlatform(emulator, name);
+  fs.writeFileSync(emulator.store.objectPath(platform.binary.key), bytes);
+  platform.shasum = sha;
+  const version = storedVersion(emulator);
+  const sums = fs
+    .readFileSync(emulator.store.objectPath(version.shasums.key), 'utf8')
+    .replace(`${zipOf(name).shasum}  `, `${sha}  `);
+  fs.writeFileSync(emulator.store.objectPath(version.shasums.key), sums);
+  const signature = await signDetached(Buffer.from(sums), secretKey('signer'));
+  fs.writeFileSync(emulator.store.objectPath(version.shasumsSig.key), signature);
+}

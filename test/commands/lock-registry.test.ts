@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { ADDRESS, FIXTURE_LOCK_FILE } from '../lockfile/helpers.js';
@@ -37,9 +38,36 @@ describe('provider lock --registry', () => {
     expect(written).toBe(FIXTURE_LOCK_FILE.replace(ADDRESS, addressOf(emulator)));
     expect(result.stdout).toContain('h1: for 5 platforms, zh: for 6 files of SHA256SUMS');
     expect(writes(emulator)).toEqual([]);
-    // Every file went through its download link: the five zips, SHA256SUMS and its signature.
+    // Every file went through its download link: the five zips, SHA256SUMS and its signature; and one more, the
+    // first zip's Range request, answered whole (the platform documents no ranges) and its body left unread.
     const downloads = emulator.requestLog.records.filter((r) => r.path.startsWith(ARCHIVIST_PREFIX));
-    expect(downloads).toHaveLength(7);
+    expect(downloads).toHaveLength(8);
+  });
+
+  it('from links that answer ranges: the same block, each zip downloaded once and none kept on disk', async () => {
+    const emulator = await start({ ranges: true });
+    await publishAll(emulator);
+    const cwd = tempRoot();
+    const tmp = path.join(cwd, 'tmp');
+    fs.mkdirSync(tmp);
+    const seen = new Set<string>();
+    const watching = setInterval(() => {
+      for (const name of fs.readdirSync(tmp, { recursive: true, encoding: 'utf8' })) seen.add(name);
+    }, 2);
+    const args = ['lock', '--registry', '--version', '1.2.3', '--hostname', emulator.url];
+    const result = await runCli([...args, '--organization', emulator.organization, '--name', 'example'], {
+      cwd,
+      tmpDir: tmp,
+      env: { TFE_TOKEN: emulator.ownerToken },
+    }).finally(() => clearInterval(watching));
+    expect(result.exitCode, result.stderr).toBe(0);
+    const written = fs.readFileSync(path.join(cwd, '.terraform.lock.hcl'), 'utf8');
+    expect(written).toBe(FIXTURE_LOCK_FILE.replace(ADDRESS, addressOf(emulator)));
+    const downloads = emulator.requestLog.records.filter((r) => r.path.startsWith(ARCHIVIST_PREFIX));
+    // SHA256SUMS, its signature and each zip's body whole (200); each zip's directory by a range (206).
+    expect(downloads.filter((r) => r.status === 200)).toHaveLength(7);
+    expect(downloads.filter((r) => r.status === 206)).toHaveLength(5);
+    expect([...seen].filter((name) => name.endsWith('.zip'))).toEqual([]);
   });
 
   it('fails (exit 3) without touching the lock file when the registry serves a wrong h1: in packages', async () => {

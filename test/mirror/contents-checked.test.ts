@@ -41,32 +41,47 @@ async function signedBrokenRelease(): Promise<OriginRelease> {
 }
 
 describe('provider mirror: a signed zip whose contents do not hold', () => {
-  it('into a private registry: exit 3 naming the zip, never uploaded complete, the registry as it was', async () => {
-    const origin = await startOrigin([await signedBrokenRelease()]);
-    const e = await emulator();
-    const brokenId = watchPlatformId(e, 'linux', 'amd64');
-    const cwd = tempRoot();
-    const tmp = path.join(cwd, 'tmp');
-    fs.mkdirSync(tmp);
-    const result = await runCli(
-      ['mirror', 'acme/example', '--from', origin.url, '--hostname', e.url, '--organization', e.organization],
-      { cwd, homeDir: cwd, tmpDir: tmp, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
-    );
-    expect(result.exitCode, result.stderr).toBe(3);
-    expect(result.stderr).toContain(BROKEN);
-    expect(result.stderr).toMatch(/CRC/i);
-    // Every zip was downloaded; the broken one never reached the registry whole, and nothing of the run stays.
-    expect(origin.requests.filter((p) => p.endsWith('.zip'))).toHaveLength(2);
-    // (A zip this small is one chunk, held back whole: its request may not even have reached the host.)
-    expect(brokenId(), 'its platform was created').toBeDefined();
-    const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === brokenId());
-    for (const put of puts) expect(put.status, 'a PUT of the broken zip completed').not.toBe(200);
-    // The signing key it registered stays: a public key, not release content.
-    const { providers, versions, platforms } = e.store.data;
-    expect({ providers, versions, platforms }).toEqual({ providers: [], versions: [], platforms: [] });
-    expect(writeRequests(e).filter((w) => w.startsWith('DELETE'))).toHaveLength(2);
-    expect(fs.readdirSync(tmp)).toEqual([]);
-  });
+  it.each([
+    ['downloaded first', false],
+    ['streamed from an origin that answers ranges', true],
+  ])(
+    'into a private registry (%s): exit 3 naming the zip, never uploaded complete, the registry as it was',
+    async (_, ranges) => {
+      const origin = await startOrigin([await signedBrokenRelease()], { ranges });
+      const e = await emulator();
+      const brokenId = watchPlatformId(e, 'linux', 'amd64');
+      const cwd = tempRoot();
+      const tmp = path.join(cwd, 'tmp');
+      fs.mkdirSync(tmp);
+      const result = await runCli(
+        [
+          'mirror',
+          'acme/example',
+          '--from',
+          origin.url,
+          '--hostname',
+          e.url,
+          '--organization',
+          e.organization,
+        ],
+        { cwd, homeDir: cwd, tmpDir: tmp, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
+      );
+      expect(result.exitCode, result.stderr).toBe(3);
+      expect(result.stderr).toContain(BROKEN);
+      expect(result.stderr).toMatch(/CRC/i);
+      // Every zip was downloaded; the broken one never reached the registry whole, and nothing of the run stays.
+      expect(origin.requests.filter((p) => p.endsWith('.zip'))).toHaveLength(2);
+      // (A zip this small is one chunk, held back whole: its request may not even have reached the host.)
+      expect(brokenId(), 'its platform was created').toBeDefined();
+      const puts = e.requestLog.records.filter((r) => r.method === 'PUT' && r.owner === brokenId());
+      for (const put of puts) expect(put.status, 'a PUT of the broken zip completed').not.toBe(200);
+      // The signing key it registered stays: a public key, not release content.
+      const { providers, versions, platforms } = e.store.data;
+      expect({ providers, versions, platforms }).toEqual({ providers: [], versions: [], platforms: [] });
+      expect(writeRequests(e).filter((w) => w.startsWith('DELETE'))).toHaveLength(2);
+      expect(fs.readdirSync(tmp)).toEqual([]);
+    },
+  );
 
   it('into --to-dir: exit 3 naming the zip, and no folder of the version', async () => {
     const origin = await startOrigin([await signedBrokenRelease()]);

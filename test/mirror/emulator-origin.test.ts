@@ -55,6 +55,40 @@ describe('the emulator as the origin of a mirror', () => {
     expect(fs.readFileSync(path.join(dir, `${base}_signing-key.asc`), 'utf8')).toBe(publicKey('signer'));
   });
 
+  it('with --ranges, answers byte ranges: a mirror into a registry streams from it', async () => {
+    const from = await emulator({ ranges: true });
+    await publishFixture(from, { platforms: ALL, uploads: ['sums', 'sig', ...ALL] });
+    const to = await emulator({ organization: 'mirror-org' });
+    const cwd = tempRoot();
+    // Each emulator's token by its host and port, as two hosts of one address need.
+    const credentials = {
+      [new URL(from.url).host]: { token: from.ownerToken },
+      [new URL(to.url).host]: { token: to.ownerToken },
+    };
+    fs.mkdirSync(path.join(cwd, '.terraform.d'));
+    fs.writeFileSync(
+      path.join(cwd, '.terraform.d', 'credentials.tfrc.json'),
+      JSON.stringify({ credentials }),
+    );
+    const args = ['mirror', `${from.organization}/example`, '--from', from.url, '--platforms', 'linux_amd64'];
+    const result = await runCli([...args, '--hostname', to.url, '--organization', to.organization], {
+      cwd,
+      homeDir: cwd,
+      env: { NO_COLOR: '1' },
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const downloads = from.requestLog.records.filter(
+      (r) => r.method === 'GET' && r.path.startsWith('/_archivist/'),
+    );
+    // The signed list and its signature whole; the zip by ranges (206), then its body once (200).
+    expect(downloads.map((r) => r.status).sort()).toEqual([200, 200, 200, 206]);
+    const zip = loadRelease().zip('linux', 'amd64');
+    const stored = to.store.data.platforms[0]!;
+    expect(stored.filename).toBe(zip.filename);
+    expect(stored.binary).toEqual(expect.objectContaining({ bytes: zip.bytes.length }));
+    expect(stored.binary.uploadedAt).not.toBeNull();
+  });
+
   it('waits out its 429s (Retry-After) and reports a platform it lists but does not serve', async () => {
     const e = await origin();
     e.faults.add({ method: 'GET', path: PROTOCOL, status: 429, retryAfter: 1, times: 2 });

@@ -16,6 +16,7 @@ import {
   type Socket,
 } from 'node:net';
 import * as path from 'node:path';
+import { parse as parseRange } from 'range-parser';
 import { afterEach } from 'vitest';
 import { FIXTURES, makeZip, signDetached } from '../release/helpers.js';
 
@@ -77,6 +78,10 @@ export interface OriginFaults {
   extraKeys?: string[];
   /** The key id the origin states for its key: its 40-hex fingerprint rather than its long id. */
   fingerprintIds?: boolean;
+  /** Zips answer one byte range (206), as GitHub's and releases.hashicorp.com's storage do. */
+  ranges?: boolean;
+  /** `<version> <os_arch>`: the zip's whole body has this byte flipped (its ranges are the signed bytes). */
+  flippedByte?: { at: string; offset: number };
 }
 
 /** Bytes an endless answer sent before its client went away, by what was asked for. */
@@ -112,6 +117,17 @@ export async function buildRelease(
   return { version, protocols, platforms, zips, sums, sig, key };
 }
 
+/** The release with the zip `name` replaced by `zip`, listed and signed again: the origin signed it so. */
+export async function withZip(release: OriginRelease, name: string, zip: Buffer): Promise<OriginRelease> {
+  const zips = new Map(release.zips).set(name, zip);
+  const lines = release.sums.toString('utf8').split('\n');
+  const sums = Buffer.from(
+    lines.map((l) => (l.endsWith(`  ${name}`) ? `${sha(zip)}  ${name}` : l)).join('\n'),
+  );
+  const sig = Buffer.from(await signDetached(sums, keyFile(release.key, 'sec.asc')));
+  return { ...release, zips, sums, sig };
+}
+
 /** The same release (its zips and SHA256SUMS byte for byte) signed by the fixture key `key` instead. */
 export async function resign(release: OriginRelease, key: string): Promise<OriginRelease> {
   const sig = Buffer.from(await signDetached(release.sums, keyFile(key, 'sec.asc')));
@@ -141,7 +157,10 @@ export interface SeenRequest {
 /** A running origin. */
 export interface TestOrigin {
   url: string;
+  /** The paths asked for whole: every request without a Range header. */
   requests: string[];
+  /** The paths asked for by a Range header, with it (`…zip bytes=-131072`). */
+  ranged: string[];
   seen: SeenRequest[];
   /** Requests answered 429. */
   limited: number;
@@ -174,10 +193,19 @@ export async function startOrigin(
   faults: OriginFaults = {},
   options: { tls?: boolean } = {},
 ): Promise<TestOrigin> {
-  const origin: TestOrigin = { url: '', requests: [], seen: [], limited: 0, releases, faults };
+  const origin: TestOrigin = {
+    url: '',
+    requests: [],
+    ranged: [],
+    seen: [],
+    limited: 0,
+    releases,
+    faults,
+  };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', origin.url);
-    origin.requests.push(url.pathname);
+    if (req.headers.range === undefined) origin.requests.push(url.pathname);
+    else origin.ranged.push(`${url.pathname} ${req.headers.range}`);
     const encrypted = 'encrypted' in req.socket && req.socket.encrypted === true;
     const scheme = encrypted ? 'https' : 'http';
     origin.seen.push({ scheme, path: url.pathname, authorized: req.headers.authorization !== undefined });
@@ -208,8 +236,24 @@ export async function startOrigin(
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 1_000_000 });
       return void res.write(Buffer.isBuffer(answer) ? answer.subarray(0, 1) : '{');
     }
+    const range = faults.ranges === true && url.pathname.endsWith('.zip') ? req.headers.range : undefined;
+    const ranges =
+      Buffer.isBuffer(answer) && range !== undefined ? parseRange(answer.length, range) : undefined;
+    if (Buffer.isBuffer(answer) && ranges?.code === 0 && ranges.ranges.length === 1) {
+      const { start, end } = ranges.ranges[0]!;
+      const headers = { 'content-range': `bytes ${start}-${end}/${answer.length}` };
+      res.writeHead(206, { ...headers, 'content-length': end - start + 1 });
+      return void res.end(answer.subarray(start, end + 1));
+    }
     if (Buffer.isBuffer(answer)) {
       const slow = faults.slowZips !== undefined && url.pathname.endsWith('.zip');
+      const flip = faults.flippedByte;
+      if (flip !== undefined && url.pathname.endsWith(zipOf(flip.at))) {
+        const flipped = Buffer.from(answer);
+        flipped[flip.offset] = flipped[flip.offset]! ^ 0xff;
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length });
+        return void res.end(flipped);
+      }
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': answer.length });
       const reset = faults.resetZip ?? faults.resetZipOnce;
       if (reset !== undefined && url.pathname.endsWith(zipOf(reset))) {

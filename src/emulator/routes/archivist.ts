@@ -4,7 +4,9 @@
  * of the store (bytes and flag land together, or neither). An upload link is single-use: once it has
  * delivered its file it is refused (403, like an expired one), and the stored bytes stay; reading the version
  * or platform again gives the file's state and, while the registry still waits for it, a fresh link. With
- * `--bandwidth` and `--total-bandwidth`, bodies in both directions are paced (see shaping.ts). With package hashes on, a
+ * `--bandwidth` and `--total-bandwidth`, bodies in both directions are paced (see shaping.ts). With `ranges` on (the
+ * emulator standing in for an origin's storage, as GitHub's and releases.hashicorp.com's answer ranges), a download
+ * honours one byte range (206); the platform does not document ranges, so by default the whole file is sent. With package hashes on, a
  * provider binary's lock hashes (`zh:` from the bytes as they arrive, `h1:` from the stored zip) are computed
  * once its bytes are in, before the flag flips; a zip whose `h1:` cannot be computed is stored all the same,
  * without lock hashes.
@@ -12,9 +14,10 @@
 import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import { parse as parseRange } from 'range-parser';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../app.js';
-import { HttpProblem, notFound, type Router } from '../http.js';
+import { HttpProblem, notFound, type RequestContext, type Router } from '../http.js';
 import { ARCHIVIST_PREFIX } from '../links.js';
 import { packageLockHashes } from '../zipHashes.js';
 
@@ -130,13 +133,39 @@ export function registerArchivistRoutes(router: Router, app: App): void {
       throw forbidden('This link is not a valid download link, or it has expired.');
     const found = app.store.findObject(grant.key);
     if (!found || found.object.uploadedAt === null) throw notFound();
-    const path = app.store.objectPath(grant.key);
-    ctx.res.writeHead(200, {
-      'content-type': 'application/octet-stream',
-      'content-length': statSync(path).size,
-    });
-    if (app.shaper.pacing)
-      await pipeline(createReadStream(path), app.shaper.pace(ctx.req.socket, 'down'), ctx.res);
-    else await pipeline(createReadStream(path), ctx.res);
+    await sendObject(app, ctx, app.store.objectPath(grant.key));
   });
+}
+
+/** A stored file as a download: whole (200), or with `ranges` on the one range asked for (206). */
+async function sendObject(app: App, ctx: RequestContext, path: string): Promise<void> {
+  const size = statSync(path).size;
+  const range = app.settings.ranges ? byteRange(size, ctx.req.headers.range) : undefined;
+  if (range === 'unsatisfiable') {
+    ctx.res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
+    return;
+  }
+  const [start, end] = range ?? [0, size - 1];
+  ctx.res.writeHead(range === undefined ? 200 : 206, {
+    'content-type': 'application/octet-stream',
+    'content-length': Math.max(0, end - start + 1),
+    ...(app.settings.ranges ? { 'accept-ranges': 'bytes' } : {}),
+    ...(range === undefined ? {} : { 'content-range': `bytes ${start}-${end}/${size}` }),
+  });
+  const body = createReadStream(path, size === 0 ? {} : { start, end });
+  if (app.shaper.pacing) await pipeline(body, app.shaper.pace(ctx.req.socket, 'down'), ctx.res);
+  else await pipeline(body, ctx.res);
+}
+
+/**
+ * The one byte range a Range header asks for, as a storage service that honours ranges answers it (RFC 9110
+ * §14): undefined for no header, a header that does not parse, or several ranges (the whole file is sent),
+ * `unsatisfiable` for a range past the end (416).
+ */
+function byteRange(size: number, header: string | undefined): [number, number] | 'unsatisfiable' | undefined {
+  if (header === undefined) return undefined;
+  const { code, type, ranges } = parseRange(size, header);
+  if (type !== 'bytes' || (code & 1) !== 0) return undefined;
+  if (code === 2 && ranges.length === 0) return 'unsatisfiable';
+  return ranges.length === 1 ? [ranges[0]!.start, ranges[0]!.end] : undefined;
 }

@@ -114,3 +114,8 @@ export class EntryContents {
     return inflater;
   }
 }
+
+/** Feeds a chunk's slices to their entries, one after another (each waits for its inflater). */
+export async function feed(contents: EntryContents, slices: [number, Buffer][]): Promise<void> {
+  for (const [index, slice] of slices) await contents.feed(index, slice);
+}

@@ -123,11 +123,9 @@ export class HashingSession implements VerifiedFileSource {
   readVerified(path: string, filename: string, expected: VerifiedDigest): VerifiedChunks {
     const streamed = this.streamed.get(path);
     const { expect } = streamed ?? {};
-    if (
-      streamed?.proved === undefined &&
-      expect?.sha256 === expected.sha256 &&
-      expect.bytes === expected.bytes
-    )
+    const same = expect?.sha256 === expected.sha256 && expect.bytes === expected.bytes;
+    // A remote zip has no copy to check a retry against: each attempt streams it and proves it anew.
+    if (same && (streamed?.proved === undefined || expect.remote !== undefined))
       return streamedChunks(path, expect, (result) => (streamed!.proved = result));
     return verifiedChunks(path, filename, expected, this.digestsOf(path, expected));
   }
@@ -146,6 +144,22 @@ export class HashingSession implements VerifiedFileSource {
     const digests = this.digestsOf(path, expected);
     const file = { path, filename, plan, expected };
     return this.withReadBuffer((buffer) => storedEntryHashes(file, digests, buffer, signal));
+  }
+
+  /** Whether the zip at `path` is a remote one left to its upload's read. */
+  isRemote(path: string): boolean {
+    return this.streamed.get(path)?.expect.remote !== undefined;
+  }
+
+  /**
+   * Proves now a zip left to its upload's read that no upload reads (the registry has it): reads it through
+   * that same read, its chunks going nowhere. Used for remote zips; a file in the folder is hashed with the
+   * others (`hashFiles`).
+   */
+  async proveStreamed(path: string, filename: string): Promise<StreamResult> {
+    const { expect } = this.streamed.get(path)!;
+    for await (const _ of this.readVerified(path, filename, expect)) void _;
+    return this.streamedResult(path)!;
   }
 
   /** Forgets the chunk digests: the command is over. */

@@ -9,6 +9,8 @@ import { InterruptedError, VerificationError } from '../../errors.js';
 import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
 import { DirhashNameError, dirhash1 } from '../../terraform/hashes.js';
 import { MAX_ZIP_ENTRIES } from '../zipCheck.js';
+import { openZip, type RemoteZip } from '../remoteZip.js';
+import { digestLink } from './linkRead.js';
 
 /** A zip whose `h1:` cannot be computed (Go's dirhash would fail too, so Terraform could not install it). */
 export class PackageHashError extends VerificationError {}
@@ -26,12 +28,11 @@ export interface ZipHashPlan {
  * Reads a zip's central directory and each entry's local header (yauzl; nothing else of the file), and plans
  * the one read that hashes every entry's content. Throws PackageHashError naming `filename` when it cannot.
  */
-export async function planZipHash(path: string, filename: string): Promise<ZipHashPlan> {
+export async function planZipHash(path: string, filename: string, remote?: RemoteZip): Promise<ZipHashPlan> {
   let zip: ZipFile;
   try {
-    const yauzl = await import('yauzl');
     // Raw names, as Go's archive/zip keeps them: no CP437 decoding, no slash rewriting.
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false });
+    zip = await openZip(path, { lazyEntries: true, autoClose: false, decodeStrings: false }, remote);
   } catch (error) {
     throw hashFailure(filename, `it is not a readable zip archive (${(error as Error).message})`, error);
   }
@@ -127,6 +128,36 @@ export async function zipHash1(
     throw entryFailure(filename, error);
   });
   return hash1FromEntries(filename, planned, digest.entries!);
+}
+
+/**
+ * A zip at a link (./../remoteZip.ts) read once: its SHA-256 and size from its body, and its `h1:` from the same
+ * read (its directory and local headers read by ranges first); the `h1:` is a PackageHashError when it cannot be
+ * computed, the hashes of the bytes are there all the same.
+ */
+export async function remoteZipHashes(
+  remote: RemoteZip,
+  filename: string,
+): Promise<{ sha256: string; bytes: number; h1: string | PackageHashError }> {
+  const planned = await planZipHash(filename, filename, remote).catch((error: unknown) => {
+    if (error instanceof PackageHashError) return error;
+    throw error;
+  });
+  const read = await digestLink(remote, filename, planned instanceof PackageHashError ? [] : planned.plan);
+  const { sha256, bytes, entries } = read;
+  if (planned instanceof PackageHashError) return { sha256, bytes, h1: planned };
+  if ('failure' in entries)
+    return {
+      sha256,
+      bytes,
+      h1: hashFailure(filename, `entry ${entries.entry} cannot be read (${entries.failure})`),
+    };
+  try {
+    return { sha256, bytes, h1: hash1FromEntries(filename, planned, entries.entries) };
+  } catch (error) {
+    if (error instanceof PackageHashError) return { sha256, bytes, h1: error };
+    throw error;
+  }
 }
 
 /** The PackageHashError for a read of planned entries that failed. */

@@ -14,8 +14,10 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import type { VerifiedChunks } from '../../verifiedFiles.js';
+import type { RemoteZip } from '../remoteZip.js';
+import { fromLink } from './linkRead.js';
 import { CHUNK_BYTES } from './digest.js';
-import { EntryContents } from './entryContents.js';
+import { EntryContents, feed } from './entryContents.js';
 import { changed, readWhole, Recycler, unreadable } from './verifiedRead.js';
 import { entrySlices, type ZipPlan } from '../zipPlan.js';
 
@@ -44,6 +46,8 @@ export interface StreamExpectation {
   identity: FileIdentity;
   /** The entries to inflate and hash, from its central directory and local headers. */
   plan: ZipPlan;
+  /** Not a file in the folder: streamed from its link, proven the same way (and again on every attempt). */
+  remote?: RemoteZip | undefined;
   /** The errors for a file that is the one read before but wrong: its hash, or an entry's content. */
   failures: {
     shasum(actual: string): Error;
@@ -69,6 +73,10 @@ export function streamedChunks(
   proved: (result: StreamResult) => void,
 ): VerifiedChunks {
   const recycling = new Recycler();
+  if (expect.remote !== undefined) {
+    const remote = fromLink(expect.remote, expect, proved);
+    return { [Symbol.asyncIterator]: () => remote, sent: () => undefined };
+  }
   const chunks = readOnce(path, expect, proved, recycling);
   return { [Symbol.asyncIterator]: () => chunks, sent: (bytes: number) => recycling.sent(bytes) };
 }
@@ -125,11 +133,6 @@ async function* readOnce(
     if (!finished) contents.abandon();
     await handle.close();
   }
-}
-
-/** Feeds a chunk's slices of entry data to their entries, one after another (each waits for its inflater). */
-async function feed(contents: EntryContents, slices: [number, Buffer][]): Promise<void> {
-  for (const [index, slice] of slices) await contents.feed(index, slice);
 }
 
 /** The error for bytes that do not hash to the signed line: changed during the run, or never the signed ones. */
