@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { PackageHashError, remoteZipHashes, zipHash1 } from '../release/hashing/lockHashes.js';
 import { DownloadError, type Downloader, type FreshLink } from '../registry/downloads.js';
 import { MAX_ZIP_BYTES, openRangedZip } from './rangedZip.js';
+import { VerificationError } from '../errors.js';
 import { getPlatform } from '../registry/providerPlatforms.js';
 import type { PlatformResource } from '../terraform/api.js';
 import { sortHashes, zipHash } from '../terraform/hashes.js';
@@ -155,7 +156,15 @@ async function fetchArchive(
       );
     const remote = await opening;
     ranges.answered ??= remote !== undefined;
-    if (remote !== undefined) return remoteZipHashes(remote, p.filename);
+    // The download that fails or does not hold together this way is made the plain way (retried, its link
+    // refreshed), as `terraform init` makes it.
+    if (remote !== undefined) {
+      const hashed = await remoteZipHashes(remote, p.filename).catch((error: unknown) => {
+        if (error instanceof DownloadError || error instanceof VerificationError) return undefined;
+        throw error;
+      });
+      if (hashed !== undefined) return hashed;
+    }
   }
   const digest = await downloader.toFile(link, what, file, fresh);
   const h1 = await zipHash1(file, p.filename, { signal: fetch.signal }).catch((error: unknown) => {

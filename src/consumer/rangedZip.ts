@@ -16,6 +16,11 @@ import type { RemoteZip } from '../release/remoteZip.js';
 const TAIL_BYTES = 128 * 1024;
 /** The least a later range asks for: a local header is some 100 bytes, but the next one may be close by. */
 const BLOCK_BYTES = 64 * 1024;
+/**
+ * The most a zip's ranges may bring in all (kept while it is read, and compared with its body): a provider's
+ * directory and headers are some kilobytes; 1 000 entries (the most the zip check reads) with long names fit.
+ */
+const MAX_PIECES_BYTES = 16 * 1024 * 1024;
 
 /**
  * The most one zip may be: the largest providers' zips are some hundreds of MB; a zip larger than this is not a
@@ -54,25 +59,51 @@ export async function openRangedZip(input: RangedZipInput): Promise<RemoteZip | 
     });
   }
   const pieces: RangeBytes[] = [tail];
+  // Reads under way, by where they start: the zip check and the entry plan read the same headers at once.
+  const pending = new Map<number, Promise<RangeBytes>>();
+  const fetch = async (start: number, end: number): Promise<RangeBytes> => {
+    const held = pieces.reduce((sum, p) => sum + p.data.length, 0);
+    if (held + (end - start) > MAX_PIECES_BYTES) throw tooMuchDirectory(input);
+    const got = await range(start, end - 1);
+    if (got === undefined || got.total !== total) throw changedWhileRead(input, total);
+    pieces.push(got);
+    return got;
+  };
   const read = async (start: number, length: number): Promise<Buffer> => {
     const end = Math.min(start + length, total);
     const held = pieces.find((p) => p.start <= start && p.start + p.data.length >= end);
     if (held !== undefined) return held.data.subarray(start - held.start, end - held.start);
-    const got = await range(start, Math.min(total, Math.max(end, start + BLOCK_BYTES)) - 1);
-    if (got === undefined || got.total !== total || got.start !== start || got.data.length < end - start)
-      throw changedWhileRead(input, total);
-    pieces.push(got);
+    const asked = pending.get(start) ?? fetch(start, Math.min(total, Math.max(end, start + BLOCK_BYTES)));
+    pending.set(start, asked);
+    const got = await asked.finally(() => pending.delete(start));
+    if (got.data.length < end - start) return read(start, length);
     return got.data.subarray(0, end - start);
   };
   async function* body(): AsyncGenerator<Buffer> {
     const chunks = downloader.body(link, what)[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await wrap(() => chunks.next());
-      if (next.done === true) return;
-      yield next.value;
+    try {
+      for (;;) {
+        const next = await wrap(() => chunks.next());
+        if (next.done === true) return;
+        if (next.value.length > 0) yield next.value;
+      }
+    } finally {
+      // A read that stops early (a failed proof, an upload given up) closes the origin's answer too.
+      await chunks.return?.();
     }
   }
-  return { bytes: total, host: input.host, read, body };
+  return { bytes: total, host: input.host, read, body, pieces: () => pieces };
+}
+
+/** A zip whose directory and headers take more ranges than any provider's: no provider zip is shaped so. */
+function tooMuchDirectory(input: RangedZipInput): VerificationError {
+  return new VerificationError(
+    `${input.filename} from ${input.host}: its central directory and headers take more than ${MAX_PIECES_BYTES / 1024 / 1024} MiB`,
+    {
+      hint: 'A provider zip holds a handful of entries; the host serves something else.',
+      details: { file: input.filename },
+    },
+  );
 }
 
 /** The host answered a later range for another file than its first (or stopped answering ranges). */

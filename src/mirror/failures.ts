@@ -73,6 +73,9 @@ function answerHint(status: number): string {
 
 /** What to do about a download that got no (whole) answer: only the network's passing trouble is "later". */
 function noAnswerHint(error: DownloadError, host: string): string {
+  if (error.reason === 'bad range') {
+    return `The origin answered a range request with another range than asked: its answers cannot be relied on now; ${AGAIN_LATER}`;
+  }
   if (error instanceof TooSlowError) {
     return `The origin sent too slowly to finish (under 1 KiB in a window of PROVIDER_HTTP_TIMEOUT, after retries); ${AGAIN_LATER}`;
   }

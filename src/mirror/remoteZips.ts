@@ -7,7 +7,7 @@
  * downloaded into the scratch folder and published from there, as with `--to-dir`. GitHub's and
  * releases.hashicorp.com's storage answer ranges (`Accept-Ranges: bytes`), as object stores do.
  */
-import { VerificationError } from '../errors.js';
+import { ProviderError, VerificationError } from '../errors.js';
 import { openRangedZip } from '../consumer/rangedZip.js';
 import type { Downloader } from '../registry/downloads.js';
 import type { RemoteZip } from '../release/remoteZip.js';
@@ -61,7 +61,7 @@ function openRemoteZip(input: RemoteZipsInput, document: OriginDownload): Promis
   // A failure of the origin's answer is the version's, named as a download's (exit 4; the upload retries it).
   const wrap = <T>(read: () => Promise<T>): Promise<T> =>
     fromOrigin(origin, read).catch((error: unknown) => {
-      if (error instanceof Error) originFailures.add(error);
+      if (error instanceof ProviderError) originFailures.add(error);
       throw error;
     });
   const what = `${document.filename} of ${label}`;

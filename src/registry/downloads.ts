@@ -22,7 +22,7 @@ import { failureOf, retrying, type Failure } from '../net/retry.js';
 import type { Output } from '../ui/output.js';
 import { describeNetworkFailure } from '../net/networkFailure.js';
 import { DownloadError } from './downloadError.js';
-import { rangeOf, type RangeBytes } from './ranges.js';
+import { IDENTITY, rangeOf, type RangeBytes } from './ranges.js';
 
 export type { RangeBytes } from './ranges.js';
 
@@ -205,7 +205,7 @@ export function createDownloader(options: DownloaderOptions): Downloader {
       });
     },
     range: (link, what, start, end) =>
-      attempt(link, what, undefined, (link) => rangeOf(plain, output, { link, what, start, end })),
+      attempt(link, what, undefined, (link) => rangeOf(plain, output, { link, what, start, end, idle })),
     body: (link, what) => bodyOf(plain, output, { link, what, idle }),
   };
 }
@@ -218,7 +218,7 @@ function bodyOf(
 ): AsyncIterable<Buffer> {
   output.addSecret(link);
   output.debug(`→ GET ${link} (${what}, no token, streamed)`);
-  const guarded = minimumRate(idle, what)(plain.stream(link));
+  const guarded = minimumRate(idle, what)(plain.stream(link, IDENTITY));
   return (async function* converted() {
     try {
       yield* guarded;

@@ -14,7 +14,7 @@ import got, { HTTPError, RequestError } from 'got';
 import { ApiError, ProviderError, VerificationError } from '../errors.js';
 import type { VerifiedFileSource } from '../verifiedFiles.js';
 import type { Output } from '../ui/output.js';
-import { failureOf, retrying, type Backoff, type Failure } from '../net/retry.js';
+import { failureOf, judge, retrying, type Backoff, type Failure } from '../net/retry.js';
 import { RESUME_HINT } from './httpErrors.js';
 import { describeNetworkFailure, networkHint } from '../net/networkFailure.js';
 
@@ -158,8 +158,12 @@ export async function uploadFile(options: UploadOptions): Promise<void> {
 function uploadFailure(error: unknown): Failure {
   if (error instanceof VerificationError) return { kind: 'final' };
   if (error instanceof RequestError && error.cause instanceof VerificationError) return { kind: 'final' };
-  // The body's own source failed (a mirror's origin): judged as that source's failure.
-  if (error instanceof RequestError && error.cause instanceof ProviderError) return failureOf(error.cause);
+  // The body's own source failed (a mirror's origin): judged as that source's failure, and never as a refusal
+  // of the upload link: a refusal by the source is final, its passing trouble retried (the body read again).
+  if (error instanceof RequestError && error.cause instanceof ProviderError) {
+    const failure = failureOf(error.cause);
+    return judge(failure, true).retry ? failure : { kind: 'final' };
+  }
   return failureOf(error);
 }
 

@@ -18,6 +18,19 @@ export interface RemoteZip {
   read(start: number, length: number): Promise<Buffer>;
   /** The whole file as it streams in: a fresh request each time. */
   body(): AsyncIterable<Buffer>;
+  /**
+   * The bytes read by ranges so far (what the zip's checks and entry plan were made from), by where they start:
+   * the read of the body proves it holds the very same bytes there.
+   */
+  pieces(): readonly { start: number; data: Buffer }[];
+}
+
+/** The errors a remote zip's reads failed with, passed on as they are rather than as a damaged zip's. */
+const readErrors = new WeakSet<object>();
+
+/** Whether yauzl failed because a remote zip's read did (the network, Ctrl-C), not because of the zip. */
+export function isRemoteReadError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && readErrors.has(error);
 }
 
 /** Opens a zip for yauzl: the file at `path`, or the remote zip when there is one. */
@@ -29,7 +42,10 @@ export async function openZip(path: string, options: Options, remote?: RemoteZip
     override _readStreamForRange(start: number, end: number): Readable {
       return Readable.from(
         (async function* range() {
-          yield await remote!.read(start, end - start);
+          yield await remote!.read(start, end - start).catch((error: unknown) => {
+            if (typeof error === 'object' && error !== null) readErrors.add(error);
+            throw error;
+          });
         })(),
         { objectMode: false },
       );

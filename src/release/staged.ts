@@ -4,6 +4,9 @@
  * write. What `checkRelease` (./stages.ts) returns.
  */
 import * as path from 'node:path';
+import { VerificationError } from '../errors.js';
+import { failureOf, retrying } from '../net/retry.js';
+import { mapPool } from '../pool.js';
 import { hashListed, shasumMismatch } from './checks.js';
 import { EntryReadError, type HashingSession, type ZipPlan } from './hashing/hashing.js';
 import { entryFailure, hash1FromEntries, type ZipHashPlan } from './hashing/lockHashes.js';
@@ -46,6 +49,9 @@ export function stagedRelease(sources: LockSources): StagedRelease {
   };
 }
 
+/** Remote zips proven at once (each one download), as many as the uploads' default. */
+const REMOTE_AT_ONCE = 4;
+
 /**
  * Reads zips and checks them against their lines now, a few at once as the verification reads them; each one's
  * entries' content hashes go into its `LockContents`.
@@ -55,12 +61,19 @@ async function verifyEntries(
   all: LockContents[],
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  // A remote zip is proven by the read that would have uploaded it; the files are hashed a few at once.
+  // A remote zip is proven by the read that would have uploaded it, retried as an upload would be (the origin's
+  // passing trouble; bytes that do not verify are final); the files are hashed a few at once.
   const remote = all.filter((h) => session.isRemote(path.join(layout.dir, h.line.filename)));
-  for (const h of remote) {
-    const proven = await session.proveStreamed(path.join(layout.dir, h.line.filename), h.line.filename);
+  await mapPool(remote, REMOTE_AT_ONCE, async (h) => {
+    const { filename } = h.line;
+    const prove = () => session.proveStreamed(path.join(layout.dir, filename), filename);
+    const proven = await retrying(prove, {
+      failure: (error) => (error instanceof VerificationError ? { kind: 'final' } : failureOf(error)),
+      signal,
+      interrupted: `Interrupted while reading ${filename}`,
+    });
     h.entries = proven.entries;
-  }
+  });
   const held = all.filter((h) => !remote.includes(h));
   if (held.length === 0) return;
   const plans = new Map(held.map(({ plan, line }) => [path.join(layout.dir, line.filename), plan.plan]));

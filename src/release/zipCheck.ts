@@ -7,7 +7,7 @@
 import type { Entry, ZipFile } from 'yauzl';
 import { VerificationError, shorten } from '../errors.js';
 import { FILE_PREFIX } from './filenames.js';
-import { openZip, type RemoteZip } from './remoteZip.js';
+import { isRemoteReadError, openZip, type RemoteZip } from './remoteZip.js';
 
 /** What the zip check found. */
 export interface ZipCheck {
@@ -40,6 +40,7 @@ export async function checkZip(
   try {
     zip = await openZip(path, { lazyEntries: true, autoClose: false, strictFileNames: false }, remote);
   } catch (error) {
+    if (isRemoteReadError(error)) throw error;
     throw fail(`is not a readable zip archive (${(error as Error).message})`);
   }
   try {
@@ -55,6 +56,7 @@ export async function checkZip(
       );
     }
     const walk = await findExecutable(zip, prefix).catch((error: unknown) => {
+      if (isRemoteReadError(error)) throw error;
       throw fail(`is a damaged zip archive (${(error as Error).message})`);
     });
     const { executable } = walk;
@@ -77,6 +79,7 @@ export async function checkZip(
     try {
       await zip.readLocalFileHeaderPromise(executable, { minimal: true });
     } catch (error) {
+      if (isRemoteReadError(error)) throw error;
       throw fail(`is a damaged zip archive (${(error as Error).message})`);
     }
     return { executable: executable.fileName, warnings: checkMode(executable, filename, expect.os) };

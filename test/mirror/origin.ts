@@ -82,6 +82,10 @@ export interface OriginFaults {
   ranges?: boolean;
   /** `<version> <os_arch>`: the zip's whole body has this byte flipped (its ranges are the signed bytes). */
   flippedByte?: { at: string; offset: number };
+  /** `<version> <os_arch>`: the zip's ranges are answered from these bytes (its whole body is the signed zip). */
+  rangesFrom?: { at: string; bytes: Buffer };
+  /** `<version> <os_arch>`: the zip's whole body (a request without a Range) is answered with this status. */
+  bodyStatus?: { at: string; status: number };
 }
 
 /** Bytes an endless answer sent before its client went away, by what was asked for. */
@@ -237,14 +241,19 @@ export async function startOrigin(
       return void res.write(Buffer.isBuffer(answer) ? answer.subarray(0, 1) : '{');
     }
     const range = faults.ranges === true && url.pathname.endsWith('.zip') ? req.headers.range : undefined;
+    const other = faults.rangesFrom;
+    const ranged = other !== undefined && url.pathname.endsWith(zipOf(other.at)) ? other.bytes : answer;
     const ranges =
-      Buffer.isBuffer(answer) && range !== undefined ? parseRange(answer.length, range) : undefined;
-    if (Buffer.isBuffer(answer) && ranges?.code === 0 && ranges.ranges.length === 1) {
+      Buffer.isBuffer(ranged) && range !== undefined ? parseRange(ranged.length, range) : undefined;
+    if (Buffer.isBuffer(ranged) && ranges?.code === 0 && ranges.ranges.length === 1) {
       const { start, end } = ranges.ranges[0]!;
-      const headers = { 'content-range': `bytes ${start}-${end}/${answer.length}` };
+      const headers = { 'content-range': `bytes ${start}-${end}/${ranged.length}` };
       res.writeHead(206, { ...headers, 'content-length': end - start + 1 });
-      return void res.end(answer.subarray(start, end + 1));
+      return void res.end(ranged.subarray(start, end + 1));
     }
+    const body = faults.bodyStatus;
+    if (body !== undefined && range === undefined && url.pathname.endsWith(zipOf(body.at)))
+      return json(body.status, { errors: ['refused'] });
     if (Buffer.isBuffer(answer)) {
       const slow = faults.slowZips !== undefined && url.pathname.endsWith('.zip');
       const flip = faults.flippedByte;

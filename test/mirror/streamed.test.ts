@@ -117,7 +117,7 @@ describe('provider mirror streams each zip from the origin to the registry', () 
   });
 
   it('a body that is not the signed bytes: exit 3 naming the zip, never uploaded complete, nothing left', async () => {
-    const { origin, e } = await start({ flippedByte: { at: '1.2.3 linux_amd64', offset: SIZE - 100 } });
+    const { origin, e } = await start({ flippedByte: { at: '1.2.3 linux_amd64', offset: SIZE / 2 } });
     const id = watchPlatformId(e, 'linux', 'amd64');
     const run = await mirror(origin, e);
     expect(run.exitCode, run.stderr).toBe(3);
@@ -199,6 +199,36 @@ describe('provider mirror streams each zip from the origin to the registry', () 
     const second = await mirror(again, e);
     expect(second.exitCode, second.stderr).toBe(0);
     expect((await served(e, 'linux', 'amd64')).equals(origin.releases[0]!.zips.get(BIG)!)).toBe(true);
+  });
+
+  it('ranges that are not the body’s bytes (a directory other than the signed zip’s): exit 3, nothing left', async () => {
+    const signed = (await release()).zips.get(BIG)!;
+    const doctored = Buffer.from(signed);
+    // The executable's external attributes in the central directory (its mode): only the ranges carry it.
+    const central = doctored.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    doctored.writeUInt32LE((doctored.readUInt32LE(central + 38) ^ (0o022 << 16)) >>> 0, central + 38);
+    const { origin, e } = await start({ rangesFrom: { at: '1.2.3 linux_amd64', bytes: doctored } });
+    const run = await mirror(origin, e);
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `${BIG.replaceAll('.', '\\.')} from 127\\.0\\.0\\.1:\\d+ is not at byte \\d+ what its range answers were`,
+      ),
+    );
+    const { providers, versions, platforms } = e.store.data;
+    expect({ providers, versions, platforms }).toEqual({ providers: [], versions: [], platforms: [] });
+  });
+
+  it('a body the origin refuses (404) while ranges answer: exit 4 naming it, no upload link refreshed, nothing left', async () => {
+    const { origin, e } = await start({ bodyStatus: { at: '1.2.3 linux_amd64', status: 404 } });
+    const run = await mirror(origin, e);
+    expect(run.exitCode, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/linux_amd64\.zip on 127\.0\.0\.1:\d+ answered 404/);
+    expect(run.stderr).not.toMatch(/fresh|refused/i);
+    // Refused once: a refusal is not retried.
+    expect(origin.requests.filter((p) => p.endsWith(`/${BIG}`))).toHaveLength(1);
+    const { providers, versions, platforms } = e.store.data;
+    expect({ providers, versions, platforms }).toEqual({ providers: [], versions: [], platforms: [] });
   });
 
   it('an origin that ignores ranges: says so, downloads the zips first, and completes', async () => {

@@ -36,14 +36,32 @@ class Intake {
   private finished = false;
   bytes = 0;
 
-  constructor(private readonly plan: ZipPlan) {
+  constructor(
+    private readonly plan: ZipPlan,
+    private readonly remote: RemoteZip,
+    private readonly filename: string,
+  ) {
     this.contents = new EntryContents(plan, false);
   }
 
-  /** Takes a chunk in, once the entries took the one before (the inflaters' pace is the read's). */
+  /**
+   * Takes a chunk in, once the entries took the one before (the inflaters' pace is the read's). Its bytes that
+   * the ranges read before (the directory, the local headers) must be the same: the checks and the plan were
+   * made from them, and only the body is proven by its hash.
+   */
   async take(chunk: Buffer): Promise<void> {
     await this.feeding;
     const from = this.bytes;
+    const to = from + chunk.length;
+    for (const piece of this.remote.pieces()) {
+      const a = Math.max(from, piece.start);
+      const b = Math.min(to, piece.start + piece.data.length);
+      if (
+        a < b &&
+        !chunk.subarray(a - from, b - from).equals(piece.data.subarray(a - piece.start, b - piece.start))
+      )
+        throw otherBytes(this.remote, this.filename, a);
+    }
     this.bytes += chunk.length;
     this.hash.update(chunk);
     this.feeding = feed(this.contents, entrySlices(this.plan, this.cursor, from, chunk));
@@ -73,18 +91,12 @@ export async function* fromLink(
   expect: LinkExpectation,
   proved: (result: { sha256: string; bytes: number; entries: string[] }) => void,
 ): AsyncGenerator<Buffer> {
-  const intake = new Intake(expect.plan);
-  const other = (said: string): Error =>
-    new VerificationError(
-      `${expect.filename} from ${remote.host} ${said}, not the ${expect.bytes} its ranges said`,
-      {
-        hint: 'The origin served other bytes than a moment before; nothing of it was completed. Try again later.',
-        details: { file: expect.filename },
-      },
-    );
+  const intake = new Intake(expect.plan, remote, expect.filename);
+  const other = otherSize(remote, expect.filename, expect.bytes);
   try {
     let last: Buffer | undefined;
     for await (const chunk of remote.body()) {
+      if (chunk.length === 0) continue;
       if (intake.bytes + chunk.length > expect.bytes) throw other(`has more than ${expect.bytes} bytes`);
       await intake.take(chunk);
       if (intake.bytes === expect.bytes) last = chunk;
@@ -103,7 +115,7 @@ export async function* fromLink(
 
 /** A remote zip's body read once for its SHA-256 and its planned entries' hashes; nothing is expected of them. */
 export async function digestLink(remote: RemoteZip, filename: string, plan: ZipPlan): Promise<LinkDigest> {
-  const intake = new Intake(plan);
+  const intake = new Intake(plan, remote, filename);
   const other = otherSize(remote, filename, remote.bytes);
   try {
     for await (const chunk of remote.body()) {
@@ -124,4 +136,15 @@ function otherSize(remote: RemoteZip, filename: string, bytes: number): (said: s
       hint: 'The host served other bytes than a moment before; nothing of it was used or completed. Try again later.',
       details: { file: filename },
     });
+}
+
+/** The body differs from what the ranges read at the same place: the checks were made from other bytes. */
+function otherBytes(remote: RemoteZip, filename: string, at: number): VerificationError {
+  return new VerificationError(
+    `${filename} from ${remote.host} is not at byte ${at} what its range answers were: its directory and headers were checked from other bytes than it is`,
+    {
+      hint: 'The host serves inconsistent bytes; nothing of it was used or completed. Try again later, or report it to the host.',
+      details: { file: filename, offset: at },
+    },
+  );
 }

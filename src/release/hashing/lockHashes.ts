@@ -9,7 +9,7 @@ import { InterruptedError, VerificationError } from '../../errors.js';
 import { EntryReadError, FileReadError, hashFile, type PlannedEntry, type ZipPlan } from './hashing.js';
 import { DirhashNameError, dirhash1 } from '../../terraform/hashes.js';
 import { MAX_ZIP_ENTRIES } from '../zipCheck.js';
-import { openZip, type RemoteZip } from '../remoteZip.js';
+import { isRemoteReadError, openZip, type RemoteZip } from '../remoteZip.js';
 import { digestLink } from './linkRead.js';
 
 /** A zip whose `h1:` cannot be computed (Go's dirhash would fail too, so Terraform could not install it). */
@@ -34,6 +34,7 @@ export async function planZipHash(path: string, filename: string, remote?: Remot
     // Raw names, as Go's archive/zip keeps them: no CP437 decoding, no slash rewriting.
     zip = await openZip(path, { lazyEntries: true, autoClose: false, decodeStrings: false }, remote);
   } catch (error) {
+    if (isRemoteReadError(error)) throw error;
     throw hashFailure(filename, `it is not a readable zip archive (${(error as Error).message})`, error);
   }
   try {
@@ -70,6 +71,7 @@ export async function planZipHash(path: string, filename: string, remote?: Remot
         });
       }
     } catch (error) {
+      if (isRemoteReadError(error)) throw error;
       throw hashFailure(filename, `it is a damaged zip archive (${(error as Error).message})`, error);
     }
     // Checked here, with the plan, rather than only when the h1: is computed: `publish` computes it after the
