@@ -9,7 +9,7 @@ import { VerificationError } from '../../errors.js';
 import type { RemoteZip } from '../remoteZip.js';
 import type { ZipPlan } from '../zipPlan.js';
 import { entrySlices } from '../zipPlan.js';
-import { EntryContents, feed } from './entryContents.js';
+import { EntryContents, feed, STREAMED_INFLATE_CHUNK } from './entryContents.js';
 
 /** What the read for an upload must prove (./streamedRead.ts's expectation is one). */
 export interface LinkExpectation {
@@ -41,7 +41,7 @@ class Intake {
     private readonly remote: RemoteZip,
     private readonly filename: string,
   ) {
-    this.contents = new EntryContents(plan, false);
+    this.contents = new EntryContents(plan, false, STREAMED_INFLATE_CHUNK);
   }
 
   /**

@@ -17,7 +17,7 @@ import type { VerifiedChunks } from '../../verifiedFiles.js';
 import type { RemoteZip } from '../remoteZip.js';
 import { fromLink } from './linkRead.js';
 import { CHUNK_BYTES } from './digest.js';
-import { EntryContents, feed } from './entryContents.js';
+import { EntryContents, feed, STREAMED_INFLATE_CHUNK } from './entryContents.js';
 import { changed, readWhole, Recycler, unreadable } from './verifiedRead.js';
 import { entrySlices, type ZipPlan } from '../zipPlan.js';
 
@@ -88,7 +88,7 @@ async function* readOnce(
   recycling: Recycler,
 ): AsyncGenerator<Buffer> {
   const { filename, plan } = expect;
-  const contents = new EntryContents(plan, false);
+  const contents = new EntryContents(plan, false, STREAMED_INFLATE_CHUNK);
   const hash = createHash('sha256');
   const cursor = { next: 0 };
   let finished = false;
