@@ -3,6 +3,7 @@ import type { LockFlags } from '../commands/lock.js';
 import { collect, type CommandRun, type ProgramCommand } from './command.js';
 import { local } from './help.js';
 import { registerLockCheck } from './lockCheck.js';
+import { registerLockUpgrade } from './lockUpgrade.js';
 
 /** Registers the command, and `lock check` under it. */
 export function registerLock(program: ProgramCommand): void {
@@ -65,4 +66,5 @@ export function registerLock(program: ProgramCommand): void {
   // `lock check …`: the words after `check` are its own, so its --platform is not taken as lock's.
   lock.enablePositionalOptions();
   registerLockCheck(lock);
+  registerLockUpgrade(lock);
 }

@@ -53,3 +53,20 @@ export function isDuration(value: string | number): boolean {
     return false;
   }
 }
+
+const AGE = /^(\d+)(d|h|m)$/;
+const AGE_UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
+
+/**
+ * An age, as cooldowns are written (`7d`, `36h`, `90m`): a whole number of days, hours or minutes, in ms. Not a
+ * wait: it may be longer than `parseDuration`'s longest.
+ */
+export function parseAge(text: string, what: string): number {
+  const match = AGE.exec(text.trim());
+  if (match === null || Number(match[1]) === 0) {
+    throw new UsageError(`${what} is not an age: "${text}"`, {
+      hint: 'Write a whole number of days, hours or minutes: 7d, 36h, 90m.',
+    });
+  }
+  return Number(match[1]) * AGE_UNIT_MS[match[2]!]!;
+}

@@ -1,0 +1,227 @@
+/**
+ * `provider lock upgrade [path…]` below the command line: moves every lock file's blocks of providers the private
+ * registry serves to the newest version the rules admit (./plan.ts, ./choose.ts), with the hashes `terraform init`
+ * and `provider lock --registry` record: every version verified as `provider check --download` verifies it (the
+ * signature against the registered key, every zip downloaded once and against the signed SHA256SUMS, served
+ * `packages`), each version once however many lock files name it. Every lock file is read and every version
+ * verified before the first file is written; a version that does not verify leaves its blocks as they are in every
+ * file and ends the run with exit 3. Files are written atomically, and one with nothing to change is not touched.
+ */
+import { writeFileAtomically } from '../../atomicWrite.js';
+import { UsageError, VerificationError } from '../../errors.js';
+import { parseAge } from '../../config/duration.js';
+import { lockAddress } from '../../lockfile/address.js';
+import { canonicalConstraints } from '../../lockfile/constraints.js';
+import { lineDiff } from '../../lockfile/diff.js';
+import { mergeLock } from '../../lockfile/merge.js';
+import { parseLockFile } from '../../lockfile/parse.js';
+import { checkPattern } from '../../lockfile/policy.js';
+import { entryHashes, type LockMaterial } from '../../lockfile/source.js';
+import type { RunContext } from '../context.js';
+import { hashServedPackages, parsePlatforms } from '../lock.js';
+import { parseVersionArgument } from '../manage/context.js';
+import type { Session } from '../session.js';
+import type { RegistryClient } from '../../registry/http.js';
+import type { ProviderAddress } from '../../registry/paths.js';
+import type { ServedVersionDate } from './choose.js';
+import { readLockFiles, type LockFileRead } from './files.js';
+import { planUpgrade, type PlannedBlock } from './plan.js';
+import { renderUpgrade, type FileChange, type UpgradeDocument } from './report.js';
+
+/** The flags of `provider lock upgrade`. */
+export interface LockUpgradeFlags {
+  recursive?: boolean;
+  only?: string[];
+  to?: string;
+  minAge?: string;
+  version?: string;
+  platform?: string[];
+  dryRun?: boolean;
+}
+
+/** What `provider lock upgrade` is asked to do. */
+export interface LockUpgradeOptions extends LockUpgradeFlags {
+  paths: string[];
+}
+
+/** A version verified (its lock material), or why it does not verify. */
+type Verified = { material: LockMaterial } | { error: VerificationError };
+
+/** Runs `provider lock upgrade`; returns 0, or 3 when a version did not verify; throws for bad input (exit 2). */
+export async function runLockUpgrade(
+  context: RunContext,
+  session: Session,
+  options: LockUpgradeOptions,
+): Promise<number> {
+  // Every flag is checked before anything is read.
+  const platforms = parsePlatforms(options.platform);
+  const only = (options.only ?? []).map((pattern) => checkPattern(pattern, '--only'));
+  const rules = {
+    to: options.to === undefined ? undefined : canonicalConstraints(options.to, '--to'),
+    minAgeMs: options.minAge === undefined ? undefined : parseAge(options.minAge, '--min-age'),
+    pin: options.version === undefined ? undefined : parseVersionArgument(options.version),
+    now: context.now(),
+  };
+  const settings = await session.settings();
+  const namespace = settings.namespace ?? settings.organization;
+  if (namespace === undefined) {
+    throw new UsageError(
+      'No organization given: lock files are upgraded to what its private registry serves',
+      {
+        hint: 'Pass --organization <name> (and --namespace if it differs), set TFE_ORGANIZATION, or put "organization" in .providerrc.json.',
+      },
+    );
+  }
+  const files = await readLockFiles(context.cwd, options.paths, options.recursive === true);
+  const registry = await session.registry();
+  const address = (type: string) => ({
+    organization: registry.organization,
+    namespace: registry.namespace,
+    name: type,
+  });
+  const blocks = await planUpgrade({
+    files,
+    privatePrefixes: [
+      lockAddress(settings.apiHost, namespace, '').replace(/\/$/, ''),
+      `localterraform.com/${namespace.toLowerCase()}`,
+    ],
+    only,
+    rules,
+    served: (type) => servedVersions(registry.client, address(type), rules.minAgeMs !== undefined),
+  });
+  const unmoved = blocks.filter((b) => b.none !== undefined);
+  if (rules.pin !== undefined && blocks.length > 0 && unmoved.length === blocks.length) {
+    throw new UsageError(`${unmoved[0]!.none} for any lock file; none was changed`, {
+      hint: 'provider versions list shows the versions served; the version must meet each block’s constraints.',
+    });
+  }
+  // Each version once, however many blocks move to it; a block already at its version stays as it is.
+  const verified = new Map<string, Verified>();
+  for (const block of blocks) {
+    const key = `${block.type} ${block.to}`;
+    if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
+    verified.set(key, await verify(context, registry, address(block.type), block.to));
+  }
+  const changes = await mergeAll(files, blocks, verified, platforms);
+  const written = options.dryRun === true ? [] : writeAll(changes);
+  const document = upgradeDocument(blocks, verified, changes, written, options.dryRun === true);
+  if (context.output.json) context.output.resultJson(document);
+  else renderUpgrade(context.output, document, changes);
+  return document.ok ? 0 : 3;
+}
+
+/**
+ * The versions the registry serves for a provider, with their `created-at`: from the versions list when it gives
+ * whole resources; HCP Terraform's tag-aware list gives only versions and tags, and then, for `--min-age`, each
+ * version is read for its date.
+ */
+async function servedVersions(
+  client: RegistryClient,
+  address: ProviderAddress,
+  dated: boolean,
+): Promise<ServedVersionDate[]> {
+  const { getVersion, listVersionEntries } = await import('../../registry/versions.js');
+  const entries = await listVersionEntries(client, address);
+  return Promise.all(
+    entries.map(async ({ version, resource }) => {
+      const found = resource ?? (dated ? await getVersion(client, address, version) : undefined);
+      const created = found?.attributes['created-at'];
+      return { version, createdAt: created === undefined ? undefined : new Date(created) };
+    }),
+  );
+}
+
+/** One version downloaded and verified as `provider check --download` does; its lock material, or why not. */
+async function verify(
+  context: RunContext,
+  registry: Awaited<ReturnType<Session['registry']>>,
+  address: { organization: string; namespace: string; name: string },
+  version: string,
+): Promise<Verified> {
+  try {
+    const report = await hashServedPackages(
+      context,
+      registry.client,
+      address,
+      version,
+      `${address.namespace}/${address.name}`,
+    );
+    return {
+      material: {
+        name: address.name,
+        version,
+        platforms: report.platforms.map((p) => ({ os: p.os, arch: p.arch, hashes: p.hashes })),
+        shasums: report.shasums.zh.map((hash) => hash.slice('zh:'.length)),
+      },
+    };
+  } catch (error) {
+    if (error instanceof VerificationError) return { error };
+    throw error;
+  }
+}
+
+/** Every file's blocks merged, one after another (the file parsed again between two); the files that change. */
+async function mergeAll(
+  files: LockFileRead[],
+  blocks: PlannedBlock[],
+  verified: Map<string, Verified>,
+  platforms: string[] | undefined,
+): Promise<FileChange[]> {
+  const changes: FileChange[] = [];
+  for (const file of files) {
+    let parsed = file.parsed;
+    for (const block of blocks.filter((b) => b.file === file)) {
+      const done = block.to === block.from ? undefined : verified.get(`${block.type} ${block.to}`);
+      if (done === undefined || 'error' in done) continue;
+      const hashes = entryHashes(done.material, platforms);
+      const merged = mergeLock(parsed, { address: block.address, version: block.to!, hashes }, file.shown);
+      if (merged.outcome !== 'unchanged') parsed = await parseLockFile(merged.text, file.shown);
+    }
+    if (parsed.text !== file.parsed.text)
+      changes.push({ file, text: parsed.text, diff: lineDiff(file.parsed.text, parsed.text) });
+  }
+  return changes;
+}
+
+/** Writes every changed file atomically, its mode kept; returns the files written, as shown. */
+function writeAll(changes: FileChange[]): string[] {
+  for (const { file, text } of changes) writeFileAtomically(file.file, text, { mode: file.mode });
+  return changes.map((c) => c.file.shown);
+}
+
+/** The run's `--json` document. */
+function upgradeDocument(
+  blocks: PlannedBlock[],
+  verified: Map<string, Verified>,
+  changes: FileChange[],
+  written: string[],
+  dryRun: boolean,
+): UpgradeDocument {
+  const failed = [...verified.entries()].flatMap(([key, v]) =>
+    'error' in v ? [{ key, error: v.error }] : [],
+  );
+  const changed = new Set(changes.map((c) => c.file.shown));
+  return {
+    ok: failed.length === 0,
+    dryRun,
+    files: [...new Set(blocks.map((b) => b.file.shown))].map((file) => ({
+      file,
+      changed: changed.has(file),
+      written: written.includes(file),
+    })),
+    blocks: blocks.map((b) => {
+      const done = b.to === undefined ? undefined : verified.get(`${b.type} ${b.to}`);
+      return {
+        file: b.file.shown,
+        line: b.line,
+        address: b.address,
+        from: b.from,
+        to: done !== undefined && 'error' in done ? null : (b.to ?? null),
+        held: b.held,
+        ...(b.none === undefined ? {} : { reason: b.none }),
+        ...(done !== undefined && 'error' in done ? { error: done.error.message } : {}),
+      };
+    }),
+    failed: failed.map(({ key, error }) => ({ version: key, message: error.message })),
+  };
+}

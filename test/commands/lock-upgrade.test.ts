@@ -1,0 +1,287 @@
+/**
+ * `provider lock upgrade`: lock files in several folders move to the newest version the private registry serves
+ * that their recorded constraints admit (as Terraform selects: hashicorp/terraform's `versions.MeetingConstraints`),
+ * narrowed by `--to`, `--min-age` (the version's `created-at` in the registry) and `--only`; other providers'
+ * blocks and every other byte stay. The hashes written are those `terraform providers lock` records: `h1:` per
+ * platform, computed here independently from the zips' contents (dirhash's Hash1), and a `zh:` per SHA256SUMS line.
+ * A zip that is not its signed bytes, or a lock file that does not parse, is exit 3 or 2 and no file is written.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { parseLockFile, readProviderBlock } from '../../src/lockfile/parse.js';
+import { runCli } from '../helpers/cli.js';
+import {
+  addGpgKey,
+  clients,
+  createPlatform,
+  createProvider,
+  createVersion,
+  emulatorPerTest,
+  expectSuccess,
+  keyIdOf,
+  linkOf,
+  upload,
+} from '../helpers/emulator/index.js';
+import { tempRoot } from '../helpers/tmp.js';
+import { buildRelease, type OriginRelease } from '../mirror/origin.js';
+import { ARCHIVIST_PREFIX } from '../../src/emulator/links.js';
+
+const start = emulatorPerTest();
+const PLATFORMS = ['darwin_arm64', 'linux_amd64'];
+const DAY = 86_400_000;
+const PUBLIC = [
+  'provider "registry.terraform.io/hashicorp/random" {',
+  '  version     = "3.6.3"',
+  '  constraints = "~> 3.6"',
+  '  hashes = [',
+  '    "h1:publicHashStaysAsItIs=",',
+  '  ]',
+  '}',
+].join('\n');
+
+/** Publishes a built release of `example` through the API, as a publisher would; created `ageDays` ago. */
+async function publishBuilt(
+  e: Emulator,
+  release: OriginRelease,
+  ageDays: number,
+  first: boolean,
+): Promise<void> {
+  const { owner } = clients(e);
+  const org = e.organization;
+  if (first) {
+    await createProvider(owner, org, 'example');
+    await addGpgKey(owner, org, 'signer');
+  }
+  const doc = await createVersion(owner, org, 'example', {
+    version: release.version,
+    'key-id': keyIdOf('signer'),
+    protocols: ['6.0'],
+  });
+  expectSuccess(await upload(linkOf(doc, 'shasums-upload'), release.sums));
+  expectSuccess(await upload(linkOf(doc, 'shasums-sig-upload'), release.sig));
+  for (const platform of release.platforms) {
+    const [os = '', arch = ''] = platform.split('_');
+    const filename = `terraform-provider-example_${release.version}_${platform}.zip`;
+    const bytes = release.zips.get(filename)!;
+    const shasum = createHash('sha256').update(bytes).digest('hex');
+    const platformDoc = await createPlatform(owner, org, 'example', release.version, {
+      os,
+      arch,
+      filename,
+      shasum,
+      bytes,
+    });
+    expectSuccess(await upload(linkOf(platformDoc, 'provider-binary-upload'), bytes));
+  }
+  const stored = e.store.data.versions.find((v) => v.version === release.version)!;
+  stored.createdAt = Date.now() - ageDays * DAY;
+}
+
+/** An emulator serving example 1.2.3 (30 days old), 1.3.0 (20), 1.4.0 (2) and 2.0.0 (1). */
+async function world(): Promise<{ e: Emulator; releases: Map<string, OriginRelease> }> {
+  const e = await start();
+  const releases = new Map<string, OriginRelease>();
+  const ages: [string, number][] = [
+    ['1.2.3', 30],
+    ['1.3.0', 20],
+    ['1.4.0', 2],
+    ['2.0.0', 1],
+  ];
+  for (const [i, [version, age]] of ages.entries()) {
+    const release = await buildRelease(version, PLATFORMS);
+    releases.set(version, release);
+    await publishBuilt(e, release, age, i === 0);
+  }
+  return { e, releases };
+}
+
+const addressOf = (e: Emulator): string => `${new URL(e.url).host}/${e.organization}/example`;
+
+/** dirhash's Hash1 of a zip holding one file, from the file's name and content (as buildRelease makes them). */
+function independentH1(version: string, platform: string): string {
+  const name = `terraform-provider-example_v${version}`;
+  const content = `binary ${version} ${platform}`;
+  const line = `${createHash('sha256').update(content).digest('hex')}  ${name}\n`;
+  return `h1:${createHash('sha256').update(line).digest('base64')}`;
+}
+
+/** Every hash `terraform providers lock` records for `version`: an h1: per platform, a zh: per SHA256SUMS line. */
+function expectedHashes(release: OriginRelease): string[] {
+  const zh = release.sums
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((line) => `zh:${line.slice(0, 64)}`);
+  return [...PLATFORMS.map((p) => independentH1(release.version, p)), ...zh].sort();
+}
+
+/** A lock file holding example at `version` with `constraints`, and the public provider's block after it. */
+function lockText(e: Emulator, version: string, constraints: string, hashes: string[]): string {
+  return [
+    '# This file is maintained automatically by "terraform init".',
+    '# Manual edits may be lost in future updates.',
+    '',
+    `provider "${addressOf(e)}" {`,
+    `  version     = "${version}"`,
+    `  constraints = "${constraints}"`,
+    '  hashes = [',
+    ...hashes.map((h) => `    "${h}",`),
+    '  ]',
+    '}',
+    '',
+    PUBLIC,
+    '',
+  ].join('\n');
+}
+
+/** Three configurations: a (~> 1.2), b (>= 1.2.0) and c/deep (~> 1.2), each locked at 1.2.3. */
+function configurations(e: Emulator, releases: Map<string, OriginRelease>): string {
+  const root = tempRoot();
+  const old = expectedHashes(releases.get('1.2.3')!);
+  for (const [dir, constraints] of [
+    ['a', '~> 1.2'],
+    ['b', '>= 1.2.0'],
+    [path.join('c', 'deep'), '~> 1.2'],
+  ] as const) {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    fs.writeFileSync(path.join(root, dir, '.terraform.lock.hcl'), lockText(e, '1.2.3', constraints, old));
+  }
+  // Never walked into.
+  fs.mkdirSync(path.join(root, 'a', '.terraform'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'a', '.terraform', '.terraform.lock.hcl'), 'not { a lock file');
+  return root;
+}
+
+function upgrade(e: Emulator, cwd: string, ...args: string[]) {
+  return runCli(['lock', 'upgrade', ...args, '--hostname', e.url, '--organization', e.organization], {
+    cwd,
+    homeDir: cwd,
+    env: { TFE_TOKEN: e.ownerToken, NO_COLOR: '1' },
+  });
+}
+
+/** The example block of a lock file as read back. */
+async function exampleBlock(e: Emulator, file: string) {
+  const parsed = await parseLockFile(fs.readFileSync(file, 'utf8'), file);
+  const block = parsed.providers.find((p) => p.label === addressOf(e))!;
+  return readProviderBlock(block, file);
+}
+
+describe('provider lock upgrade', () => {
+  it('--recursive: each lock file to the newest version its constraints admit, hashes as terraform records them', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const before = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+    const seeded = e.requestLog.records.length;
+    const result = await upgrade(e, root, '--recursive');
+    expect(result.exitCode, result.stderr).toBe(0);
+    for (const [dir, version, constraints] of [
+      ['a', '1.4.0', '~> 1.2'],
+      ['b', '2.0.0', '>= 1.2.0'],
+      [path.join('c', 'deep'), '1.4.0', '~> 1.2'],
+    ] as const) {
+      const file = path.join(root, dir, '.terraform.lock.hcl');
+      const block = await exampleBlock(e, file);
+      expect([dir, block.version, block.constraints]).toEqual([dir, version, constraints]);
+      expect(block.hashes).toEqual(expectedHashes(releases.get(version)!));
+      // Every other byte stays: the header, and the public provider's block.
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text.startsWith(before.slice(0, before.indexOf('provider')))).toBe(true);
+      expect(text.endsWith(`\n${PUBLIC}\n`)).toBe(true);
+    }
+    expect(fs.readFileSync(path.join(root, 'a', '.terraform', '.terraform.lock.hcl'), 'utf8')).toBe(
+      'not { a lock file',
+    );
+    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0, 2.0.0 (3 lock files)`);
+    // Each zip of the two versions once, with SHA256SUMS and its signature (and the one Range request each
+    // version's check makes to learn whether the links answer ranges: the emulator's do not).
+    const zips = e.requestLog.records
+      .slice(seeded)
+      .filter((r) => r.method === 'GET' && r.path.startsWith(ARCHIVIST_PREFIX));
+    expect(zips).toHaveLength(2 * (2 + PLATFORMS.length + 1));
+    // The blocks pass provider lock check as the registry serves them.
+    for (const dir of ['a', 'b']) {
+      const check = await runCli(
+        [
+          'lock',
+          'check',
+          dir,
+          '--platform',
+          'linux_amd64,darwin_arm64',
+          '--allow',
+          'registry.terraform.io/hashicorp/random',
+          '--hostname',
+          e.url,
+          '--organization',
+          e.organization,
+        ],
+        { cwd: root, homeDir: root, env: { TFE_TOKEN: e.ownerToken, NO_COLOR: '1' } },
+      );
+      expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+    }
+  });
+
+  it('--to, --min-age and --only narrow the choice, and say which newer versions were held and why', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const to = await upgrade(e, root, 'b', '--to', '< 1.4', '--dry-run');
+    expect(to.exitCode, to.stderr).toBe(0);
+    expect(to.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.3.0 (1 lock file)`);
+    expect(to.stdout).toContain('2.0.0 not taken: excluded by --to');
+    expect(fs.readFileSync(path.join(root, 'b', '.terraform.lock.hcl'), 'utf8')).toContain('"1.2.3"');
+
+    const cooled = await upgrade(e, root, 'a', 'b', '--min-age', '7d', '--json');
+    expect(cooled.exitCode, cooled.stderr).toBe(0);
+    const doc = JSON.parse(cooled.stdout) as {
+      blocks: { file: string; to: string; held: { version: string; reason: string }[] }[];
+    };
+    expect(doc.blocks.map((b) => [b.file, b.to])).toEqual([
+      [path.join('a', '.terraform.lock.hcl'), '1.3.0'],
+      [path.join('b', '.terraform.lock.hcl'), '1.3.0'],
+    ]);
+    const held = doc.blocks[1]!.held;
+    expect(held.map((h) => h.version)).toEqual(['2.0.0', '1.4.0']);
+    expect(held[1]!.reason).toMatch(/^held by --min-age until \d{4}-\d\d-\d\dT/);
+    expect((await exampleBlock(e, path.join(root, 'b', '.terraform.lock.hcl'))).version).toBe('1.3.0');
+
+    const none = await upgrade(e, root, 'a', '--only', 'registry.terraform.io/*/*');
+    expect(none.exitCode, none.stderr).toBe(0);
+    expect(none.stdout).toContain('No lock file changes.');
+    expect((await exampleBlock(e, path.join(root, 'a', '.terraform.lock.hcl'))).version).toBe('1.3.0');
+  });
+
+  it('a zip the registry serves that is not its signed bytes: exit 3 naming it, no file written', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const platform = e.store.data.platforms.find(
+      (p) => p.os === 'linux' && p.arch === 'amd64' && p.filename.includes('_1.4.0_'),
+    )!;
+    fs.appendFileSync(e.store.objectPath(platform.binary.key), 'x');
+    const texts = ['a', 'b'].map((d) => fs.readFileSync(path.join(root, d, '.terraform.lock.hcl'), 'utf8'));
+    const result = await upgrade(e, root, 'a');
+    expect(result.exitCode, result.stdout).toBe(3);
+    expect(result.stdout + result.stderr).toMatch(/1\.4\.0/);
+    expect(result.stdout + result.stderr).toMatch(/linux_amd64/);
+    expect(['a', 'b'].map((d) => fs.readFileSync(path.join(root, d, '.terraform.lock.hcl'), 'utf8'))).toEqual(
+      texts,
+    );
+  });
+
+  it('a lock file that does not parse: exit 2 naming its line, before any request, nothing written', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    fs.writeFileSync(path.join(root, 'b', '.terraform.lock.hcl'), 'provider "x" {\n  version = \n}\n');
+    const requests = e.requestLog.records.length;
+    const texts = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+    const result = await upgrade(e, root, 'a', 'b');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`${path.join('b', '.terraform.lock.hcl').replaceAll('.', '\\.')}:\\d`),
+    );
+    expect(e.requestLog.records.length).toBe(requests);
+    expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(texts);
+  });
+});
