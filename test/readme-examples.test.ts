@@ -78,7 +78,7 @@ const expected: Record<string, Expected> = {
   // the emulator's: the emulator is not app.terraform.io, so that block is a provider from elsewhere (a finding).
   'provider lock check . --organization my-org --format sarif --output lock.sarif  # CI: hold the lock file to the registry':
     { registry: 3 },
-  // The emulator serves only 1.2.3, published a moment ago: the block stays (held by --min-age), exit 0.
+  // The emulator serves only 1.2.3, which the lock file holds: nothing newer to move to, exit 0.
   'provider lock upgrade . --min-age 7d --organization my-org   # to the newest version a week old (--recursive: all)':
     { registry: 0 },
   "provider mirror hashicorp/random --versions '~> 3.6' --platforms linux_amd64,darwin_arm64 --organization my-org":

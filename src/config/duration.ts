@@ -55,6 +55,7 @@ export function isDuration(value: string | number): boolean {
 }
 
 const AGE = /^(\d+)(d|h|m)$/;
+const MAX_AGE_MS = 36_500 * 86_400_000;
 const AGE_UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000 };
 
 /**
@@ -68,5 +69,11 @@ export function parseAge(text: string, what: string): number {
       hint: 'Write a whole number of days, hours or minutes: 7d, 36h, 90m.',
     });
   }
-  return Number(match[1]) * AGE_UNIT_MS[match[2]!]!;
+  const ms = Number(match[1]) * AGE_UNIT_MS[match[2]!]!;
+  if (ms > MAX_AGE_MS) {
+    throw new UsageError(`${what} is too long: "${text}" (the longest is 36500d, a hundred years)`, {
+      hint: 'Write a whole number of days, hours or minutes: 7d, 36h, 90m.',
+    });
+  }
+  return ms;
 }

@@ -74,4 +74,21 @@ describe('lock upgrade: the version a block moves to', () => {
       '--version 2.0.0: excluded by the lock file’s constraints',
     );
   });
+
+  it('a --version pre-release names itself; a version not complete in the registry is held', () => {
+    expect(chooseVersion(SERVED, '1.2.3', '~> 1.2', { pin: '2.0.0-beta.1', now: NOW }).none).toBe(
+      '--version 2.0.0-beta.1: excluded by the lock file’s constraints',
+    );
+    const publishing = [...SERVED, { version: '1.5.0', createdAt: NOW, complete: false }];
+    expect(chooseVersion(publishing, '1.2.3', '~> 1.2', { now: NOW })).toEqual({
+      version: '1.4.0',
+      held: [
+        { version: '2.0.0', reason: 'excluded by the lock file’s constraints' },
+        {
+          version: '1.5.0',
+          reason: 'not complete in the registry (its SHA256SUMS or their signature is not uploaded)',
+        },
+      ],
+    });
+  });
 });

@@ -195,7 +195,8 @@ describe('provider lock upgrade', () => {
     expect(fs.readFileSync(path.join(root, 'a', '.terraform', '.terraform.lock.hcl'), 'utf8')).toBe(
       'not { a lock file',
     );
-    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0, 2.0.0 (3 lock files)`);
+    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0 (2 lock files)`);
+    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 2.0.0 (1 lock file)`);
     // Each zip of the two versions once, with SHA256SUMS and its signature (and the one Range request each
     // version's check makes to learn whether the links answer ranges: the emulator's do not).
     const zips = e.requestLog.records
@@ -253,7 +254,7 @@ describe('provider lock upgrade', () => {
     expect((await exampleBlock(e, path.join(root, 'a', '.terraform.lock.hcl'))).version).toBe('1.3.0');
   });
 
-  it('a zip the registry serves that is not its signed bytes: exit 3 naming it, no file written', async () => {
+  it('a zip the registry serves that is not its signed bytes: exit 3 naming it, the provider stays in every file', async () => {
     const { e, releases } = await world();
     const root = configurations(e, releases);
     const platform = e.store.data.platforms.find(
@@ -261,13 +262,73 @@ describe('provider lock upgrade', () => {
     )!;
     fs.appendFileSync(e.store.objectPath(platform.binary.key), 'x');
     const texts = ['a', 'b'].map((d) => fs.readFileSync(path.join(root, d, '.terraform.lock.hcl'), 'utf8'));
-    const result = await upgrade(e, root, 'a');
+    // a moves to 1.4.0, which does not verify; b to 2.0.0, which does: neither is written.
+    const result = await upgrade(e, root, 'a', 'b', '--json');
     expect(result.exitCode, result.stdout).toBe(3);
-    expect(result.stdout + result.stderr).toMatch(/1\.4\.0/);
-    expect(result.stdout + result.stderr).toMatch(/linux_amd64/);
+    const doc = JSON.parse(result.stdout) as {
+      blocks: { to: string; moved: boolean; reason?: string; error?: string }[];
+      failed: { address: string; version: string; message: string }[];
+    };
+    expect(doc.failed).toEqual([
+      {
+        address: addressOf(e),
+        version: '1.4.0',
+        message: expect.stringMatching(/1\.4\.0/) as string,
+      },
+    ]);
+    expect(doc.failed[0]!.message).toMatch(/linux_amd64/);
+    expect(doc.blocks.map((b) => [b.to, b.moved])).toEqual([
+      ['1.2.3', false],
+      ['1.2.3', false],
+    ]);
+    expect(doc.blocks[1]!.reason).toBe('another version of this provider did not verify');
     expect(['a', 'b'].map((d) => fs.readFileSync(path.join(root, d, '.terraform.lock.hcl'), 'utf8'))).toEqual(
       texts,
     );
+  });
+
+  it('a block of a provider the registry does not have stays, named, exit 3; the others move', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const file = path.join(root, 'a', '.terraform.lock.hcl');
+    const missing = `${new URL(e.url).host}/${e.organization}/missing`;
+    fs.appendFileSync(
+      file,
+      `\nprovider "${missing}" {\n  version = "1.0.0"\n  hashes = [\n    "h1:x=",\n  ]\n}\n`,
+    );
+    const result = await upgrade(e, root, 'a', '--json');
+    expect(result.exitCode, result.stderr).toBe(3);
+    const doc = JSON.parse(result.stdout) as { blocks: { address: string; to: string; reason?: string }[] };
+    expect(doc.blocks.map((b) => [b.address, b.to, b.reason])).toEqual([
+      [addressOf(e), '1.4.0', undefined],
+      [missing, '1.0.0', `the registry does not serve ${missing}`],
+    ]);
+    expect((await exampleBlock(e, file)).version).toBe('1.4.0');
+    expect(fs.readFileSync(file, 'utf8')).toContain(`provider "${missing}" {\n  version = "1.0.0"`);
+  });
+
+  it.each([
+    [
+      'a version that is no version',
+      (text: string) => text.replace('version     = "1.2.3"', 'version     = "banana"'),
+      /version "banana" is not a version/,
+    ],
+    [
+      'a second block for the provider',
+      (text: string) => `${text}\n${text.slice(text.indexOf('provider'), text.indexOf(PUBLIC))}`,
+      /has a second block \(the first on line 4\)/,
+    ],
+  ])('%s: exit 2 naming its line, before any request, nothing written', async (_what, spoil, message) => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const file = path.join(root, 'b', '.terraform.lock.hcl');
+    fs.writeFileSync(file, spoil(fs.readFileSync(file, 'utf8')));
+    const requests = e.requestLog.records.length;
+    const result = await upgrade(e, root, 'a', 'b');
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain(path.join('b', '.terraform.lock.hcl'));
+    expect(e.requestLog.records.length).toBe(requests);
   });
 
   it('a lock file that does not parse: exit 2 naming its line, before any request, nothing written', async () => {

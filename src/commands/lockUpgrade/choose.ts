@@ -17,6 +17,8 @@ export interface ServedVersionDate {
   version: string;
   /** Undefined when the registry did not say (a version read for `--min-age` always has it). */
   createdAt: Date | undefined;
+  /** False when its SHA256SUMS or their signature is not uploaded (a publish under way); undefined: not known. */
+  complete?: boolean | undefined;
 }
 
 /** What the choice obeys besides the block's constraints. */
@@ -63,8 +65,8 @@ export function chooseVersion(
       return { version: candidate.version, held: held.filter((h) => compare(h.version, locked) > 0) };
     }
     // A pre-release no constraint names is no candidate at all, as for Terraform: not said.
-    if (prerelease(candidate.version) === null || reason !== CONSTRAINTS)
-      held.push({ version: candidate.version, reason });
+    const named = rules.pin === candidate.version || prerelease(candidate.version) === null;
+    if (named || reason !== CONSTRAINTS) held.push({ version: candidate.version, reason });
   }
   if (rules.pin === undefined) return { version: locked, held };
   const pinned = held.find((h) => h.version === rules.pin);
@@ -80,6 +82,8 @@ function refusal(
 ): string | undefined {
   const { version } = candidate;
   if (rules.pin !== undefined && version !== rules.pin) return 'not the --version asked for';
+  if (candidate.complete === false)
+    return 'not complete in the registry (its SHA256SUMS or their signature is not uploaded)';
   // With no constraint, a pre-release is never chosen (Terraform selects one only when named exactly).
   if (!versionMeets(version, constraints ?? '>= 0.0.0', 'the lock file'))
     return 'excluded by the lock file’s constraints';
@@ -88,6 +92,7 @@ function refusal(
     if (candidate.createdAt === undefined || Number.isNaN(candidate.createdAt.getTime()))
       return 'held by --min-age: the registry gives no date for it';
     const eligible = new Date(candidate.createdAt.getTime() + rules.minAgeMs);
+    if (Number.isNaN(eligible.getTime())) return 'held by --min-age: past any date';
     if (eligible > rules.now) return `held by --min-age until ${eligible.toISOString()}`;
   }
   return undefined;

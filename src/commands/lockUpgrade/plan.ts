@@ -5,7 +5,8 @@
  */
 import { canonicalConstraints } from '../../lockfile/constraints.js';
 import { matchesPattern } from '../../lockfile/policy.js';
-import { readProviderBlock } from '../../lockfile/parse.js';
+import { findProvider, LockFileError, readProviderBlock } from '../../lockfile/parse.js';
+import { valid } from 'semver';
 import { chooseVersion, type ChoiceRules, type HeldVersion, type ServedVersionDate } from './choose.js';
 import type { LockFileRead } from './files.js';
 
@@ -32,40 +33,79 @@ export interface PlanInput {
   /** `--only` patterns, checked; none: every private block. */
   only: string[];
   rules: ChoiceRules;
-  /** The versions the registry serves for a type, read once per type. */
-  served: (type: string) => Promise<ServedVersionDate[]>;
+  /** The versions the registry serves for a type, read once per type; undefined when it has no such provider. */
+  served: (type: string) => Promise<ServedVersionDate[] | undefined>;
 }
 
-/** The private blocks of every file and the version each moves to. */
+/** A private block decoded: what its file says, checked before any request. */
+interface DecodedBlock {
+  file: LockFileRead;
+  address: string;
+  type: string;
+  line: number;
+  version: string;
+  constraints: string | undefined;
+}
+
+/**
+ * The private blocks of every file and the version each moves to. Every block is decoded and checked first (its
+ * version, its constraints, one block per address), so that a lock file Terraform would refuse is exit 2 naming
+ * its line before any request; then each provider's versions are read once.
+ */
 export async function planUpgrade(input: PlanInput): Promise<PlannedBlock[]> {
+  const decoded = input.files.flatMap((file) => decodeBlocks(file, input));
+  const byType = new Map<string, Promise<ServedVersionDate[] | undefined>>();
   const blocks: PlannedBlock[] = [];
-  const byType = new Map<string, Promise<ServedVersionDate[]>>();
-  for (const file of input.files) {
-    for (const block of file.parsed.providers) {
-      const address = block.label.toLowerCase();
-      const type = address.split('/').pop() ?? address;
-      if (!input.privatePrefixes.some((prefix) => address === `${prefix}/${type}`)) continue;
-      if (input.only.length > 0 && !input.only.some((pattern) => matchesPattern(pattern, address))) continue;
-      const locked = readProviderBlock(block, file.shown);
-      // Checked now, naming the file: a constraint Terraform would not have written is no lock file's.
-      const constraints =
-        locked.constraints === undefined
-          ? undefined
-          : canonicalConstraints(locked.constraints, `${file.shown}:${locked.line} constraints`);
-      let served = byType.get(type);
-      if (served === undefined) byType.set(type, (served = input.served(type)));
-      const choice = chooseVersion(await served, locked.version, constraints, input.rules);
-      blocks.push({
-        file,
-        address,
-        type,
-        line: locked.line,
-        from: locked.version,
-        to: choice.version,
-        held: choice.held,
-        none: choice.none,
-      });
+  for (const block of decoded) {
+    let served = byType.get(block.type);
+    if (served === undefined) byType.set(block.type, (served = input.served(block.type)));
+    const versions = await served;
+    const { file, address, type, line, version } = block;
+    const base = { file, address, type, line, from: version };
+    if (versions === undefined) {
+      blocks.push({ ...base, to: undefined, held: [], none: `the registry does not serve ${address}` });
+      continue;
     }
+    const choice = chooseVersion(versions, version, block.constraints, input.rules);
+    blocks.push({ ...base, to: choice.version, held: choice.held, none: choice.none });
   }
   return blocks;
+}
+
+/** A file's private blocks (narrowed by `--only`), decoded; LockFileError naming the line of what is wrong. */
+function decodeBlocks(file: LockFileRead, input: PlanInput): DecodedBlock[] {
+  const decoded: DecodedBlock[] = [];
+  for (const block of file.parsed.providers) {
+    const address = block.label.toLowerCase();
+    const type = address.split('/').pop() ?? address;
+    if (!input.privatePrefixes.some((prefix) => address === `${prefix}/${type}`)) continue;
+    if (input.only.length > 0 && !input.only.some((pattern) => matchesPattern(pattern, address))) continue;
+    const locked = readProviderBlock(block, file.shown);
+    const twice = findProvider(file.parsed, address);
+    if (twice.length > 1) {
+      throw new LockFileError(
+        `${file.shown}:${twice[1]!.line}: ${address} has a second block (the first on line ${twice[0]!.line})`,
+        {
+          hint: 'Terraform refuses a lock file with two blocks for one provider; keep one. It was not changed.',
+          details: { file: file.shown, line: twice[1]!.line },
+        },
+      );
+    }
+    if (valid(locked.version) !== locked.version) {
+      throw new LockFileError(
+        `${file.shown}:${locked.line}: version ${JSON.stringify(locked.version)} is not a version`,
+        {
+          hint: 'Terraform writes MAJOR.MINOR.PATCH there; run terraform init to rewrite the file. It was not changed.',
+          details: { file: file.shown, line: locked.line },
+        },
+      );
+    }
+    // A constraint Terraform would not have written is no lock file's.
+    const constraints =
+      locked.constraints === undefined
+        ? undefined
+        : canonicalConstraints(locked.constraints, `${file.shown}:${locked.line} constraints`);
+    decoded.push({ file, address, type, line: locked.line, version: locked.version, constraints });
+  }
+  return decoded;
 }

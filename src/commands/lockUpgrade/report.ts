@@ -1,5 +1,5 @@
 /** What `provider lock upgrade` says: one line per provider, the versions held back and why, and the files. */
-import { successMark } from '../../ui/glyphs.js';
+import { failureMark, successMark } from '../../ui/glyphs.js';
 import type { Output } from '../../ui/output.js';
 import type { HeldVersion } from './choose.js';
 import type { LockFileRead } from './files.js';
@@ -18,21 +18,22 @@ export interface UpgradeDocument {
   dryRun: boolean;
   /** Every lock file with a private provider block: whether it changes, and whether it was written. */
   files: { file: string; changed: boolean; written: boolean }[];
-  /** Every private provider block: where it was and where it goes (null: it stays), and the versions held. */
+  /** Every private provider block: where it was and where it is now (`to` = `from` when it stays), and why. */
   blocks: {
     file: string;
     line: number;
     address: string;
     from: string;
-    to: string | null;
+    to: string;
+    moved: boolean;
     held: HeldVersion[];
-    /** Why no version could be chosen. */
+    /** Why it stays where a move was asked for (no version admitted, another version of its provider failed). */
     reason?: string;
     /** Why the version chosen did not verify. */
     error?: string;
   }[];
-  /** The versions that did not verify (`example 1.3.0`), and why. */
-  failed: { version: string; message: string }[];
+  /** The versions that did not verify, and why. */
+  failed: { address: string; version: string; message: string }[];
 }
 
 /** The text report: with --dry-run each file's diff first. */
@@ -44,23 +45,26 @@ export function renderUpgrade(output: Output, document: UpgradeDocument, changes
       output.result('');
     }
   }
-  const byProvider = new Map<string, UpgradeDocument['blocks']>();
-  for (const block of document.blocks)
-    byProvider.set(block.address, [...(byProvider.get(block.address) ?? []), block]);
-  const mark = successMark(output.color);
-  for (const [address, blocks] of byProvider) {
-    const from = [...new Set(blocks.map((b) => b.from))].join(', ');
-    const to = [...new Set(blocks.map((b) => b.to ?? b.from))].join(', ');
-    const files = blocks.length === 1 ? '1 lock file' : `${blocks.length} lock files`;
-    const failed = blocks.find((b) => b.error !== undefined);
-    if (failed !== undefined) output.result(`✗ ${address} ${from} (${files}) stays: ${failed.error}`);
-    else if (from === to) output.result(`${mark} ${address} ${from}: current (${files})`);
-    else output.result(`${mark} ${address} ${from} → ${to} (${files})`);
-    const held = new Map(blocks.flatMap((b) => b.held).map((h) => [h.version, h.reason]));
-    for (const [version, reason] of held) output.result(`    ${version} not taken: ${reason}`);
-    for (const reason of new Set(blocks.flatMap((b) => (b.reason === undefined ? [] : [b.reason]))))
-      output.result(`    no version: ${reason}`);
+  // One line per provider and move: from, to, how many files.
+  const moves = new Map<string, UpgradeDocument['blocks']>();
+  for (const block of document.blocks) {
+    const key = `${block.address} ${block.from} ${block.to} ${block.reason ?? ''} ${block.error ?? ''}`;
+    moves.set(key, [...(moves.get(key) ?? []), block]);
   }
+  const ok = successMark(output.color);
+  const bad = failureMark(output.color);
+  for (const blocks of moves.values()) {
+    const { address, from, to, error, reason } = blocks[0]!;
+    const files = blocks.length === 1 ? '1 lock file' : `${blocks.length} lock files`;
+    if (error !== undefined) output.result(`${bad} ${address} ${from} (${files}) stays: ${error}`);
+    else if (reason !== undefined) output.result(`${bad} ${address} ${from} (${files}) stays: ${reason}`);
+    else if (from === to) output.result(`${ok} ${address} ${from} (${files}): the newest admitted`);
+    else output.result(`${ok} ${address} ${from} → ${to} (${files})`);
+    const held = new Map(blocks.flatMap((b) => b.held).map((h) => [h.version, h.reason]));
+    for (const [version, why] of held) output.result(`    ${version} not taken: ${why}`);
+  }
+  if (document.blocks.length === 0)
+    output.result('No lock file names a provider of the private registry (or --only admits none of them).');
   const changed = document.files.filter((f) => f.changed).map((f) => f.file);
   if (changed.length === 0) output.result('No lock file changes.');
   else if (document.dryRun)

@@ -19,7 +19,8 @@ import { checkPattern } from '../../lockfile/policy.js';
 import { entryHashes, type LockMaterial } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
 import { hashServedPackages, parsePlatforms } from '../lock.js';
-import { parseVersionArgument } from '../manage/context.js';
+import { isNotFound, parseVersionArgument } from '../manage/context.js';
+import { mapPool } from '../../pool.js';
 import type { Session } from '../session.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
@@ -119,16 +120,25 @@ async function servedVersions(
   client: RegistryClient,
   address: ProviderAddress,
   dated: boolean,
-): Promise<ServedVersionDate[]> {
+): Promise<ServedVersionDate[] | undefined> {
   const { getVersion, listVersionEntries } = await import('../../registry/versions.js');
-  const entries = await listVersionEntries(client, address);
-  return Promise.all(
-    entries.map(async ({ version, resource }) => {
-      const found = resource ?? (dated ? await getVersion(client, address, version) : undefined);
-      const created = found?.attributes['created-at'];
-      return { version, createdAt: created === undefined ? undefined : new Date(created) };
-    }),
-  );
+  let entries;
+  try {
+    entries = await listVersionEntries(client, address);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+  return mapPool(entries, 4, async ({ version, resource }) => {
+    const found = resource ?? (dated ? await getVersion(client, address, version) : undefined);
+    const a = found?.attributes;
+    const created = a?.['created-at'];
+    return {
+      version,
+      createdAt: created === undefined ? undefined : new Date(created),
+      complete: a === undefined ? undefined : a['shasums-uploaded'] && a['shasums-sig-uploaded'],
+    };
+  });
 }
 
 /** One version downloaded and verified as `provider check --download` does; its lock material, or why not. */
@@ -167,10 +177,12 @@ async function mergeAll(
   verified: Map<string, Verified>,
   platforms: string[] | undefined,
 ): Promise<FileChange[]> {
+  // A provider with a version that did not verify stays as it is in every file, whatever its other blocks' versions.
+  const failed = new Set(blocks.filter((b) => failure(b, verified) !== undefined).map((b) => b.type));
   const changes: FileChange[] = [];
   for (const file of files) {
     let parsed = file.parsed;
-    for (const block of blocks.filter((b) => b.file === file)) {
+    for (const block of blocks.filter((b) => b.file === file && !failed.has(b.type))) {
       const done = block.to === block.from ? undefined : verified.get(`${block.type} ${block.to}`);
       if (done === undefined || 'error' in done) continue;
       const hashes = entryHashes(done.material, platforms);
@@ -183,10 +195,30 @@ async function mergeAll(
   return changes;
 }
 
+/** The error of the version a block moves to, when it did not verify. */
+function failure(block: PlannedBlock, verified: Map<string, Verified>): VerificationError | undefined {
+  const done = block.to === undefined ? undefined : verified.get(`${block.type} ${block.to}`);
+  return done !== undefined && 'error' in done ? done.error : undefined;
+}
+
 /** Writes every changed file atomically, its mode kept; returns the files written, as shown. */
 function writeAll(changes: FileChange[]): string[] {
-  for (const { file, text } of changes) writeFileAtomically(file.file, text, { mode: file.mode });
-  return changes.map((c) => c.file.shown);
+  const written: string[] = [];
+  for (const { file, text } of changes) {
+    try {
+      writeFileAtomically(file.file, text, { mode: file.mode });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      const done = written.length === 0 ? 'no file was written' : `written before it: ${written.join(', ')}`;
+      throw new UsageError(`${file.shown} cannot be written (${code}); ${done}`, {
+        hint: 'Check that the file and its folder are writable, then run the same command again.',
+        details: { file: file.shown, written },
+        cause: error,
+      });
+    }
+    written.push(file.shown);
+  }
+  return written;
 }
 
 /** The run's `--json` document. */
@@ -197,12 +229,16 @@ function upgradeDocument(
   written: string[],
   dryRun: boolean,
 ): UpgradeDocument {
-  const failed = [...verified.entries()].flatMap(([key, v]) =>
-    'error' in v ? [{ key, error: v.error }] : [],
-  );
   const changed = new Set(changes.map((c) => c.file.shown));
+  const failedTypes = new Set(blocks.filter((b) => failure(b, verified) !== undefined).map((b) => b.type));
+  const failed = [...verified.entries()].flatMap(([key, v]) => {
+    if (!('error' in v)) return [];
+    const [type = '', version = ''] = key.split(' ');
+    const address = blocks.find((b) => b.type === type)!.address;
+    return [{ address, version, message: v.error.message }];
+  });
   return {
-    ok: failed.length === 0,
+    ok: failed.length === 0 && blocks.every((b) => b.none === undefined),
     dryRun,
     files: [...new Set(blocks.map((b) => b.file.shown))].map((file) => ({
       file,
@@ -210,18 +246,23 @@ function upgradeDocument(
       written: written.includes(file),
     })),
     blocks: blocks.map((b) => {
-      const done = b.to === undefined ? undefined : verified.get(`${b.type} ${b.to}`);
+      const error = failure(b, verified);
+      const stays = failedTypes.has(b.type) || b.to === undefined;
+      const reason =
+        b.none ??
+        (error === undefined && stays ? 'another version of this provider did not verify' : undefined);
       return {
         file: b.file.shown,
         line: b.line,
         address: b.address,
         from: b.from,
-        to: done !== undefined && 'error' in done ? null : (b.to ?? null),
+        to: stays ? b.from : b.to!,
+        moved: !stays && b.to !== b.from,
         held: b.held,
-        ...(b.none === undefined ? {} : { reason: b.none }),
-        ...(done !== undefined && 'error' in done ? { error: done.error.message } : {}),
+        ...(reason === undefined ? {} : { reason }),
+        ...(error === undefined ? {} : { error: error.message }),
       };
     }),
-    failed: failed.map(({ key, error }) => ({ version: key, message: error.message })),
+    failed,
   };
 }
