@@ -29,6 +29,11 @@ export function registerLockUpgrade(lock: ProgramCommand): void {
       collect,
     )
     .option('--dry-run', "show each file's diff; write nothing")
+    .option(
+      '--cache-dir <dir>',
+      "where the zips' hashes are kept across runs (default: the user's cache folder)",
+    )
+    .option('--no-cache', 'neither read nor keep hashes across runs')
     .runsWithSession(
       () => import('../commands/lockUpgrade/run.js').then((m) => m.runLockUpgrade),
       ({ flags, args }: CommandRun<LockUpgradeFlags>) => ({

@@ -7,6 +7,7 @@
  * file, hashed, removed). Every mismatch is collected and reported at once, with Terraform's own error text
  * beside ours.
  */
+import { createHash } from 'node:crypto';
 import { ApiError, VerificationError } from '../errors.js';
 import { createDownloader, DownloadError, type Downloader } from '../registry/downloads.js';
 import { fileStates } from '../registry/fileStates.js';
@@ -124,6 +125,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
       bytes: sums.bytes.length,
       lines: sums.bytes.toString('utf8').split('\n').filter(Boolean).length,
       zh: acceptableHashes(sums.bytes),
+      sha256: createHash('sha256').update(sums.bytes).digest('hex'),
     },
     platforms: reports,
     downloaded: input.download === true,

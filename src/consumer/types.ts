@@ -66,7 +66,8 @@ export interface ConsumerCheckReport {
   keyId: string;
   signature: SignatureVerdict;
   /** `zh`: what terraform init records from the signed SHA256SUMS (a `zh:` for every line). */
-  shasums: { bytes: number; lines: number; zh: string[] };
+  /** `sha256`: the hex SHA-256 of the signed SHA256SUMS itself (what a cache of the version's hashes is keyed by). */
+  shasums: { bytes: number; lines: number; zh: string[]; sha256: string };
   platforms: ConsumerPlatformReport[];
   downloaded: boolean;
   /** With `lockHashes`: whether the registry serves lock hashes (`packages`) in its download responses. */

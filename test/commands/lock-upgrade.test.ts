@@ -27,7 +27,6 @@ import {
 } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { buildRelease, type OriginRelease } from '../mirror/origin.js';
-import { ARCHIVIST_PREFIX } from '../../src/emulator/links.js';
 
 const start = emulatorPerTest();
 const PLATFORMS = ['darwin_arm64', 'linux_amd64'];
@@ -97,6 +96,10 @@ async function world(): Promise<{ e: Emulator; releases: Map<string, OriginRelea
   }
   return { e, releases };
 }
+
+/** The zips downloaded since the `from`th request of the log. */
+const zipGets = (e: Emulator, from: number): number =>
+  e.requestLog.records.slice(from).filter((r) => r.method === 'GET' && r.object === 'provider-binary').length;
 
 const addressOf = (e: Emulator): string => `${new URL(e.url).host}/${e.organization}/example`;
 
@@ -197,12 +200,16 @@ describe('provider lock upgrade', () => {
     );
     expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0 (2 lock files)`);
     expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 2.0.0 (1 lock file)`);
-    // Each zip of the two versions once, with SHA256SUMS and its signature (and the one Range request each
-    // version's check makes to learn whether the links answer ranges: the emulator's do not).
-    const zips = e.requestLog.records
-      .slice(seeded)
-      .filter((r) => r.method === 'GET' && r.path.startsWith(ARCHIVIST_PREFIX));
-    expect(zips).toHaveLength(2 * (2 + PLATFORMS.length + 1));
+    // Each zip of the two versions once (the first zip's GET twice: the one Range request each version's check
+    // makes to learn whether the links answer ranges, answered whole by the emulator and left unread).
+    expect(zipGets(e, seeded)).toBe(2 * (PLATFORMS.length + 1));
+    // The hashes were kept: one file per SHA256SUMS, named by its SHA-256.
+    const kept = fs.readdirSync(path.join(root, '.cache', 'provider', 'lock-hashes'));
+    expect(kept.sort()).toEqual(
+      ['1.4.0', '2.0.0']
+        .map((v) => `${createHash('sha256').update(releases.get(v)!.sums).digest('hex')}.json`)
+        .sort(),
+    );
     // The blocks pass provider lock check as the registry serves them.
     for (const dir of ['a', 'b']) {
       const check = await runCli(
@@ -344,5 +351,35 @@ describe('provider lock upgrade', () => {
     );
     expect(e.requestLog.records.length).toBe(requests);
     expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(texts);
+  });
+
+  it('a second run of the same versions downloads no zip: their hashes come from the cache; a damaged one is ignored', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    const cacheDir = path.join(root, 'hashes');
+    const start = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+    const first = await upgrade(e, root, 'a', '--cache-dir', cacheDir);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const upgraded = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+    expect(zipGets(e, 0)).toBeGreaterThan(0);
+
+    // The same move again (another checkout of the same lock file): nothing downloaded, the same text written.
+    fs.writeFileSync(path.join(root, 'a', '.terraform.lock.hcl'), start);
+    const before = e.requestLog.records.length;
+    const second = await upgrade(e, root, 'a', '--cache-dir', cacheDir);
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`from the cache (${cacheDir}): no zip downloaded`);
+    expect(zipGets(e, before)).toBe(0);
+    expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(upgraded);
+
+    // A damaged entry is no entry: the zips are downloaded again, and the same text written.
+    const [entry] = fs.readdirSync(cacheDir);
+    fs.writeFileSync(path.join(cacheDir, entry!), '{"shasums": "x", "h1": {}}');
+    fs.writeFileSync(path.join(root, 'a', '.terraform.lock.hcl'), start);
+    const again = e.requestLog.records.length;
+    const third = await upgrade(e, root, 'a', '--cache-dir', cacheDir);
+    expect(third.exitCode, third.stderr).toBe(0);
+    expect(zipGets(e, again)).toBe(PLATFORMS.length + 1);
+    expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(upgraded);
   });
 });

@@ -7,8 +7,9 @@
  * verified before the first file is written; a version that does not verify leaves its blocks as they are in every
  * file and ends the run with exit 3. Files are written atomically, and one with nothing to change is not touched.
  */
+import * as path from 'node:path';
 import { writeFileAtomically } from '../../atomicWrite.js';
-import { UsageError, VerificationError } from '../../errors.js';
+import { UsageError, type VerificationError } from '../../errors.js';
 import { parseAge } from '../../config/duration.js';
 import { lockAddress } from '../../lockfile/address.js';
 import { canonicalConstraints } from '../../lockfile/constraints.js';
@@ -16,16 +17,18 @@ import { lineDiff } from '../../lockfile/diff.js';
 import { mergeLock } from '../../lockfile/merge.js';
 import { parseLockFile } from '../../lockfile/parse.js';
 import { checkPattern } from '../../lockfile/policy.js';
-import { entryHashes, type LockMaterial } from '../../lockfile/source.js';
+import { entryHashes } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
-import { hashServedPackages, parsePlatforms } from '../lock.js';
+import { parsePlatforms } from '../lock.js';
 import { isNotFound, parseVersionArgument } from '../manage/context.js';
 import { mapPool } from '../../pool.js';
 import type { Session } from '../session.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
 import type { ServedVersionDate } from './choose.js';
+import { defaultCacheDir, openHashCache } from './cache.js';
 import { readLockFiles, type LockFileRead } from './files.js';
+import { verifyVersion, type Verified } from './verify.js';
 import { planUpgrade, type PlannedBlock } from './plan.js';
 import { renderUpgrade, type FileChange, type UpgradeDocument } from './report.js';
 
@@ -38,15 +41,16 @@ export interface LockUpgradeFlags {
   version?: string;
   platform?: string[];
   dryRun?: boolean;
+  /** `--cache-dir`: where computed hashes are kept (default: the user's cache folder). */
+  cacheDir?: string;
+  /** false with `--no-cache`. */
+  cache?: boolean;
 }
 
 /** What `provider lock upgrade` is asked to do. */
 export interface LockUpgradeOptions extends LockUpgradeFlags {
   paths: string[];
 }
-
-/** A version verified (its lock material), or why it does not verify. */
-type Verified = { material: LockMaterial } | { error: VerificationError };
 
 /** Runs `provider lock upgrade`; returns 0, or 3 when a version did not verify; throws for bad input (exit 2). */
 export async function runLockUpgrade(
@@ -73,6 +77,14 @@ export async function runLockUpgrade(
       },
     );
   }
+  const cache =
+    options.cache === false
+      ? undefined
+      : openHashCache(
+          options.cacheDir === undefined
+            ? defaultCacheDir(context.env, context.homeDir)
+            : path.resolve(context.cwd, options.cacheDir),
+        );
   const files = await readLockFiles(context.cwd, options.paths, options.recursive === true);
   const registry = await session.registry();
   const address = (type: string) => ({
@@ -101,7 +113,7 @@ export async function runLockUpgrade(
   for (const block of blocks) {
     const key = `${block.type} ${block.to}`;
     if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
-    verified.set(key, await verify(context, registry, address(block.type), block.to));
+    verified.set(key, await verifyVersion(context, registry.client, address(block.type), block.to, cache));
   }
   const changes = await mergeAll(files, blocks, verified, platforms);
   const written = options.dryRun === true ? [] : writeAll(changes);
@@ -139,35 +151,6 @@ async function servedVersions(
       complete: a === undefined ? undefined : a['shasums-uploaded'] && a['shasums-sig-uploaded'],
     };
   });
-}
-
-/** One version downloaded and verified as `provider check --download` does; its lock material, or why not. */
-async function verify(
-  context: RunContext,
-  registry: Awaited<ReturnType<Session['registry']>>,
-  address: { organization: string; namespace: string; name: string },
-  version: string,
-): Promise<Verified> {
-  try {
-    const report = await hashServedPackages(
-      context,
-      registry.client,
-      address,
-      version,
-      `${address.namespace}/${address.name}`,
-    );
-    return {
-      material: {
-        name: address.name,
-        version,
-        platforms: report.platforms.map((p) => ({ os: p.os, arch: p.arch, hashes: p.hashes })),
-        shasums: report.shasums.zh.map((hash) => hash.slice('zh:'.length)),
-      },
-    };
-  } catch (error) {
-    if (error instanceof VerificationError) return { error };
-    throw error;
-  }
 }
 
 /** Every file's blocks merged, one after another (the file parsed again between two); the files that change. */

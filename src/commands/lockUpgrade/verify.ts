@@ -1,0 +1,78 @@
+/**
+ * One version a lock file moves to, verified and hashed as `provider lock --registry` does it (the consumer check
+ * with downloads and lock hashes: src/commands/lock.ts `hashServedPackages`), with the hash cache (./cache.ts)
+ * in front: the version is first checked without downloads (its signature against the registered key, every
+ * filename and shasum against the signed SHA256SUMS), and when the cache holds an `h1:` for each of its zips under
+ * that SHA256SUMS's hash, no zip is downloaded. Otherwise every zip is, once, and the `h1:`s are kept.
+ */
+import { VerificationError } from '../../errors.js';
+import { checkConsumerView, type ConsumerCheckReport } from '../../consumer/check.js';
+import type { LockMaterial } from '../../lockfile/source.js';
+import type { RegistryClient } from '../../registry/http.js';
+import type { ProviderAddress } from '../../registry/paths.js';
+import { sortHashes } from '../../terraform/hashes.js';
+import type { RunContext } from '../context.js';
+import { hashServedPackages } from '../lock.js';
+import type { HashCache } from './cache.js';
+
+/** A version verified (its lock material, and whether its hashes came from the cache), or why it does not verify. */
+export type Verified = { material: LockMaterial; cached: boolean } | { error: VerificationError };
+
+/** Verifies and hashes one version (see above). */
+export async function verifyVersion(
+  context: RunContext,
+  client: RegistryClient,
+  address: ProviderAddress,
+  version: string,
+  cache: HashCache | undefined,
+): Promise<Verified> {
+  const shown = `${address.namespace}/${address.name}`;
+  try {
+    if (cache !== undefined) {
+      const { output, signal, now } = context;
+      const light = await checkConsumerView({ client, address, version, output, signal, now });
+      const kept = await cache.get(light.shasums.sha256);
+      if (kept !== undefined && light.platforms.every((p) => kept[p.filename] !== undefined)) {
+        output.info(`Hashes of ${shown} ${version} from the cache (${cache.dir}): no zip downloaded`);
+        const withH1 = light.platforms.map((p) => ({
+          ...p,
+          hashes: sortHashes([...p.hashes, kept[p.filename]!]),
+        }));
+        return { material: material(address.name, version, { ...light, platforms: withH1 }), cached: true };
+      }
+    }
+    const report = await hashServedPackages(context, client, address, version, shown);
+    if (cache !== undefined) await keep(context, cache, report);
+    return { material: material(address.name, version, report), cached: false };
+  } catch (error) {
+    if (error instanceof VerificationError) return { error };
+    throw error;
+  }
+}
+
+/** Keeps each zip's `h1:` under the SHA256SUMS's hash; a cache that cannot be written is a warning. */
+async function keep(context: RunContext, cache: HashCache, report: ConsumerCheckReport): Promise<void> {
+  const h1 = Object.fromEntries(
+    report.platforms.flatMap((p) => {
+      const hash = p.hashes.find((h) => h.startsWith('h1:'));
+      return hash === undefined ? [] : [[p.filename, hash]];
+    }),
+  );
+  if (!(await cache.set(report.shasums.sha256, h1)))
+    context.output.warn(
+      `The hash cache in ${cache.dir} cannot be written: the next run downloads the zips again`,
+    );
+}
+
+function material(
+  name: string,
+  version: string,
+  report: Pick<ConsumerCheckReport, 'platforms' | 'shasums'>,
+): LockMaterial {
+  return {
+    name,
+    version,
+    platforms: report.platforms.map((p) => ({ os: p.os, arch: p.arch, hashes: p.hashes })),
+    shasums: report.shasums.zh.map((hash) => hash.slice('zh:'.length)),
+  };
+}
