@@ -53,7 +53,7 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
   const scratch = withH1 ? await mkdtemp(join(input.tmpDir ?? tmpdir(), 'provider-check-')) : undefined;
   const known: KnownPackage[] = [];
   // Whether the download links answer ranges, once one told (then each zip's h1: comes from its one download).
-  const ranges: RangeSupport = { answered: withH1 ? undefined : false };
+  const ranges: RangeSupport = {};
   let reports: ConsumerPlatformReport[];
   let files = 0;
   try {
@@ -106,11 +106,10 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
   return { reports, known };
 }
 
-/** Whether the check's download links answer ranges: undefined until the first asked told. */
+/** Whether the check's download links answer ranges, as the first zip found out. */
 interface RangeSupport {
-  answered: boolean | undefined;
-  /** The first zip's asking, waited for by the others. */
-  asked?: Promise<void>;
+  /** The first zip's asking: whether its link answered ranges; the others wait for it. */
+  answer?: Promise<boolean>;
 }
 
 /** One zip's download, as `fetchArchive` makes it. */
@@ -139,9 +138,8 @@ async function fetchArchive(
   if (file === undefined) return downloader.digest(link, what, fresh);
   // One zip asks first; the others wait for its answer rather than each ask a host that ignores ranges.
   const { ranges } = fetch;
-  const first = ranges.answered === undefined && ranges.asked === undefined;
-  if (!first && ranges.answered === undefined) await ranges.asked;
-  if (ranges.answered !== false) {
+  const first = ranges.answer === undefined;
+  if (first || (await ranges.answer)) {
     const host = new URL(link).host;
     const input = { downloader, link, what, filename: p.filename, host, limit: MAX_ZIP_BYTES };
     // A refused range (an expired link) is left to the plain download, which asks for a fresh link.
@@ -150,12 +148,11 @@ async function fetchArchive(
       throw error;
     });
     if (first)
-      ranges.asked = opening.then(
-        () => undefined,
-        () => undefined,
+      ranges.answer = opening.then(
+        (zip) => zip !== undefined,
+        () => false,
       );
     const remote = await opening;
-    ranges.answered ??= remote !== undefined;
     // The download that fails or does not hold together this way is made the plain way (retried, its link
     // refreshed), as `terraform init` makes it.
     if (remote !== undefined) {
