@@ -250,6 +250,8 @@ export function parsePlatforms(values: string[] | undefined): string[] | undefin
 export async function readLockFile(
   file: string,
   shown: string,
+  /** What to do about a path that cannot be read, for the command reading it. */
+  give = 'Give --lock-file the path of a regular .terraform.lock.hcl file (it is created when missing).',
 ): Promise<{ parsed: ParsedLockFile; mode: number } | undefined> {
   let bytes: Buffer;
   let mode: number;
@@ -261,18 +263,18 @@ export async function readLockFile(
     const details = { file: shown };
     if (error instanceof NotRegularFileError) {
       throw new UsageError(`${shown} is ${error.kind}, not a regular file: it was not read or changed`, {
-        hint: 'Give --lock-file the path of a regular .terraform.lock.hcl file (it is created when missing).',
+        hint: give,
         details: { ...details, kind: error.kind },
       });
     }
     if (error instanceof FileTooLargeError) {
       throw new UsageError(`${tooLargeMessage(shown, error, 'a lock file')}: it was not read or changed`, {
-        hint: 'Give --lock-file the path of a .terraform.lock.hcl file (it is created when missing).',
+        hint: give,
         details: { ...details, bytes: error.bytes, limit: error.limit },
       });
     }
     throw new UsageError(`${shown} cannot be read (${code ?? (error as Error).message})`, {
-      hint: 'Give --lock-file the path of a .terraform.lock.hcl file (it is created when missing).',
+      hint: give,
       details,
       cause: error,
     });

@@ -353,6 +353,18 @@ describe('provider lock upgrade', () => {
     expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(texts);
   });
 
+  it('a lock file that is not a regular file: exit 2 naming it, with what lock upgrade takes', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    fs.mkdirSync(path.join(root, 'd', '.terraform.lock.hcl'), { recursive: true });
+    const result = await upgrade(e, root, 'd');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(path.join('d', '.terraform.lock.hcl'));
+    expect(result.stderr).toContain(
+      'hint: Give lock files, or folders holding a .terraform.lock.hcl that is a regular file.',
+    );
+  });
+
   it('a second run of the same versions downloads no zip: their hashes come from the cache; a damaged one is ignored', async () => {
     const { e, releases } = await world();
     const root = configurations(e, releases);

@@ -14,6 +14,9 @@ import { readLockFile } from '../lock.js';
 /** The lock file's name in a configuration's root. */
 export const LOCK_FILE_NAME = '.terraform.lock.hcl';
 
+/** What to do about a lock file that cannot be read. */
+const GIVE = 'Give lock files, or folders holding a .terraform.lock.hcl that is a regular file.';
+
 /** Folders never walked into: Terraform's own cache, version control, JavaScript packages. */
 const SKIPPED = new Set(['.terraform', '.git', 'node_modules']);
 
@@ -56,7 +59,7 @@ export async function readLockFiles(
   const read: LockFileRead[] = [];
   for (const file of files) {
     const shown = path.relative(cwd, file) || file;
-    const existing = await readLockFile(file, shown);
+    const existing = await readLockFile(file, shown, GIVE);
     if (existing === undefined) {
       throw new UsageError(`${shown} does not exist`, {
         hint: 'Run terraform init in the configuration first (it writes the lock file), or use --recursive to find them.',
