@@ -17,6 +17,7 @@ import { mergeLock, type MergeResult } from '../lockfile/merge.js';
 import { LockFileError, parseLockFile, type ParsedLockFile } from '../lockfile/parse.js';
 import { entryHashes, releaseMaterial, type LockMaterial, type LockSource } from '../lockfile/source.js';
 import { checkConsumerView, type ConsumerCheckReport } from '../consumer/check.js';
+import type { ConsumerCheckInput } from '../consumer/types.js';
 import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import { openVersion } from './manage/context.js';
@@ -210,10 +211,16 @@ export function hashServedPackages(
   address: ProviderAddress,
   version: string,
   shown: string,
+  /**
+   * For a run that checks several versions: where the downloads are shown (its batch's line then says what is
+   * downloaded), and what the run knows of each host's ranges.
+   */
+  run: Pick<ConsumerCheckInput, 'progress' | 'ranges'> = {},
 ): Promise<ConsumerCheckReport> {
-  context.output.info(
-    `Downloading every package of ${shown} ${version} to hash it, as terraform providers lock would`,
-  );
+  if (run.progress === undefined)
+    context.output.info(
+      `Downloading every package of ${shown} ${version} to hash it, as terraform providers lock would`,
+    );
   return checkConsumerView({
     client,
     address,
@@ -224,6 +231,7 @@ export function hashServedPackages(
     tmpDir: context.tmpDir,
     signal: context.signal,
     now: context.now,
+    ...run,
   });
 }
 

@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageHashError, remoteZipHashes, zipHash1 } from '../release/hashing/lockHashes.js';
-import { DownloadError, type Downloader, type FreshLink } from '../registry/downloads.js';
+import { DownloadError, type ByteProgress, type Downloader, type FreshLink } from '../registry/downloads.js';
+import type { TransferHandle } from '../ui/progress.js';
 import { MAX_ZIP_BYTES, openRangedZip } from './rangedZip.js';
 import { VerificationError } from '../errors.js';
 import { getPlatform } from '../registry/providerPlatforms.js';
@@ -52,10 +53,20 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
   const withH1 = input.lockHashes === true && input.download === true;
   const scratch = withH1 ? await mkdtemp(join(input.tmpDir ?? tmpdir(), 'provider-check-')) : undefined;
   const known: KnownPackage[] = [];
-  // Whether the download links answer ranges, once one told (then each zip's h1: comes from its one download).
-  const ranges: RangeSupport = {};
+  // Whether each host's download links answer ranges, once one told (then each zip's h1: comes from its one
+  // download); shared with the run's other checks when it gives its own.
+  const ranges: RangeSupport = input.ranges ?? new Map<string, Promise<boolean>>();
   let reports: ConsumerPlatformReport[];
   let files = 0;
+  const before = problems.length;
+  const batch =
+    input.download === true
+      ? input.progress?.downloads(
+          `Downloading the ${platforms.length} zips of ${label}`,
+          platforms.length,
+          label,
+        )
+      : undefined;
   try {
     reports = await mapPool(platforms, concurrency, async ({ resource, served: p }) => {
       const listed = sums ? listedHash(sums, p.filename)?.toLowerCase() : undefined;
@@ -71,14 +82,17 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
       const link = resource.links['provider-binary-download'];
       const what = `${p.filename} (${platformName(p)} of ${label})`;
       const file = scratch === undefined ? undefined : join(scratch, `${files++}.zip`);
+      let transfer: TransferHandle | undefined;
       try {
         if (link === undefined) throw new DownloadError(`no download link for ${what}`, undefined, 'no link');
         const fresh = async () =>
           (await getPlatform(client, address, input.version, p.os, p.arch))?.links[
             'provider-binary-download'
           ];
+        transfer = input.progress?.transfer(p.filename, undefined);
+        const onBytes = transfer === undefined ? undefined : transfer.update.bind(transfer);
         const digest = await fetchArchive(
-          { downloader, ranges, link, what, fresh, file, signal: input.signal },
+          { downloader, ranges, link, what, fresh, file, signal: input.signal, onBytes },
           p,
         );
         const problem = archiveChecksumProblem(p, digest.sha256);
@@ -91,7 +105,10 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
           if (h1 !== undefined) report.hashes = sortHashes([...report.hashes, h1]);
         }
         input.onArchive?.(report, problem);
+        if (problem === undefined) transfer?.done();
+        else transfer?.fail();
       } catch (error) {
+        transfer?.fail();
         if (!(error instanceof DownloadError)) throw error;
         problems.push(downloadProblem(error, platformName(p), what, 'archive'));
       } finally {
@@ -99,18 +116,20 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
       }
       return report;
     });
+  } catch (error) {
+    batch?.fail();
+    throw error;
   } finally {
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   }
+  if (problems.length === before) batch?.succeed();
+  else batch?.fail();
 
   return { reports, known };
 }
 
-/** Whether the check's download links answer ranges, as the first zip found out. */
-interface RangeSupport {
-  /** The first zip's asking: whether its link answered ranges; the others wait for it. */
-  answer?: Promise<boolean>;
-}
+/** Whether each host's download links answer ranges, as the first zip on it found out; the others wait for it. */
+type RangeSupport = Map<string, Promise<boolean>>;
 
 /** One zip's download, as `fetchArchive` makes it. */
 interface ArchiveFetch {
@@ -122,6 +141,8 @@ interface ArchiveFetch {
   /** With lock hashes: where the zip is kept if its link answers no ranges. */
   file: string | undefined;
   signal: AbortSignal | undefined;
+  /** Told of the bytes received (for progress). */
+  onBytes: ByteProgress | undefined;
 }
 
 /**
@@ -134,13 +155,14 @@ async function fetchArchive(
   fetch: ArchiveFetch,
   p: ServedPlatform,
 ): Promise<{ sha256: string; bytes: number; h1?: string | PackageHashError }> {
-  const { downloader, link, what, fresh, file } = fetch;
+  const { downloader, link, what, fresh, file, onBytes } = fetch;
   if (file === undefined) return downloader.digest(link, what, fresh);
   // One zip asks first; the others wait for its answer rather than each ask a host that ignores ranges.
   const { ranges } = fetch;
-  const first = ranges.answer === undefined;
-  if (first || (await ranges.answer)) {
-    const host = new URL(link).host;
+  const host = new URL(link).host;
+  const known = ranges.get(host);
+  const first = known === undefined;
+  if (first || (await known)) {
     const input = { downloader, link, what, filename: p.filename, host, limit: MAX_ZIP_BYTES };
     // A refused range (an expired link) is left to the plain download, which asks for a fresh link.
     const opening = openRangedZip(input).catch((error: unknown) => {
@@ -148,22 +170,25 @@ async function fetchArchive(
       throw error;
     });
     if (first)
-      ranges.answer = opening.then(
-        (zip) => zip !== undefined,
-        () => false,
+      ranges.set(
+        host,
+        opening.then(
+          (zip) => zip !== undefined,
+          () => false,
+        ),
       );
     const remote = await opening;
     // The download that fails or does not hold together this way is made the plain way (retried, its link
     // refreshed), as `terraform init` makes it.
     if (remote !== undefined) {
-      const hashed = await remoteZipHashes(remote, p.filename).catch((error: unknown) => {
+      const hashed = await remoteZipHashes(remote, p.filename, onBytes).catch((error: unknown) => {
         if (error instanceof DownloadError || error instanceof VerificationError) return undefined;
         throw error;
       });
       if (hashed !== undefined) return hashed;
     }
   }
-  const digest = await downloader.toFile(link, what, file, fresh);
+  const digest = await downloader.toFile(link, what, file, fresh, onBytes);
   const h1 = await zipHash1(file, p.filename, { signal: fetch.signal }).catch((error: unknown) => {
     if (error instanceof PackageHashError) return error;
     throw error;

@@ -3,6 +3,7 @@ import type { RegistryClient } from '../registry/http.js';
 import type { ProviderAddress } from '../registry/paths.js';
 import type { PlatformResource, VersionResource } from '../terraform/api.js';
 import type { Output } from '../ui/output.js';
+import type { Progress } from '../ui/progress.js';
 import type { ConsumerProblem } from './checksums.js';
 import type { PackageVerdict } from './packages.js';
 import type { SignatureVerdict } from './signature.js';
@@ -20,6 +21,11 @@ export interface ConsumerCheckInput {
   now?: () => Date;
   /** Called as each archive has been downloaded and hashed (for progress lines); `problem` when it mismatched. */
   onArchive?: (platform: ConsumerPlatformReport, problem: ConsumerProblem | undefined) => void;
+  /**
+   * With `download`: where the downloads are shown (one batch for the version, a transfer per zip with its bytes);
+   * the caller stops it.
+   */
+  progress?: Pick<Progress, 'downloads' | 'transfer'>;
   /** Archives downloaded at once with `download` (default 4). */
   concurrency?: number;
   /** First backoff of download retries, in ms (default 300; publish passes its PROVIDER_RETRY_DELAY). */
@@ -30,6 +36,11 @@ export interface ConsumerCheckInput {
    * from the zip streamed to a temporary file under `tmpDir`.
    */
   lockHashes?: boolean;
+  /**
+   * With `lockHashes` and `download`: whether each host's download links answer ranges, as found out so far. Checks
+   * of one run share it, so that each host is asked once (by one Range request, left unread when answered whole).
+   */
+  ranges?: Map<string, Promise<boolean>>;
   /** Where downloaded zips are hashed with `lockHashes` and `download` (default: the system's). */
   tmpDir?: string;
   /**

@@ -1,6 +1,6 @@
 /**
  * The request log: one record per request (method, path, status, whether an Authorization header was present,
- * content type and length, bytes received). Never a token, never the secret part of a link. `logRequest` is the
+ * content type and length, bytes received, the Range asked for). Never a token, never the secret part of a link. `logRequest` is the
  * emulator's step that writes a request's record when its answer ends, or when its connection closes without one.
  */
 import { appendFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ export interface RequestRecord extends ExchangeFacts {
   bytes: number;
   durationMs: number;
   userAgent: string | null;
+  /** The `Range` header, when sent (a partial read of a download, or a client asking whether ranges are served). */
+  range?: string;
 }
 
 /** Keeps records in memory (for tests) and appends them to a JSONL file when one is given. */
@@ -96,6 +98,7 @@ function recordOf(exchange: Exchange, status: number, time: number): RequestReco
     bytes: ctx.bytesIn ?? ctx.body?.length ?? 0,
     durationMs: time - exchange.started,
     userAgent: req.headers['user-agent'] ?? null,
+    ...(req.headers.range === undefined ? {} : { range: req.headers.range }),
     ...exchange.facts,
   };
 }

@@ -26,6 +26,7 @@ import {
   upload,
 } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
+import { ANSI } from './publish/helpers.js';
 import { buildRelease, type OriginRelease } from '../mirror/origin.js';
 
 const start = emulatorPerTest();
@@ -97,9 +98,18 @@ async function world(): Promise<{ e: Emulator; releases: Map<string, OriginRelea
   return { e, releases };
 }
 
-/** The zips downloaded since the `from`th request of the log. */
+/** The requests for zips since the `from`th request of the log. */
 const zipGets = (e: Emulator, from: number): number =>
   e.requestLog.records.slice(from).filter((r) => r.method === 'GET' && r.object === 'provider-binary').length;
+
+/** How many times each zip was fetched whole (a GET without Range) since the `from`th request, by platform id. */
+function wholeFetches(e: Emulator, from: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of e.requestLog.records.slice(from))
+    if (r.method === 'GET' && r.object === 'provider-binary' && r.range === undefined)
+      counts.set(r.owner!, (counts.get(r.owner!) ?? 0) + 1);
+  return counts;
+}
 
 const addressOf = (e: Emulator): string => `${new URL(e.url).host}/${e.organization}/example`;
 
@@ -159,10 +169,16 @@ function configurations(e: Emulator, releases: Map<string, OriginRelease>): stri
 }
 
 function upgrade(e: Emulator, cwd: string, ...args: string[]) {
+  return upgradeOn({ tty: false }, e, cwd, ...args);
+}
+
+/** The same, on a terminal or not. */
+function upgradeOn(options: { tty: boolean }, e: Emulator, cwd: string, ...args: string[]) {
   return runCli(['lock', 'upgrade', ...args, '--hostname', e.url, '--organization', e.organization], {
     cwd,
     homeDir: cwd,
     env: { TFE_TOKEN: e.ownerToken, NO_COLOR: '1' },
+    tty: options.tty,
   });
 }
 
@@ -200,9 +216,11 @@ describe('provider lock upgrade', () => {
     );
     expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0 (2 lock files)`);
     expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 2.0.0 (1 lock file)`);
-    // Each zip of the two versions once (the first zip's GET twice: the one Range request each version's check
-    // makes to learn whether the links answer ranges, answered whole by the emulator and left unread).
-    expect(zipGets(e, seeded)).toBe(2 * (PLATFORMS.length + 1));
+    // Each zip of the two versions fetched once; and one Range request in the whole run, to learn whether the
+    // host's links answer ranges (the emulator answers it whole, and it is left unread).
+    const whole = wholeFetches(e, seeded);
+    expect([whole.size, [...whole.values()].every((n) => n === 1)]).toEqual([2 * PLATFORMS.length, true]);
+    expect(zipGets(e, seeded)).toBe(2 * PLATFORMS.length + 1);
     // The hashes were kept: one file per SHA256SUMS, named by its SHA-256.
     const kept = fs.readdirSync(path.join(root, '.cache', 'provider', 'lock-hashes'));
     expect(kept.sort()).toEqual(
@@ -393,5 +411,34 @@ describe('provider lock upgrade', () => {
     expect(third.exitCode, third.stderr).toBe(0);
     expect(zipGets(e, again)).toBe(PLATFORMS.length + 1);
     expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(upgraded);
+  });
+
+  it('shows the downloads: a progress display on a terminal, plain lines in CI, nothing with --json', async () => {
+    const { e, releases } = await world();
+    const of = `${e.organization}/example 1.4.0`;
+    const zip = 'terraform-provider-example_1.4.0_linux_amd64.zip';
+
+    const plain = await upgradeOn({ tty: false }, e, configurations(e, releases), 'a', '--no-cache');
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    const lines = plain.stderr.trim().split('\n');
+    expect(lines).toContain(`Downloading the ${PLATFORMS.length} zips of ${of}`);
+    expect(lines).toContain(`Downloading ${zip} of ${of}`);
+    expect(lines.filter((l) => l.startsWith(`Downloaded ${PLATFORMS.length} files of ${of}: `))).toHaveLength(
+      1,
+    );
+    expect(plain.stderr).not.toMatch(ANSI);
+
+    const tty = await upgradeOn({ tty: true }, e, configurations(e, releases), 'a', '--no-cache');
+    expect(tty.exitCode, tty.stderr).toBe(0);
+    expect(tty.stderr).toMatch(ANSI);
+    expect(tty.stderr).toMatch(
+      new RegExp(`✓ Downloaded ${PLATFORMS.length} files of ${of}: [\\d.]+ (B|KiB) in [\\d.]+m?s`),
+    );
+
+    const json = await upgradeOn({ tty: true }, e, configurations(e, releases), 'a', '--no-cache', '--json');
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+    expect(json.stderr).not.toMatch(/Download/);
+    expect(json.stderr).not.toMatch(ANSI);
   });
 });

@@ -22,6 +22,7 @@ import type { RunContext } from '../context.js';
 import { parsePlatforms } from '../lock.js';
 import { isNotFound, parseVersionArgument } from '../manage/context.js';
 import { mapPool } from '../../pool.js';
+import { createProgress } from '../../ui/progress.js';
 import type { Session } from '../session.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
@@ -110,10 +111,23 @@ export async function runLockUpgrade(
   }
   // Each version once, however many blocks move to it; a block already at its version stays as it is.
   const verified = new Map<string, Verified>();
-  for (const block of blocks) {
-    const key = `${block.type} ${block.to}`;
-    if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
-    verified.set(key, await verifyVersion(context, registry.client, address(block.type), block.to, cache));
+  const progress = await createProgress(context.output, {
+    stream: context.stderr,
+    now: () => context.now().getTime(),
+  });
+  const ranges = new Map<string, Promise<boolean>>();
+  try {
+    for (const block of blocks) {
+      const key = `${block.type} ${block.to}`;
+      if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
+      const to = address(block.type);
+      verified.set(
+        key,
+        await verifyVersion(context, registry.client, to, block.to, cache, { progress, ranges }),
+      );
+    }
+  } finally {
+    progress.stop();
   }
   const changes = await mergeAll(files, blocks, verified, platforms);
   const written = options.dryRun === true ? [] : writeAll(changes);

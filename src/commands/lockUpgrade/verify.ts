@@ -7,6 +7,7 @@
  */
 import { VerificationError } from '../../errors.js';
 import { checkConsumerView, type ConsumerCheckReport } from '../../consumer/check.js';
+import type { ConsumerCheckInput } from '../../consumer/types.js';
 import type { LockMaterial } from '../../lockfile/source.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
@@ -25,6 +26,8 @@ export async function verifyVersion(
   address: ProviderAddress,
   version: string,
   cache: HashCache | undefined,
+  /** Where the downloads are shown, and what the run knows of each host's ranges. */
+  run: Pick<ConsumerCheckInput, 'progress' | 'ranges'>,
 ): Promise<Verified> {
   const shown = `${address.namespace}/${address.name}`;
   try {
@@ -41,7 +44,7 @@ export async function verifyVersion(
         return { material: material(address.name, version, { ...light, platforms: withH1 }), cached: true };
       }
     }
-    const report = await hashServedPackages(context, client, address, version, shown);
+    const report = await hashServedPackages(context, client, address, version, shown, run);
     if (cache !== undefined) await keep(context, cache, report);
     return { material: material(address.name, version, report), cached: false };
   } catch (error) {

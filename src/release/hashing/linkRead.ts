@@ -114,13 +114,20 @@ export async function* fromLink(
 }
 
 /** A remote zip's body read once for its SHA-256 and its planned entries' hashes; nothing is expected of them. */
-export async function digestLink(remote: RemoteZip, filename: string, plan: ZipPlan): Promise<LinkDigest> {
+export async function digestLink(
+  remote: RemoteZip,
+  filename: string,
+  plan: ZipPlan,
+  /** Told of the bytes taken in so far, and the zip's size (for progress). */
+  onBytes?: (received: number, total: number) => void,
+): Promise<LinkDigest> {
   const intake = new Intake(plan, remote, filename);
   const other = otherSize(remote, filename, remote.bytes);
   try {
     for await (const chunk of remote.body()) {
       if (intake.bytes + chunk.length > remote.bytes) throw other(`has more than ${remote.bytes} bytes`);
       await intake.take(chunk);
+      onBytes?.(intake.bytes, remote.bytes);
     }
     if (intake.bytes < remote.bytes) throw other(`ended after ${intake.bytes} bytes`);
     return await intake.finish();

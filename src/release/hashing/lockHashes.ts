@@ -140,12 +140,15 @@ export async function zipHash1(
 export async function remoteZipHashes(
   remote: RemoteZip,
   filename: string,
+  /** Told of the bytes read so far (for progress). */
+  onBytes?: (received: number, total: number) => void,
 ): Promise<{ sha256: string; bytes: number; h1: string | PackageHashError }> {
   const planned = await planZipHash(filename, filename, remote).catch((error: unknown) => {
     if (error instanceof PackageHashError) return error;
     throw error;
   });
-  const read = await digestLink(remote, filename, planned instanceof PackageHashError ? [] : planned.plan);
+  const plan = planned instanceof PackageHashError ? [] : planned.plan;
+  const read = await digestLink(remote, filename, plan, onBytes);
   const { sha256, bytes, entries } = read;
   if (planned instanceof PackageHashError) return { sha256, bytes, h1: planned };
   if ('failure' in entries)
