@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The benchmarks, side by side: every figure is a ratio against a baseline measured in the same run.
 //
-//   npm run bench                  # all eight figures (builds first); about 14 minutes on 2 cores
+//   npm run bench                  # all nine figures (builds first); about 14 minutes on 2 cores
 //   npm run bench -- --quick       # the same figures, smaller and shorter: under two minutes
 //   npm run bench -- --large       # figure 1 with 13 × 128 MiB instead of 13 × 32 MiB
 //   npm run bench -- --only startup,verify               # some figures (all their rows)
@@ -13,7 +13,7 @@
 // repetitions. A run with either writes bench/results/<name>-partial.json, never the committed results.
 // Prints one table (figure, ours, baseline, ratio, target, met) and writes it with the details as JSON to
 // bench/results/latest.json (latest-quick.json for --quick). Temporary data (GBs) is removed after the run.
-// Figures: startup, verify, bare, network, memory, integrator, scaleout, mirror (docs/performance.md); publish on
+// Figures: startup, verify, bare, network, memory, integrator, scaleout, mirror, lock (docs/performance.md); publish on
 // loopback is `bare`, against the bare publisher plus `provider verify` of the same release.
 // Releases are shaped as goreleaser writes them (bench/lib/release.mjs) unless a row says "stored".
 // It measures the Node that runs it, which must be one the project supports (22.14 or later).
@@ -23,6 +23,7 @@ import * as path from 'node:path';
 import { bareFigure } from './figures/bare.mjs';
 import { integratorFigure } from './figures/integrator.mjs';
 import { memoryFigure } from './figures/memory.mjs';
+import { lockFigure } from './figures/lock.mjs';
 import { mirrorFigure } from './figures/mirror.mjs';
 import { scaleoutFigure } from './figures/scaleout.mjs';
 import { networkFigure } from './figures/network.mjs';
@@ -34,7 +35,17 @@ import { hashOnce, verifyOnce } from './lib/publish.mjs';
 import { makeRelease } from './lib/release.mjs';
 import { machine, renderTable, writeResults } from './lib/rows.mjs';
 
-const FIGURES = ['startup', 'verify', 'bare', 'network', 'memory', 'integrator', 'scaleout', 'mirror'];
+const FIGURES = [
+  'startup',
+  'verify',
+  'bare',
+  'network',
+  'memory',
+  'integrator',
+  'scaleout',
+  'mirror',
+  'lock',
+];
 /** The oldest Node the project supports (package.json's engines): figures of an older one say nothing. */
 const NODE_FLOOR = [22, 14];
 const args = process.argv.slice(2);
@@ -116,6 +127,7 @@ const planned = quick
         reps: 3,
       },
       mirror: { sizeMiB: 8, reps: 1 },
+      lock: { exeMiB: 8, reps: 1 },
       verifyReps: 5,
       startupReps: 15,
       seconds: 2,
@@ -141,6 +153,8 @@ const planned = quick
         },
         // 3 versions × 5 platforms of this size, origin to destination; each run of either side moves 244 MB.
         mirror: { sizeMiB: 32, reps: 5 },
+        // 40 lock files × 3 providers × 5 platforms; 33 MiB executables deflate to zips of about 16 MiB.
+        lock: { exeMiB: 33, reps: 5 },
       },
       ...{ startupReps: 41, seconds: 20, warmupSeconds: 3, maxJobs: 64 },
     };
@@ -152,6 +166,7 @@ const plan =
         ...{ reps: repsOverride, verifyReps: repsOverride, startupReps: repsOverride },
         bare: { ...planned.bare, reps: repsOverride },
         mirror: { ...planned.mirror, reps: repsOverride },
+        lock: { ...planned.lock, reps: repsOverride },
       };
 // `concurrency`: the fixed number the default is compared with (the default before `auto`).
 const NETWORK = { latency: '40ms', bandwidth: '25MB/s', totalBandwidth: '100MB/s', concurrency: 4 };
@@ -265,6 +280,7 @@ try {
     rows.push(...measured.filter((r) => wants(r.id)));
   }
   if (only.includes('mirror')) rows.push(...(await mirrorFigure({ work, ...plan.mirror, wants, log })));
+  if (only.includes('lock')) rows.push(...(await lockFigure({ work, ...plan.lock, wants, log })));
 } finally {
   cleanup();
 }

@@ -27,13 +27,15 @@ import { startServer } from './proc.mjs';
 
 /**
  * Starts an emulator whose state lives under `dir`; resolves with its start-up document and `stop()`.
- * @param {{ dir: string, ranges?: boolean } & Network} options with `ranges`, downloads answer byte ranges
+ * @param {{ dir: string, ranges?: boolean, requestLog?: string } & Network} options with `ranges`, downloads
+ *   answer byte ranges; with `requestLog`, every request is logged to that file (one JSON line each)
  * @returns {Promise<Emulator>}
  */
-export async function startEmulator({ dir, latency, bandwidth, totalBandwidth, ranges }) {
+export async function startEmulator({ dir, latency, bandwidth, totalBandwidth, ranges, requestLog }) {
   const dataDir = fs.mkdtempSync(path.join(dir, 'emulator-'));
   const args = [BIN, 'emulate', '--json', '--port', '0', '--data-dir', dataDir];
   if (ranges) args.push('--ranges');
+  if (requestLog) args.push('--request-log', requestLog);
   if (latency) args.push('--latency', latency);
   if (bandwidth) args.push('--bandwidth', bandwidth);
   if (totalBandwidth) args.push('--total-bandwidth', totalBandwidth);

@@ -141,22 +141,26 @@ function sha256(file) {
 }
 
 /**
- * A signed release of `example` `version` in `dir`: one zip per platform whose executable is `size` bytes
+ * A signed release of `example` (or `name`) `version` in `dir`: one zip per platform whose executable is `size` bytes
  * (shaped as `shape` says), the manifest, SHA256SUMS and its binary detached signature. Returns what the
  * benchmarks need to know about it: `size` is each executable's, `zipSize` the largest zip's, `ratio` the zips'
  * size over their content's.
  * @param {string} dir
- * @param {{ version?: string, size: number, platforms?: string[], shape?: Shape }} options
+ * @param {{ name?: string, version?: string, size: number, platforms?: string[], shape?: Shape }} options
+ *   `name`: the provider's (default `example`)
  */
-export async function makeRelease(dir, { version = '1.0.0', size, platforms = PLATFORMS, shape = 'stored' }) {
+export async function makeRelease(
+  dir,
+  { name = NAME, version = '1.0.0', size, platforms = PLATFORMS, shape = 'stored' },
+) {
   fs.mkdirSync(dir, { recursive: true });
-  const prefix = `terraform-provider-${NAME}_${version}`;
+  const prefix = `terraform-provider-${name}_${version}`;
   const lines = [];
   const zips = [];
   let [zipBytes, contentBytes, zipSize] = [0, 0, 0];
   for (const platform of platforms) {
     const filename = `${prefix}_${platform}.zip`;
-    const exe = `terraform-provider-${NAME}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
+    const exe = `terraform-provider-${name}_v${version}${platform.startsWith('windows') ? '.exe' : ''}`;
     const file = path.join(dir, filename);
     const written = await writeZip(file, members(shape, exe, size));
     const ratio = written.dataBytes / written.contentBytes;
@@ -196,7 +200,7 @@ export async function makeRelease(dir, { version = '1.0.0', size, platforms = PL
   const ratio = zipBytes / contentBytes;
   return {
     dir,
-    name: NAME,
+    name,
     version,
     prefix,
     zips,
