@@ -259,9 +259,13 @@ function expectHashes(root, expected) {
  */
 function readLog(file) {
   if (!fs.existsSync(file)) return [];
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  /** @type {{ method: string, object?: string, owner?: string, range?: string }[]} */
+  const records = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line === '') continue;
+    /** @type {unknown} */
+    const record = JSON.parse(line);
+    records.push(/** @type {(typeof records)[number]} */ (record));
+  }
+  return records;
 }
