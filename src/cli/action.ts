@@ -1,7 +1,8 @@
 /**
  * The GitHub Action (action.yml at the repository root runs `action/main.cjs`, this module bundled by
  * scripts/bundle.mjs from ./actionEntry.ts; in src/cli/ because, like main.ts, it is a front end that reads the
- * process): `provider publish` with the step's inputs as flags, the token and the signer's key passed
+ * process): `provider publish` (or, with `command: lock upgrade`, `provider lock upgrade`: ./actionLock.ts)
+ * with the step's inputs as flags, the token and the signer's key passed
  * through the environment (never on a command line), the token masked before anything is printed, and the
  * result as step outputs. Progress, warnings, `::error::` annotations and the step summary are the CLI's own
  * (it writes them under `GITHUB_ACTIONS=true`), and the action's own lines pass through the same output sink
@@ -16,13 +17,20 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { ACTION_VARIABLE } from '../config/credentials.js';
 import { ExitCode, UsageError, toErrorDocument } from '../errors.js';
 import { renderProviderBlock } from '../lockfile/render.js';
 import type { PublishDocument } from '../publish/document.js';
 import { appendStepSummary, failureSummary } from '../ui/githubSummary.js';
 import { Output, escapeCommandData } from '../ui/output.js';
 import { run } from './main.js';
+import { actionInput, booleanInput, cliEnvironment, type ActionEnv } from './actionInputs.js';
+import {
+  actionCommand,
+  lockUpgradeInvocation,
+  lockUpgradeOutputs,
+  type ActionCommand,
+} from './actionLock.js';
+import type { UpgradeDocument } from '../commands/lockUpgrade/report.js';
 import type { CliIo } from './context.js';
 
 /** What the action reads and writes: the step's environment and its two output streams. */
@@ -47,23 +55,6 @@ const VALUE_INPUTS: Record<string, string> = {
   'wait-timeout': '--wait-timeout',
 };
 
-/** An input as the runner passes it: `INPUT_` + the name in upper case with spaces as `_`; trimmed. */
-export function actionInput(env: ActionIo['env'], name: string): string {
-  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
-}
-
-/** A boolean input as `core.getBooleanInput` reads it (YAML 1.2 core schema); empty gives the default. */
-function booleanInput(env: ActionIo['env'], name: string, fallback: boolean): boolean {
-  const value = actionInput(env, name);
-  if (value === '') return fallback;
-  if (['true', 'True', 'TRUE'].includes(value)) return true;
-  if (['false', 'False', 'FALSE'].includes(value)) return false;
-  throw new UsageError(`Input "${name}" must be true or false, not "${value}"`, {
-    hint: `Give \`${name}\` one of true, True, TRUE, false, False, FALSE (YAML 1.2 booleans), or leave it out for ${String(fallback)}.`,
-    details: { input: name, value },
-  });
-}
-
 /** The `provider publish` command line the inputs make, and the environment it runs with. */
 export function publishInvocation(env: ActionIo['env']): {
   argv: string[];
@@ -85,26 +76,14 @@ export function publishInvocation(env: ActionIo['env']): {
     if (tag.trim() !== '') argv.push(`--tag=${tag.trim()}`);
   }
   argv.push('--', actionInput(env, 'directory') || 'dist');
-  // The CLI gets the step's environment without the inputs (the token only as TFE_TOKEN below), and knows it
-  // runs in the action: its token hints name the `token` input.
-  const cliEnv: Record<string, string | undefined> = { [ACTION_VARIABLE]: 'true' };
-  for (const [key, value] of Object.entries(env)) {
-    if (!key.startsWith('INPUT_')) cliEnv[key] = value;
-  }
-  const token = actionInput(env, 'token');
-  if (token !== '') {
-    // The input wins: the CLI would prefer a TF_TOKEN_<host> of the step's environment (set for terraform
-    // init, say) over TFE_TOKEN, and publish with another identity than the one the workflow names.
-    for (const key of Object.keys(cliEnv)) if (/^TF_TOKEN_/i.test(key)) delete cliEnv[key];
-    cliEnv.TFE_TOKEN = token;
-  }
+  const cliEnv = cliEnvironment(env);
   const key = actionInput(env, 'gpg-public-key');
   if (key !== '') cliEnv.PROVIDER_GPG_KEY = key;
   return { argv, env: cliEnv };
 }
 
 /** Appends one output to `$GITHUB_OUTPUT` in the multiline form, with a delimiter the value cannot contain. */
-function setOutput(env: ActionIo['env'], name: string, value: string): void {
+function setOutput(env: ActionEnv, name: string, value: string): void {
   const file = env.GITHUB_OUTPUT;
   if (file === undefined || file === '') return;
   const delimiter = `ghadelimiter_${randomUUID()}`;
@@ -143,15 +122,17 @@ export async function runAction(io: ActionIo): Promise<number> {
   if (token !== '') io.stdout.write(`::add-mask::${escapeCommandData(token)}\n`);
   const output = new Output({ stdout: io.stdout, stderr: io.stderr, env: io.env });
   output.addSecret(token);
+  let command: ActionCommand = 'publish';
   let invocation: ReturnType<typeof publishInvocation>;
   try {
-    invocation = publishInvocation(io.env);
+    command = actionCommand(io.env);
+    invocation = command === 'publish' ? publishInvocation(io.env) : lockUpgradeInvocation(io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    // As a failed publish: the error and its annotation, the `json` output, the step summary.
+    // As a failed command: the error and its annotation, the `json` output, the step summary.
     output.failure(error);
     setOutput(io.env, 'json', JSON.stringify({ ok: false, error: toErrorDocument(error) }));
-    await appendStepSummary(output, io.env, failureSummary('provider publish', error, ExitCode.usage));
+    await appendStepSummary(output, io.env, failureSummary(`provider ${command}`, error, ExitCode.usage));
     return ExitCode.usage;
   }
   let captured = '';
@@ -173,6 +154,7 @@ export async function runAction(io: ActionIo): Promise<number> {
     io.stdout.write(captured);
     return code === ExitCode.ok ? ExitCode.internal : code;
   }
+  if (command === 'lock upgrade') return lockUpgradeResult(io.env, doc, code);
   if (code !== ExitCode.ok || doc.ok !== true || !('lock' in doc)) {
     // A failure still hands later steps the document (the error, or what a partial run did): `if: failure()`.
     setOutput(io.env, 'json', JSON.stringify(doc));
@@ -189,6 +171,20 @@ export async function runAction(io: ActionIo): Promise<number> {
     ...outputs['lock-block']!.split('\n'),
   ];
   for (const line of lines) output.result(line);
+  return code;
+}
+
+/**
+ * A lock upgrade's outputs: every one when its document came (exit 3 too: the files of the providers that
+ * verified were written, and a later step may still open their pull request); the error's `json` otherwise.
+ */
+function lockUpgradeResult(env: ActionEnv, doc: { ok?: boolean }, code: number): number {
+  if (!('files' in doc)) {
+    setOutput(env, 'json', JSON.stringify(doc));
+    return code;
+  }
+  const outputs = lockUpgradeOutputs(doc as UpgradeDocument);
+  for (const [name, value] of Object.entries(outputs)) setOutput(env, name, value);
   return code;
 }
 

@@ -214,8 +214,12 @@ describe('provider lock upgrade', () => {
     expect(fs.readFileSync(path.join(root, 'a', '.terraform', '.terraform.lock.hcl'), 'utf8')).toBe(
       'not { a lock file',
     );
-    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.4.0 (2 lock files)`);
-    expect(result.stdout).toContain(`${addressOf(e)} 1.2.3 → 2.0.0 (1 lock file)`);
+    expect(result.stdout).toContain(
+      `${addressOf(e)} 1.2.3 → 1.4.0 (2 lock files; h1: of 2 platforms, computed)`,
+    );
+    expect(result.stdout).toContain(
+      `${addressOf(e)} 1.2.3 → 2.0.0 (1 lock file; h1: of 2 platforms, computed)`,
+    );
     // Each zip of the two versions fetched once; and one Range request in the whole run, to learn whether the
     // host's links answer ranges (the emulator answers it whole, and it is left unread).
     const whole = wholeFetches(e, seeded);
@@ -255,7 +259,7 @@ describe('provider lock upgrade', () => {
     const root = configurations(e, releases);
     const to = await upgrade(e, root, 'b', '--to', '< 1.4', '--dry-run');
     expect(to.exitCode, to.stderr).toBe(0);
-    expect(to.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.3.0 (1 lock file)`);
+    expect(to.stdout).toContain(`${addressOf(e)} 1.2.3 → 1.3.0 (1 lock file; h1: of 2 platforms`);
     expect(to.stdout).toContain('2.0.0 not taken: excluded by --to');
     expect(fs.readFileSync(path.join(root, 'b', '.terraform.lock.hcl'), 'utf8')).toContain('"1.2.3"');
 
@@ -399,6 +403,7 @@ describe('provider lock upgrade', () => {
     const second = await upgrade(e, root, 'a', '--cache-dir', cacheDir);
     expect(second.exitCode, second.stderr).toBe(0);
     expect(second.stderr).toContain(`from the cache (${cacheDir}): no zip downloaded`);
+    expect(second.stdout).toContain('1.2.3 → 1.4.0 (1 lock file; h1: of 2 platforms, from the cache)');
     expect(zipGets(e, before)).toBe(0);
     expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(upgraded);
 
@@ -437,7 +442,10 @@ describe('provider lock upgrade', () => {
 
     const json = await upgradeOn({ tty: true }, e, configurations(e, releases), 'a', '--no-cache', '--json');
     expect(json.exitCode, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: true,
+      verified: [{ address: addressOf(e), version: '1.4.0', platforms: PLATFORMS, h1: 'computed' }],
+    });
     expect(json.stderr).not.toMatch(/Download/);
     expect(json.stderr).not.toMatch(ANSI);
   });

@@ -42,14 +42,21 @@ describe('the committed bundle', () => {
       runs: { using: string; main: string };
     };
     expect(action.runs).toEqual({ using: 'node24', main: 'action/main.cjs' });
-    const source = fs.readFileSync(path.join(REPO_ROOT, 'src', 'cli', 'action.ts'), 'utf8');
+    const source = ['action.ts', 'actionInputs.ts', 'actionLock.ts']
+      .map((file) => fs.readFileSync(path.join(REPO_ROOT, 'src', 'cli', file), 'utf8'))
+      .join('\n');
     const read = new Set(
-      [...source.matchAll(/(?:actionInput|booleanInput)\(env, '([a-z-]+)'/g)].map((m) => m[1]!),
+      [...source.matchAll(/(?:actionInput|booleanInput|listInput)\(env, '([a-z-]+)'/g)].map((m) => m[1]!),
     );
+    // The inputs one command refuses for the other are read too.
+    for (const list of source.matchAll(/^const (?:PUBLISH|LOCK)_ONLY = \[([^\]]*)\]/gm))
+      for (const name of list[1]!.matchAll(/'([a-z-]+)'/g)) read.add(name[1]!);
     for (const flag of source.matchAll(/^ {2}'?([a-z-]+)'?: '--[a-z-]+',$/gm)) read.add(flag[1]!);
     expect([...read].sort()).toEqual(Object.keys(action.inputs).sort());
     expect(action.inputs.directory?.default).toBe('dist');
     expect(Object.keys(action.outputs).sort()).toEqual([
+      'changed',
+      'changed-files',
       'dry-run',
       'json',
       'key-id',

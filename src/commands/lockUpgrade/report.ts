@@ -1,5 +1,6 @@
 /** What `provider lock upgrade` says: one line per provider, the versions held back and why, and the files. */
-import { failureMark, successMark } from '../../ui/glyphs.js';
+import { GLYPHS, failureMark, successMark } from '../../ui/glyphs.js';
+import { literalBlock } from '../../ui/githubSummary.js';
 import type { Output } from '../../ui/output.js';
 import type { HeldVersion } from './choose.js';
 import type { LockFileRead } from './files.js';
@@ -32,6 +33,8 @@ export interface UpgradeDocument {
     /** Why the version chosen did not verify. */
     error?: string;
   }[];
+  /** The versions verified and hashed: the platforms whose `h1:` is written, and whether it was computed now. */
+  verified: { address: string; version: string; platforms: string[]; h1: 'computed' | 'cache' }[];
   /** The versions that did not verify, and why. */
   failed: { address: string; version: string; message: string }[];
 }
@@ -45,29 +48,52 @@ export function renderUpgrade(output: Output, document: UpgradeDocument, changes
       output.result('');
     }
   }
-  // One line per provider and move: from, to, how many files.
+  for (const line of upgradeLines(document, {
+    ok: successMark(output.color),
+    bad: failureMark(output.color),
+  }))
+    output.result(line);
+}
+
+/** The GitHub Actions step summary: a heading that says what changed, then the report's lines as they are. */
+export function upgradeSummary(document: UpgradeDocument): string {
+  const changed = document.files.filter((f) => f.changed).length;
+  const files = changed === 1 ? '1 lock file' : `${changed} lock files`;
+  const what = document.dryRun ? `${files} would change` : changed === 0 ? 'no change' : `${files} changed`;
+  const lines = upgradeLines(document, { ok: GLYPHS.success, bad: GLYPHS.failure });
+  return [`### provider lock upgrade: ${what}`, '', ...literalBlock(lines), ''].join('\n') + '\n';
+}
+
+/** One line per provider and move (from, to, how many files, the hashes), the versions not taken, the files. */
+function upgradeLines(document: UpgradeDocument, marks: { ok: string; bad: string }): string[] {
+  const lines: string[] = [];
   const moves = new Map<string, UpgradeDocument['blocks']>();
   for (const block of document.blocks) {
     const key = `${block.address} ${block.from} ${block.to} ${block.reason ?? ''} ${block.error ?? ''}`;
     moves.set(key, [...(moves.get(key) ?? []), block]);
   }
-  const ok = successMark(output.color);
-  const bad = failureMark(output.color);
+  const { ok, bad } = marks;
   for (const blocks of moves.values()) {
     const { address, from, to, error, reason } = blocks[0]!;
     const files = blocks.length === 1 ? '1 lock file' : `${blocks.length} lock files`;
-    if (error !== undefined) output.result(`${bad} ${address} ${from} (${files}) stays: ${error}`);
-    else if (reason !== undefined) output.result(`${bad} ${address} ${from} (${files}) stays: ${reason}`);
-    else if (from === to) output.result(`${ok} ${address} ${from} (${files}): the newest admitted`);
-    else output.result(`${ok} ${address} ${from} → ${to} (${files})`);
+    const done = document.verified.find((v) => v.address === address && v.version === to);
+    const hashes =
+      done === undefined
+        ? ''
+        : `; h1: of ${done.platforms.length} platform${done.platforms.length === 1 ? '' : 's'}, ${done.h1 === 'cache' ? 'from the cache' : 'computed'}`;
+    if (error !== undefined) lines.push(`${bad} ${address} ${from} (${files}) stays: ${error}`);
+    else if (reason !== undefined) lines.push(`${bad} ${address} ${from} (${files}) stays: ${reason}`);
+    else if (from === to) lines.push(`${ok} ${address} ${from} (${files}): the newest admitted`);
+    else lines.push(`${ok} ${address} ${from} → ${to} (${files}${hashes})`);
     const held = new Map(blocks.flatMap((b) => b.held).map((h) => [h.version, h.reason]));
-    for (const [version, why] of held) output.result(`    ${version} not taken: ${why}`);
+    for (const [version, why] of held) lines.push(`    ${version} not taken: ${why}`);
   }
   if (document.blocks.length === 0)
-    output.result('No lock file names a provider of the private registry (or --only admits none of them).');
+    lines.push('No lock file names a provider of the private registry (or --only admits none of them).');
   const changed = document.files.filter((f) => f.changed).map((f) => f.file);
-  if (changed.length === 0) output.result('No lock file changes.');
+  if (changed.length === 0) lines.push('No lock file changes.');
   else if (document.dryRun)
-    output.result(`Dry run: ${changed.length} lock file(s) would change; nothing was written`);
-  else output.result(`Wrote ${changed.join(', ')}`);
+    lines.push(`Dry run: ${changed.length} lock file(s) would change; nothing was written`);
+  else lines.push(`Wrote ${changed.join(', ')}`);
+  return lines;
 }

@@ -31,7 +31,8 @@ import { defaultCacheDir, openHashCache } from './cache.js';
 import { readLockFiles, type LockFileRead } from './files.js';
 import { verifyVersion, type Verified } from './verify.js';
 import { planUpgrade, type PlannedBlock } from './plan.js';
-import { renderUpgrade, type FileChange, type UpgradeDocument } from './report.js';
+import { renderUpgrade, upgradeSummary, type FileChange, type UpgradeDocument } from './report.js';
+import { appendStepSummary } from '../../ui/githubSummary.js';
 
 /** The flags of `provider lock upgrade`. */
 export interface LockUpgradeFlags {
@@ -132,8 +133,10 @@ export async function runLockUpgrade(
   const changes = await mergeAll(files, blocks, verified, platforms);
   const written = options.dryRun === true ? [] : writeAll(changes);
   const document = upgradeDocument(blocks, verified, changes, written, options.dryRun === true);
+  document.verified = verifiedVersions(blocks, verified, platforms);
   if (context.output.json) context.output.resultJson(document);
   else renderUpgrade(context.output, document, changes);
+  await appendStepSummary(context.output, context.env, upgradeSummary(document));
   return document.ok ? 0 : 3;
 }
 
@@ -218,6 +221,27 @@ function writeAll(changes: FileChange[]): string[] {
   return written;
 }
 
+/** The versions verified, for the document: the platforms whose `h1:` is written, and where it came from. */
+function verifiedVersions(
+  blocks: PlannedBlock[],
+  verified: Map<string, Verified>,
+  platforms: string[] | undefined,
+): UpgradeDocument['verified'] {
+  return [...verified.entries()].flatMap(([key, v]) => {
+    if ('error' in v) return [];
+    const [type = '', version = ''] = key.split(' ');
+    const served = v.material.platforms.map((p) => `${p.os}_${p.arch}`);
+    return [
+      {
+        address: blocks.find((b) => b.type === type)!.address,
+        version,
+        platforms: platforms === undefined ? served : served.filter((p) => platforms.includes(p)),
+        h1: v.cached ? ('cache' as const) : ('computed' as const),
+      },
+    ];
+  });
+}
+
 /** The run's `--json` document. */
 function upgradeDocument(
   blocks: PlannedBlock[],
@@ -237,6 +261,7 @@ function upgradeDocument(
   return {
     ok: failed.length === 0 && blocks.every((b) => b.none === undefined),
     dryRun,
+    verified: [],
     files: [...new Set(blocks.map((b) => b.file.shown))].map((file) => ({
       file,
       changed: changed.has(file),
