@@ -47,6 +47,7 @@ export async function rangeOf(
   if (!(length > 0 && length <= RANGE_LIMIT)) throw new Error(`a range of ${length} bytes (internal error)`);
   const bytes = start < 0 ? `-${-start}` : `${start}-${end}`;
   output.debug(`→ GET ${link} (${what}, bytes ${bytes}, no token)`);
+  let answer: IncomingMessage | undefined;
   const stream = plain.stream(link, {
     headers: { ...IDENTITY.headers, range: `bytes=${bytes}` },
     decompress: false,
@@ -54,7 +55,7 @@ export async function rangeOf(
   });
   try {
     const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      stream.once('response', resolve);
+      stream.once('response', (response: IncomingMessage) => resolve((answer = response)));
       stream.once('error', reject);
     }).catch((error: unknown) => {
       // A host that refuses suffix ranges (416 for a file that is not empty) is one without ranges to use.
@@ -73,6 +74,9 @@ export async function rangeOf(
     if (data.length !== last - first + 1) throw badRange(what, `${data.length} bytes`);
     return { data, start: first, total };
   } finally {
+    // The answer left unread (a 200 with the whole file) closes its connection now, not when the host times it
+    // out: destroying got's stream alone leaves the socket open, and the process waiting for it.
+    answer?.destroy();
     stream.destroy();
   }
 }

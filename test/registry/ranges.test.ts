@@ -76,6 +76,28 @@ describe('the downloader’s Range requests', () => {
   });
 
   it.each([
+    ['whole (a small file, all of it sent at once)', (res: ServerResponse) => res.end(FILE)],
+    [
+      'still coming (a large file)',
+      (res: ServerResponse) => {
+        res.writeHead(200, { 'content-length': String(64 << 20) });
+        res.write(Buffer.alloc(64 << 10));
+      },
+    ],
+  ])('closes the connection of a 200 it leaves unread at once: the answer %s', async (_, answer) => {
+    // Kept alive for a minute by the server: only the client closing the connection ends it within the test.
+    let closed!: () => void;
+    const gone = new Promise<void>((resolve) => (closed = resolve));
+    const { url } = await serve((req, res) => {
+      req.socket.once('close', closed);
+      answer(res);
+    });
+    server!.keepAliveTimeout = 60_000;
+    expect(await downloader().range(url, 'z.zip', -4)).toBeUndefined();
+    await gone;
+  });
+
+  it.each([
     [
       'another range',
       partial({ 'content-range': 'bytes 0-4/20' }, FILE.subarray(0, 5)),
