@@ -16,7 +16,8 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST, runProcess, userPath } from './helpers.js';
 
-const TEMPLATE = path.join(REPO_ROOT, 'templates', 'publish.yml');
+/** The components, by file name under templates/. */
+export type Template = 'publish.yml' | 'lock-upgrade.yml';
 const BLOCK = /\$\[\[\s*inputs\.([a-z-]+)\s*\]\]/g;
 
 /** One input of `spec:inputs`. */
@@ -41,22 +42,23 @@ export interface ComponentJob {
 export class PipelineError extends Error {}
 
 /** The template's two documents: the `spec` header and the jobs, as text. */
-function templateParts(): { header: string; content: string } {
-  const text = fs.readFileSync(TEMPLATE, 'utf8');
+function templateParts(template: Template): { header: string; content: string } {
+  const text = fs.readFileSync(path.join(REPO_ROOT, 'templates', template), 'utf8');
   const divider = /^---$/m.exec(text);
-  if (divider === null) throw new Error('templates/publish.yml has no --- after its spec');
+  if (divider === null) throw new Error(`templates/${template} has no --- after its spec`);
   return { header: text.slice(0, divider.index), content: text.slice(divider.index + 4) };
 }
 
 /** `spec:inputs` of the component. */
-export function componentSpec(): Record<string, InputSpec> {
-  return (parseDocument(templateParts().header).toJS() as { spec: { inputs: Record<string, InputSpec> } })
-    .spec.inputs;
+export function componentSpec(template: Template = 'publish.yml'): Record<string, InputSpec> {
+  return (
+    parseDocument(templateParts(template).header).toJS() as { spec: { inputs: Record<string, InputSpec> } }
+  ).spec.inputs;
 }
 
 /** The inputs' values as GitLab takes them: each declared, of its type, matching its regex; defaults filled in. */
-function checkInputs(given: Record<string, unknown>): Record<string, unknown> {
-  const spec = componentSpec();
+function checkInputs(given: Record<string, unknown>, template: Template): Record<string, unknown> {
+  const spec = componentSpec(template);
   for (const name of Object.keys(given)) {
     if (spec[name] === undefined) throw new PipelineError(`unknown input arguments: ${name}`);
   }
@@ -115,9 +117,10 @@ function replaceBlocks(node: unknown, values: Record<string, unknown>): unknown 
 export function componentJob(
   given: Record<string, unknown>,
   interpolation: 'text' | 'hash' = 'text',
+  template: Template = 'publish.yml',
 ): ComponentJob {
-  const values = checkInputs(given);
-  const { content } = templateParts();
+  const values = checkInputs(given, template);
+  const { content } = templateParts(template);
   let jobs: Record<string, unknown>;
   if (interpolation === 'text') {
     const text = content.replace(BLOCK, (_, name: string) => {
@@ -161,8 +164,9 @@ export async function runJob(options: {
   env: Record<string, string>;
   providerDir: string;
   project?: (dir: string) => void;
+  template?: Template;
 }) {
-  const job = componentJob(options.inputs);
+  const job = componentJob(options.inputs, 'text', options.template);
   const project = tempRoot('gitlab-project');
   options.project?.(project);
   const script = ['set -e', ...job.script].join('\n');
