@@ -213,9 +213,9 @@ export function hashServedPackages(
   shown: string,
   /**
    * For a run that checks several versions: where the downloads are shown (its batch's line then says what is
-   * downloaded), and what the run knows of each host's ranges.
+   * downloaded), what the run knows of each host's ranges, and the `h1:`s already known (a cache).
    */
-  run: Pick<ConsumerCheckInput, 'progress' | 'ranges'> = {},
+  run: Pick<ConsumerCheckInput, 'progress' | 'ranges' | 'knownH1'> = {},
 ): Promise<ConsumerCheckReport> {
   if (run.progress === undefined)
     context.output.info(

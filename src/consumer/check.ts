@@ -15,6 +15,7 @@ import { listGpgKeys } from '../registry/gpgKeys.js';
 import { listPlatforms } from '../registry/providerPlatforms.js';
 import { getVersion } from '../registry/versions.js';
 import type { PlatformResource, VersionResource } from '../terraform/api.js';
+import { sortHashes } from '../terraform/hashes.js';
 import { comparePlatforms, platformName } from '../terraform/names.js';
 import {
   acceptableHashes,
@@ -77,18 +78,12 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
   });
   const { sums, keyId, signature, problems } = await readSignedSums(input, version, downloader, label);
 
-  const servedPlatforms = platforms
-    .map((p) => ({ resource: p, served: servedPlatform(p) }))
-    .sort((x, y) => comparePlatforms(x.served, y.served));
-  if (sums.bytes) {
-    for (const { served: p } of servedPlatforms) {
-      const problem = matchingChecksumProblem(sums.bytes, p);
-      if (problem) problems.push(problem);
-    }
-  }
+  const servedPlatforms = sortedPlatforms(platforms, sums.bytes, problems);
 
+  // Every zip's h1: already known for these signed bytes (a cache): nothing to download.
+  const kept = signature === undefined ? undefined : await knownHashes(input, sums.bytes, servedPlatforms);
   const { reports, known } = await checkArchives({
-    input,
+    input: kept === undefined ? input : { ...input, download: false },
     label,
     downloader,
     platforms: servedPlatforms,
@@ -127,10 +122,59 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
       zh: acceptableHashes(sums.bytes),
       sha256: createHash('sha256').update(sums.bytes).digest('hex'),
     },
-    platforms: reports,
-    downloaded: input.download === true,
+    platforms: kept === undefined ? reports : withKnown(reports, kept),
+    downloaded: input.download === true && kept === undefined,
+    ...(kept === undefined ? {} : { h1Known: true }),
     ...(packagesServed === undefined ? {} : { packages: packagesServed }),
   };
+}
+
+/** The platforms as served, sorted; each one's filename and shasum held against SHA256SUMS (`problems`). */
+function sortedPlatforms(
+  platforms: PlatformResource[],
+  sums: Buffer | undefined,
+  problems: ConsumerProblem[],
+): { resource: PlatformResource; served: ServedPlatform }[] {
+  const served = platforms
+    .map((p) => ({ resource: p, served: servedPlatform(p) }))
+    .sort((x, y) => comparePlatforms(x.served, y.served));
+  if (sums) {
+    for (const { served: p } of served) {
+      const problem = matchingChecksumProblem(sums, p);
+      if (problem) problems.push(problem);
+    }
+  }
+  return served;
+}
+
+/**
+ * With `knownH1`, `download` and `lockHashes`: the `h1:` of every platform's zip as the caller knows them for
+ * this SHA256SUMS (by its SHA-256), when it knows them all; undefined otherwise.
+ */
+async function knownHashes(
+  input: ConsumerCheckInput,
+  sums: Buffer | undefined,
+  platforms: { served: ServedPlatform }[],
+): Promise<Record<string, string> | undefined> {
+  if (
+    input.knownH1 === undefined ||
+    sums === undefined ||
+    input.download !== true ||
+    input.lockHashes !== true
+  )
+    return undefined;
+  const kept = await input.knownH1(createHash('sha256').update(sums).digest('hex'));
+  return kept !== undefined && platforms.every(({ served }) => kept[served.filename] !== undefined)
+    ? kept
+    : undefined;
+}
+
+/** The reports with each platform's known `h1:` among its hashes. */
+function withKnown(
+  reports: ConsumerCheckReport['platforms'],
+  kept: Record<string, string>,
+): ConsumerCheckReport['platforms'] {
+  return reports.map((p) => ({ ...p, hashes: sortHashes([...p.hashes, kept[p.filename]!]) }));
 }
 
 /**

@@ -41,6 +41,12 @@ export interface ConsumerCheckInput {
    * of one run share it, so that each host is asked once (by one Range request, left unread when answered whole).
    */
   ranges?: Map<string, Promise<boolean>>;
+  /**
+   * With `lockHashes` and `download`: the `h1:` of each zip (by file name) already computed for the SHA256SUMS whose
+   * SHA-256 is given (a cache), or undefined. When it gives one for every platform, the check is made without
+   * downloads (signature, every filename and shasum against the signed SHA256SUMS) and reports those.
+   */
+  knownH1?: (sums: string) => Promise<Record<string, string> | undefined>;
   /** Where downloaded zips are hashed with `lockHashes` and `download` (default: the system's). */
   tmpDir?: string;
   /**
@@ -81,6 +87,8 @@ export interface ConsumerCheckReport {
   shasums: { bytes: number; lines: number; zh: string[]; sha256: string };
   platforms: ConsumerPlatformReport[];
   downloaded: boolean;
+  /** True when every `h1:` came from `knownH1` (nothing was downloaded). */
+  h1Known?: boolean;
   /** With `lockHashes`: whether the registry serves lock hashes (`packages`) in its download responses. */
   packages?: 'served' | 'not served';
 }

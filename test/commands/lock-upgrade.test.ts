@@ -316,6 +316,26 @@ describe('provider lock upgrade', () => {
     );
   });
 
+  it('a signature that is not over the SHA256SUMS served: exit 3 naming it, nothing written', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    // 1.4.0's signature replaced by 2.0.0's: a good signature by the registered key, over other bytes.
+    const version = (v: string) => e.store.data.versions.find((stored) => stored.version === v)!;
+    fs.copyFileSync(
+      e.store.objectPath(version('2.0.0').shasumsSig.key),
+      e.store.objectPath(version('1.4.0').shasumsSig.key),
+    );
+    const before = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+    const result = await upgrade(e, root, 'a', '--json');
+    expect(result.exitCode, result.stdout).toBe(3);
+    const doc = JSON.parse(result.stdout) as { failed: { version: string; message: string }[] };
+    expect(doc.failed.map((f) => f.version)).toEqual(['1.4.0']);
+    expect(doc.failed[0]!.message).toMatch(/signature/i);
+    expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(before);
+    // Nothing is kept in the cache for it either.
+    expect(fs.existsSync(path.join(root, '.cache', 'provider', 'lock-hashes'))).toBe(false);
+  });
+
   it('a block of a provider the registry does not have stays, named, exit 3; the others move', async () => {
     const { e, releases } = await world();
     const root = configurations(e, releases);

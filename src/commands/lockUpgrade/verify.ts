@@ -1,17 +1,16 @@
 /**
  * One version a lock file moves to, verified and hashed as `provider lock --registry` does it (the consumer check
  * with downloads and lock hashes: src/commands/lock.ts `hashServedPackages`), with the hash cache (./cache.ts)
- * in front: the version is first checked without downloads (its signature against the registered key, every
- * filename and shasum against the signed SHA256SUMS), and when the cache holds an `h1:` for each of its zips under
- * that SHA256SUMS's hash, no zip is downloaded. Otherwise every zip is, once, and the `h1:`s are kept.
+ * in front: once the check has verified the signature and read the signed SHA256SUMS, a cache holding an `h1:` for
+ * each of its zips under that SHA256SUMS's hash spares every download (every filename and shasum is still held
+ * against the signed list). Otherwise every zip is downloaded, once, and the `h1:`s are kept.
  */
 import { VerificationError } from '../../errors.js';
-import { checkConsumerView, type ConsumerCheckReport } from '../../consumer/check.js';
+import type { ConsumerCheckReport } from '../../consumer/check.js';
 import type { ConsumerCheckInput } from '../../consumer/types.js';
 import type { LockMaterial } from '../../lockfile/source.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
-import { sortHashes } from '../../terraform/hashes.js';
 import type { RunContext } from '../context.js';
 import { hashServedPackages } from '../lock.js';
 import type { HashCache } from './cache.js';
@@ -31,22 +30,12 @@ export async function verifyVersion(
 ): Promise<Verified> {
   const shown = `${address.namespace}/${address.name}`;
   try {
-    if (cache !== undefined) {
-      const { output, signal, now } = context;
-      const light = await checkConsumerView({ client, address, version, output, signal, now });
-      const kept = await cache.get(light.shasums.sha256);
-      if (kept !== undefined && light.platforms.every((p) => kept[p.filename] !== undefined)) {
-        output.info(`Hashes of ${shown} ${version} from the cache (${cache.dir}): no zip downloaded`);
-        const withH1 = light.platforms.map((p) => ({
-          ...p,
-          hashes: sortHashes([...p.hashes, kept[p.filename]!]),
-        }));
-        return { material: material(address.name, version, { ...light, platforms: withH1 }), cached: true };
-      }
-    }
-    const report = await hashServedPackages(context, client, address, version, shown, run);
-    if (cache !== undefined) await keep(context, cache, report);
-    return { material: material(address.name, version, report), cached: false };
+    const knownH1 = cache === undefined ? undefined : (sums: string) => cache.get(sums);
+    const report = await hashServedPackages(context, client, address, version, shown, { ...run, knownH1 });
+    if (report.h1Known === true)
+      context.output.info(`Hashes of ${shown} ${version} from the cache (${cache!.dir}): no zip downloaded`);
+    else if (cache !== undefined) await keep(context, cache, report);
+    return { material: material(address.name, version, report), cached: report.h1Known === true };
   } catch (error) {
     if (error instanceof VerificationError) return { error };
     throw error;
