@@ -407,6 +407,22 @@ describe('provider lock upgrade', () => {
     );
   });
 
+  it('a lock file that is a link: written where it points, the link kept; named twice, one file', async () => {
+    const { e, releases } = await world();
+    const root = configurations(e, releases);
+    // e shares a's lock file through a link, as teams share one lock file between environments.
+    fs.mkdirSync(path.join(root, 'e'));
+    fs.symlinkSync(path.join('..', 'a', '.terraform.lock.hcl'), path.join(root, 'e', '.terraform.lock.hcl'));
+    const result = await upgrade(e, root, 'a', 'e', '--json');
+    expect(result.exitCode, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout) as { files: { file: string; written: boolean }[] };
+    expect(doc.files).toEqual([
+      { file: path.join('a', '.terraform.lock.hcl'), changed: true, written: true },
+    ]);
+    expect(fs.lstatSync(path.join(root, 'e', '.terraform.lock.hcl')).isSymbolicLink()).toBe(true);
+    expect((await exampleBlock(e, path.join(root, 'e', '.terraform.lock.hcl'))).version).toBe('1.4.0');
+  });
+
   it('a second run of the same versions downloads no zip: their hashes come from the cache; a damaged one is ignored', async () => {
     const { e, releases } = await world();
     const root = configurations(e, releases);

@@ -47,10 +47,16 @@ export async function readLockFiles(
       });
     }
     if (stats.isFile()) found.add(absolute);
-    else if (recursive) for (const file of await walk(absolute)) found.add(file);
+    else if (recursive) for (const file of await walk(absolute, cwd)) found.add(file);
     else found.add(path.join(absolute, LOCK_FILE_NAME));
   }
-  const files = [...found].sort();
+  // A file named twice (through a link, say) is one file, written where it is: a link stays a link.
+  const real = new Map<string, string>();
+  for (const file of [...found].sort()) {
+    const target = await fs.realpath(file).catch(() => file);
+    if (!real.has(target)) real.set(target, file);
+  }
+  const files = [...real.keys()];
   if (files.length === 0) {
     throw new UsageError(`No ${LOCK_FILE_NAME} under ${paths.join(', ') || '.'}`, {
       hint: 'Run terraform init in each configuration first, or give the folders that hold lock files.',
@@ -58,7 +64,8 @@ export async function readLockFiles(
   }
   const read: LockFileRead[] = [];
   for (const file of files) {
-    const shown = path.relative(cwd, file) || file;
+    const named = real.get(file)!;
+    const shown = path.relative(cwd, named) || named;
     const existing = await readLockFile(file, shown, GIVE);
     if (existing === undefined) {
       throw new UsageError(`${shown} does not exist`, {
@@ -71,13 +78,26 @@ export async function readLockFiles(
   return read;
 }
 
-/** Every lock file under `dir`, not entering the skipped folders nor following links. */
-async function walk(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+/**
+ * Every lock file under `dir`, not entering the skipped folders nor following links. A folder that cannot be read is
+ * exit 2: the lock files in it would be missed without a word.
+ */
+async function walk(dir: string, cwd: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    const shown = path.relative(cwd, dir) || dir;
+    throw new UsageError(
+      `${shown} cannot be read (${error.code ?? 'error'}): its lock files would be missed`,
+      {
+        hint: 'Make the folder readable, or give the folders that hold lock files instead of one above it.',
+        details: { path: shown },
+        cause: error,
+      },
+    );
+  });
   const files: string[] = [];
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && !SKIPPED.has(entry.name)) files.push(...(await walk(full)));
+    if (entry.isDirectory() && !SKIPPED.has(entry.name)) files.push(...(await walk(full, cwd)));
     else if (entry.isFile() && entry.name === LOCK_FILE_NAME) files.push(full);
   }
   return files;
