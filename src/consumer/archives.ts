@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageHashError, remoteZipHashes, zipHash1 } from '../release/hashing/lockHashes.js';
 import { DownloadError, type ByteProgress, type Downloader, type FreshLink } from '../registry/downloads.js';
+import { escapeChar } from '../ui/output.js';
 import type { TransferHandle } from '../ui/progress.js';
 import { MAX_ZIP_BYTES, openRangedZip } from './rangedZip.js';
 import { VerificationError } from '../errors.js';
@@ -89,7 +90,8 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
           (await getPlatform(client, address, input.version, p.os, p.arch))?.links[
             'provider-binary-download'
           ];
-        transfer = input.progress?.transfer(p.filename, undefined);
+        // Not checked against SHA256SUMS yet: shown with its control characters made visible.
+        transfer = input.progress?.transfer(p.filename.replace(/\p{Cc}/gu, escapeChar), undefined);
         const onBytes = transfer === undefined ? undefined : transfer.update.bind(transfer);
         const digest = await fetchArchive(
           { downloader, ranges, link, what, fresh, file, signal: input.signal, onBytes },
@@ -159,25 +161,30 @@ async function fetchArchive(
   if (file === undefined) return downloader.digest(link, what, fresh);
   // One zip asks first; the others wait for its answer rather than each ask a host that ignores ranges.
   const { ranges } = fetch;
-  const host = new URL(link).host;
+  const host = hostOf(link, what);
   const known = ranges.get(host);
   const first = known === undefined;
   if (first || (await known)) {
     const input = { downloader, link, what, filename: p.filename, host, limit: MAX_ZIP_BYTES };
-    // A refused range (an expired link) is left to the plain download, which asks for a fresh link.
-    const opening = openRangedZip(input).catch((error: unknown) => {
-      if (error instanceof DownloadError) return undefined;
-      throw error;
-    });
+    const asking = openRangedZip(input);
+    // Only an answer decides for the host (200 or 416: no ranges); a failed asking (an expired link, the network)
+    // lets the next zip ask again.
     if (first)
       ranges.set(
         host,
-        opening.then(
+        asking.then(
           (zip) => zip !== undefined,
-          () => false,
+          () => {
+            ranges.delete(host);
+            return false;
+          },
         ),
       );
-    const remote = await opening;
+    // A refused range (an expired link) is left to the plain download, which asks for a fresh link.
+    const remote = await asking.catch((error: unknown) => {
+      if (error instanceof DownloadError) return undefined;
+      throw error;
+    });
     // The download that fails or does not hold together this way is made the plain way (retried, its link
     // refreshed), as `terraform init` makes it.
     if (remote !== undefined) {
@@ -194,6 +201,15 @@ async function fetchArchive(
     throw error;
   });
   return { ...digest, h1 };
+}
+
+/** The host of a download link; a link that is no URL is a download that cannot be made. */
+function hostOf(link: string, what: string): string {
+  try {
+    return new URL(link).host;
+  } catch {
+    throw new DownloadError(`${what}: the registry's download link is not a URL`, undefined, 'no link');
+  }
 }
 
 /**

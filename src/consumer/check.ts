@@ -26,7 +26,7 @@ import {
 import { authenticateSignature, type SignatureVerdict } from './signature.js';
 import { checkArchives } from './archives.js';
 import { describeProblems, downloadProblem } from './report.js';
-import { packageProblems, readServedPackages, type ServedPackages } from './packages.js';
+import { packageProblems, readServedPackages, type KnownPackage, type ServedPackages } from './packages.js';
 
 export type { ConsumerProblem } from './checksums.js';
 
@@ -92,6 +92,7 @@ export async function checkConsumerView(input: ConsumerCheckInput): Promise<Cons
     problems,
   });
 
+  if (kept !== undefined) noteKnown(known, servedPlatforms, kept);
   let packagesServed: 'served' | 'not served' | undefined;
   if (servedPackages) {
     const read = await servedPackages;
@@ -164,9 +165,21 @@ async function knownHashes(
   )
     return undefined;
   const kept = await input.knownH1(createHash('sha256').update(sums).digest('hex'));
-  return kept !== undefined && platforms.every(({ served }) => kept[served.filename] !== undefined)
+  return kept !== undefined && platforms.every(({ served }) => Object.hasOwn(kept, served.filename))
     ? kept
     : undefined;
+}
+
+/** The known `h1:`s, held against the registry's `packages` as computed ones would be. */
+function noteKnown(
+  known: KnownPackage[],
+  platforms: { served: ServedPlatform }[],
+  kept: Record<string, string>,
+): void {
+  for (const { served } of platforms) {
+    const entry = known.find((k) => k.platform === platformName(served));
+    if (entry !== undefined) entry.knownH1 = kept[served.filename];
+  }
 }
 
 /** The reports with each platform's known `h1:` among its hashes. */

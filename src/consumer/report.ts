@@ -39,7 +39,7 @@ export function downloadProblem(
       hint:
         error.network === undefined || link === undefined
           ? otherwise
-          : networkHint(error.network, new URL(link).host, 'link', otherwise),
+          : networkHint(error.network, hostOrLink(link), 'link', otherwise),
       details: { file: what, reason: error.reason },
     });
   }
@@ -50,7 +50,7 @@ export function downloadProblem(
       details: { file: what, reason: error.reason },
     });
   }
-  const host = link === undefined ? 'the registry' : new URL(link).host;
+  const host = link === undefined ? 'the registry' : hostOrLink(link);
   const served = `${error.reason} returned from ${host}`;
   const terraform =
     error.reason === 'no link'
@@ -69,4 +69,13 @@ export function downloadProblem(
     terraform,
     hint: 'Run the same provider publish command again to upload what is missing, or delete the version (provider delete <version>) and publish it again.',
   };
+}
+
+/** A link's host, or "the registry's link" when it is no URL (it is then a problem of its own, never a crash). */
+function hostOrLink(link: string): string {
+  try {
+    return new URL(link).host;
+  } catch {
+    return "the registry's link";
+  }
 }

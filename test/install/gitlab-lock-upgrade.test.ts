@@ -6,6 +6,8 @@
  * options, through PROVIDER_GIT_PUSH_URL); an input that is not what it takes fails the job, nothing sent.
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -150,7 +152,7 @@ describe('the job', () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expectNoTokens(run.stdout + run.stderr, e, 'the job log');
     expect(fs.readFileSync(path.join(run.project, 'provider-lock.env'), 'utf8')).toBe(
-      'PROVIDER_LOCK_CHANGED=true\nPROVIDER_LOCK_FILES=infra/app/.terraform.lock.hcl,infra/db/.terraform.lock.hcl\n',
+      'PROVIDER_LOCK_CHANGED=true\nPROVIDER_LOCK_COUNT=2\n',
     );
     expect(run.stdout).toContain(
       'Pushed provider/lock-upgrade: its merge request into main is opened or updated',
@@ -167,6 +169,74 @@ describe('the job', () => {
       'version     = "1.2.3"',
     );
     expect(e.requestLog.records.slice(seeded).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('PROVIDER_GIT_TOKEN goes to the project on the GitLab host as an HTTP header, never in the log', async () => {
+    const e = await emulator();
+    await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
+    const { prepare } = project(e);
+    // The GitLab host: it records what git sends, and refuses the push.
+    const seen: { url: string; authorization: string | undefined }[] = [];
+    const gitlab = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+      res.writeHead(403).end('no');
+    });
+    await new Promise<void>((resolve) => gitlab.listen(0, '127.0.0.1', resolve));
+    const token = 'glpat-secret-token-value';
+    try {
+      const run = await runJob({
+        template: TEMPLATE,
+        inputs: {
+          organization: e.organization,
+          hostname: e.url,
+          paths: ['infra/app'],
+          'merge-request': true,
+        },
+        env: {
+          TFE_TOKEN: e.ownerToken,
+          PROVIDER_GIT_TOKEN: token,
+          CI_SERVER_PROTOCOL: 'http',
+          CI_SERVER_HOST: '127.0.0.1',
+          CI_SERVER_PORT: String((gitlab.address() as AddressInfo).port),
+          CI_PROJECT_PATH: 'group/project',
+          CI_DEFAULT_BRANCH: 'main',
+        },
+        providerDir,
+        project: prepare,
+      });
+      expect(run.exitCode).not.toBe(0);
+      expect(seen[0]).toEqual({
+        url: '/group/project.git/info/refs?service=git-receive-pack',
+        authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}`,
+      });
+      expect(run.stdout + run.stderr).not.toContain(token);
+      expect(run.stdout + run.stderr).not.toContain(Buffer.from(`oauth2:${token}`).toString('base64'));
+    } finally {
+      gitlab.closeAllConnections();
+      await new Promise((resolve) => gitlab.close(resolve));
+    }
+  });
+
+  it('the default branch as the branch input: exit 2, nothing pushed', async () => {
+    const e = await emulator();
+    await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
+    const { prepare, remote } = project(e);
+    const run = await runJob({
+      template: TEMPLATE,
+      inputs: {
+        organization: e.organization,
+        hostname: e.url,
+        paths: ['infra/app'],
+        'merge-request': true,
+        branch: 'main',
+      },
+      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GIT_PUSH_URL: remote, CI_DEFAULT_BRANCH: 'main' },
+      providerDir,
+      project: prepare,
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toContain('error: the branch input is the default branch (main)');
+    expect(git(remote, 'log', '--format=%s', 'main')).toBe('lock files\ninit');
   });
 
   it('merge-request without a token or a push URL: exit 2 saying what to set, nothing pushed', async () => {

@@ -54,7 +54,8 @@ export function openHashCache(dir: string): HashCache {
         if (doc.shasums !== sums || typeof doc.h1 !== 'object' || doc.h1 === null) return undefined;
         const entries = Object.entries(doc.h1 as Record<string, unknown>);
         if (!entries.every(([, h1]) => typeof h1 === 'string' && H1.test(h1))) return undefined;
-        return Object.fromEntries(entries) as Record<string, string>;
+        // No prototype: a zip named like an Object property ("constructor") finds nothing it was not given.
+        return Object.assign(Object.create(null) as Record<string, string>, Object.fromEntries(entries));
       } catch {
         return undefined;
       }

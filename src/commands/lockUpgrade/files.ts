@@ -50,13 +50,16 @@ export async function readLockFiles(
     else if (recursive) for (const file of await walk(absolute, cwd)) found.add(file);
     else found.add(path.join(absolute, LOCK_FILE_NAME));
   }
-  // A file named twice (through a link, say) is one file, written where it is: a link stays a link.
+  // A file named twice (through a link, say) is one file, written and shown where it is (what a commit adds): a
+  // link stays a link.
+  const realCwd = await fs.realpath(cwd).catch(() => cwd);
   const real = new Map<string, string>();
-  for (const file of [...found].sort()) {
-    const target = await fs.realpath(file).catch(() => file);
-    if (!real.has(target)) real.set(target, file);
+  for (const file of found) {
+    const target = await fs.realpath(file).catch(() => undefined);
+    if (target === undefined) real.set(file, path.relative(cwd, file) || file);
+    else real.set(target, path.relative(realCwd, target) || target);
   }
-  const files = [...real.keys()];
+  const files = [...real.keys()].sort();
   if (files.length === 0) {
     throw new UsageError(`No ${LOCK_FILE_NAME} under ${paths.join(', ') || '.'}`, {
       hint: 'Run terraform init in each configuration first, or give the folders that hold lock files.',
@@ -64,8 +67,7 @@ export async function readLockFiles(
   }
   const read: LockFileRead[] = [];
   for (const file of files) {
-    const named = real.get(file)!;
-    const shown = path.relative(cwd, named) || named;
+    const shown = real.get(file)!;
     const existing = await readLockFile(file, shown, GIVE);
     if (existing === undefined) {
       throw new UsageError(`${shown} does not exist`, {
