@@ -34,6 +34,10 @@ export function registerLockUpgrade(lock: ProgramCommand): void {
       "where the zips' hashes are kept across runs (default: the user's cache folder)",
     )
     .option('--no-cache', 'neither read nor keep hashes across runs')
+    .option(
+      '--policy <file>',
+      'move only to versions the policy admits (cooldowns, pinned keys, approvals: docs/supply-chain.md)',
+    )
     .runsWithSession(
       () => import('../commands/lockUpgrade/run.js').then((m) => m.runLockUpgrade),
       ({ flags, args }: CommandRun<LockUpgradeFlags>) => ({

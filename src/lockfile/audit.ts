@@ -187,6 +187,7 @@ function platformFindings(
 function versionFindings(entry: LockEntry, policy: LockPolicy): LockFinding[] {
   return policy.providers
     .filter((rule) => matchesPattern(rule.pattern, entry.address))
+    .flatMap((rule) => (rule.versions === undefined ? [] : [{ ...rule, versions: rule.versions }]))
     .filter((rule) => !versionMeets(entry.version, rule.versions, `the policy's versions of ${rule.pattern}`))
     .map((rule) => ({
       ...about(entry, entry.version),

@@ -10,25 +10,22 @@
  *     providers:
  *       "app.terraform.io/example-org/*": { versions: "~> 1.2" }
  *
- * Unknown fields are errors: a misspelled `allow` must not admit nothing silently, nor a misspelled `versions`
- * check nothing.
+ * Each `providers:` entry may also hold a cooldown, the signing keys allowed, and approvals (./policyRules.ts;
+ * ./admission.ts decides with them). Unknown fields are errors naming their line: a misspelled `allow` must not
+ * admit nothing silently, nor a misspelled `versions` check nothing.
  */
 import * as path from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
-import { canonicalConstraints } from './constraints.js';
+import { matches, providerRule, providerRuleSchema } from './policyRules.js';
+import type { ProviderRule } from './policyRules.js';
+import { readPolicyYaml } from './policyYaml.js';
+
+export type { ApprovalRecord, AutoApproveRule, ProviderRule } from './policyRules.js';
 
 /** The platform runs need an `h1:` for when none is named: HCP Terraform's workers run on linux_amd64. */
 export const DEFAULT_RUN_PLATFORMS = ['linux_amd64'];
-
-/** Version constraints for the providers a pattern matches. */
-export interface ProviderRule {
-  pattern: string;
-  /** Canonical constraints the locked version must meet. */
-  versions: string;
-}
 
 /** What a lock file is held to besides the registry. */
 export interface LockPolicy {
@@ -44,65 +41,47 @@ const PLATFORM = /^[a-z0-9]+_[a-z0-9]+$/;
 const policySchema = z.strictObject({
   allow: z.array(z.string()).optional(),
   platforms: z.array(z.string().regex(PLATFORM, 'a platform is <os>_<arch>, e.g. linux_amd64')).optional(),
-  providers: z.record(z.string(), z.strictObject({ versions: z.string() })).optional(),
+  providers: z.record(z.string(), providerRuleSchema).optional(),
 });
 
-/** Parses the policy file's text; UsageError (exit 2) naming the file and the field that is wrong. */
+/** Parses the policy file's text; UsageError (exit 2) naming the file, the line and the field that is wrong. */
 export function parsePolicy(text: string, file: string): LockPolicy {
-  const fail = (why: string): UsageError =>
-    new UsageError(`Invalid policy file ${file}: ${why}`, {
-      hint: 'Write it as docs/supply-chain.md shows: allow (a list of host/namespace/type patterns), platforms (a list of <os>_<arch>) and providers (pattern → { versions: "<constraints>" }).',
-      details: { file },
+  const fail = (why: string, line?: number): UsageError =>
+    new UsageError(`Invalid policy file ${file}: ${line === undefined ? '' : `line ${line}: `}${why}`, {
+      hint: 'Write it as docs/supply-chain.md shows: allow (a list of host/namespace/type patterns), platforms (a list of <os>_<arch>) and providers (pattern → versions, min-age, keys, approval, auto-approve, approvals).',
+      details: { file, ...(line === undefined ? {} : { line }) },
     });
-  const document = readYaml(text, fail);
-  const parsed = policySchema.safeParse(document ?? {});
+  const yaml = readPolicyYaml(text, fail);
+  const locate = (path: readonly PropertyKey[], key?: string) => {
+    const named = key === undefined ? path : [...path, key];
+    return {
+      name: named.length === 0 ? 'the document' : named.map(String).join('.'),
+      line: yaml.lineOf(path, key),
+    };
+  };
+  const parsed = policySchema.safeParse(yaml.data ?? {});
   if (!parsed.success) {
     // A misspelled field says so first: its value's own complaint would hide the misspelling.
     const { issues } = parsed.error;
     const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
-    const where = issue.path.length === 0 ? 'the document' : issue.path.join('.');
-    const unknown = issue.code === 'unrecognized_keys' ? ` (unknown field ${issue.keys.join(', ')})` : '';
-    throw fail(`${where}: ${issue.message}${unknown}`);
+    const { name } = locate(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      const line = yaml.lineOf(issue.path, issue.keys[0]);
+      throw fail(
+        `${name}: unknown field ${issue.keys.join(', ')} (a rule or field this version does not know admits nothing)`,
+        line,
+      );
+    }
+    throw fail(`${name}: ${issue.message}`, yaml.lineOf(issue.path));
   }
   const { allow = [], platforms = [], providers = {} } = parsed.data;
   return {
     allow: allow.map((p) => checkPattern(p, `allow in ${file}`)),
     platforms,
-    providers: Object.entries(providers).map(([pattern, rule]) => ({
-      pattern: checkPattern(pattern, `providers in ${file}`),
-      versions: canonicalConstraints(rule.versions, `providers."${pattern}".versions in ${file}`),
-    })),
+    providers: Object.entries(providers).map(([pattern, rule]) =>
+      providerRule(checkPattern(pattern, `providers in ${file}`), rule, ['providers', pattern], locate, fail),
+    ),
   };
-}
-
-/**
- * The policy file's YAML as data. A syntax error, and a warning (an unknown tag, which would otherwise be read as
- * a plain string), name their line; aliases that stand for more than the yaml package's `maxAliasCount` (100)
- * allows, a billion strings from a few lines, are refused before they are expanded.
- */
-function readYaml(text: string, fail: (why: string) => UsageError): unknown {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  const problem = document.errors[0] ?? document.warnings[0];
-  if (problem !== undefined) {
-    const line = lines.linePos(problem.pos[0]).line;
-    const message = problem.message.split('\n')[0];
-    throw fail(
-      problem.name === 'YAMLParseError'
-        ? `it is not YAML (line ${line}: ${message})`
-        : `line ${line}: ${message}`,
-    );
-  }
-  try {
-    return document.toJS();
-  } catch (error) {
-    const message = (error as Error).message.split('\n')[0];
-    throw fail(
-      /^Excessive alias count/.test(message ?? '')
-        ? `its aliases stand for more than the YAML reader allows (an alias bomb?): ${message}`
-        : `it is not YAML (${message})`,
-    );
-  }
 }
 
 /** Reads and parses the policy file `given` (relative to `cwd`): a regular file of at most 1 MiB. */
@@ -134,11 +113,7 @@ export function checkPattern(pattern: string, where: string): string {
 
 /** Whether a lock file address matches a checked pattern (`*` never crosses a `/`). */
 export function matchesPattern(pattern: string, address: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]*');
-  return new RegExp(`^${source}$`).test(address.toLowerCase());
+  return matches(pattern, address);
 }
 
 /**

@@ -410,17 +410,18 @@ describe('provider lock upgrade', () => {
   it('a lock file that is a link: written where it points, the link kept; named twice, one file', async () => {
     const { e, releases } = await world();
     const root = configurations(e, releases);
-    // e shares a's lock file through a link, as teams share one lock file between environments.
-    fs.mkdirSync(path.join(root, 'e'));
-    fs.symlinkSync(path.join('..', 'a', '.terraform.lock.hcl'), path.join(root, 'e', '.terraform.lock.hcl'));
-    const result = await upgrade(e, root, 'a', 'e', '--json');
+    // 0 shares a's lock file through a link, as teams share one lock file between environments; it sorts first,
+    // and the file is still named where it is (what a commit adds).
+    fs.mkdirSync(path.join(root, '0'));
+    fs.symlinkSync(path.join('..', 'a', '.terraform.lock.hcl'), path.join(root, '0', '.terraform.lock.hcl'));
+    const result = await upgrade(e, root, '0', 'a', '--json');
     expect(result.exitCode, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout) as { files: { file: string; written: boolean }[] };
     expect(doc.files).toEqual([
       { file: path.join('a', '.terraform.lock.hcl'), changed: true, written: true },
     ]);
-    expect(fs.lstatSync(path.join(root, 'e', '.terraform.lock.hcl')).isSymbolicLink()).toBe(true);
-    expect((await exampleBlock(e, path.join(root, 'e', '.terraform.lock.hcl'))).version).toBe('1.4.0');
+    expect(fs.lstatSync(path.join(root, '0', '.terraform.lock.hcl')).isSymbolicLink()).toBe(true);
+    expect((await exampleBlock(e, path.join(root, '0', '.terraform.lock.hcl'))).version).toBe('1.4.0');
   });
 
   it('a second run of the same versions downloads no zip: their hashes come from the cache; a damaged one is ignored', async () => {
@@ -484,5 +485,102 @@ describe('provider lock upgrade', () => {
     });
     expect(json.stderr).not.toMatch(/Download/);
     expect(json.stderr).not.toMatch(ANSI);
+  });
+
+  describe('--policy', () => {
+    /** Writes the policy file `lines` (its providers: rule for the emulator's provider) into `root`. */
+    function policy(e: Emulator, root: string, ...lines: string[]): string {
+      const file = path.join(root, 'policy.yaml');
+      fs.writeFileSync(
+        file,
+        ['providers:', `  "${addressOf(e)}":`, ...lines.map((l) => `    ${l}`), ''].join('\n'),
+      );
+      return file;
+    }
+    const sumsOf = (release: OriginRelease) => createHash('sha256').update(release.sums).digest('hex');
+    const approval = (version: string, sums: string, key = keyIdOf('signer')) => [
+      `  - version: ${version}`,
+      `    sha256sums: "${sums}"`,
+      `    key: ${key}`,
+      '    by: alice',
+      '    at: "2026-11-27T09:00:00Z"',
+      '    reason: reviewed',
+    ];
+
+    it('a cooldown holds the newer versions, named with the rule and the date they become eligible', async () => {
+      const { e, releases } = await world();
+      const root = configurations(e, releases);
+      policy(e, root, 'min-age: 7d');
+      const result = await upgrade(e, root, 'a', '--policy', 'policy.yaml', '--json');
+      expect(result.exitCode, result.stderr).toBe(0);
+      const doc = JSON.parse(result.stdout) as {
+        blocks: { to: string; held: { version: string; rule?: string; eligibleAt?: string }[] }[];
+        verified: { version: string; policy?: string }[];
+      };
+      expect(doc.blocks[0]!.to).toBe('1.3.0');
+      const cooled = doc.blocks[0]!.held.find((h) => h.version === '1.4.0');
+      expect(cooled).toEqual(
+        expect.objectContaining({ rule: 'version-in-cooldown', eligibleAt: expect.any(String) as string }),
+      );
+      const eligible = Date.parse(cooled!.eligibleAt!);
+      expect(Math.abs(eligible - (Date.now() + 5 * DAY))).toBeLessThan(60_000);
+      expect(doc.verified).toEqual([
+        expect.objectContaining({ version: '1.3.0', policy: expect.stringContaining('min-age') as string }),
+      ]);
+    });
+
+    it('approval: required moves only to an approved version, bound to its SHA256SUMS', async () => {
+      const { e, releases } = await world();
+      const root = configurations(e, releases);
+      policy(
+        e,
+        root,
+        'approval: required',
+        'approvals:',
+        ...approval('1.3.0', sumsOf(releases.get('1.3.0')!)),
+      );
+      const result = await upgrade(e, root, 'a', '--policy', 'policy.yaml');
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect((await exampleBlock(e, path.join(root, 'a', '.terraform.lock.hcl'))).version).toBe('1.3.0');
+      expect(result.stdout).toContain('1.4.0 not taken: held by the policy (version-not-approved)');
+    });
+
+    it('an approval for other bytes, or a version signed by a key the policy does not pin: exit 3, nothing written', async () => {
+      for (const lines of [
+        ['approval: required', 'approvals:', ...approval('1.4.0', 'f'.repeat(64))],
+        [`keys: [${keyIdOf('other')}]`],
+      ]) {
+        const { e, releases } = await world();
+        const root = configurations(e, releases);
+        const before = fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8');
+        policy(e, root, ...lines);
+        const result = await upgrade(e, root, 'a', '--policy', 'policy.yaml', '--json');
+        expect(result.exitCode, result.stderr).toBe(3);
+        const doc = JSON.parse(result.stdout) as { failed: { version: string; message: string }[] };
+        expect(doc.failed).toEqual([
+          {
+            address: addressOf(e),
+            version: '1.4.0',
+            message: expect.stringMatching(
+              /refused by the policy \((approval-does-not-match|key-not-allowed)\)/,
+            ) as string,
+          },
+        ]);
+        expect(fs.readFileSync(path.join(root, 'a', '.terraform.lock.hcl'), 'utf8')).toBe(before);
+      }
+    });
+
+    it('a policy file with an unknown rule: exit 2 naming its line, before any request', async () => {
+      const { e, releases } = await world();
+      const root = configurations(e, releases);
+      policy(e, root, 'min-age: 7d', 'cool-down: 3d');
+      const seeded = e.requestLog.records.length;
+      const result = await upgrade(e, root, 'a', '--policy', 'policy.yaml');
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(
+        `Invalid policy file policy.yaml: line 4: providers.${addressOf(e)}: unknown field cool-down`,
+      );
+      expect(e.requestLog.records.length).toBe(seeded);
+    });
   });
 });

@@ -64,6 +64,31 @@ function aliasBomb(): string {
   return `${levels.join('\n')}\nallow: *l8\n`;
 }
 
+/** A policy with every field of a provider rule; its lines are asserted. */
+const POLICY = [
+  'allow: ["registry.terraform.io/hashicorp/*"]',
+  'providers:',
+  '  # public providers, mirrored',
+  '  "registry.terraform.io/hashicorp/*":',
+  '    min-age: 7d',
+  '    versions: ">= 5.0"',
+  '    keys:',
+  '      [34365D9472D7468F, B7F05A4C6E0A8E0C]',
+  '    approval: required',
+  '    auto-approve:',
+  '      - { patch-of-approved: true, min-age: 3d }',
+  '    approvals:',
+  '      # the first',
+  '      - provider: registry.terraform.io/hashicorp/aws',
+  '        version: 5.80.0',
+  `        sha256sums: '${'a'.repeat(64)}'`,
+  '        key: 34365d9472d7468f',
+  '        by: alice',
+  '        at: "2026-11-20T10:00:00Z"',
+  '        reason: reviewed the changelog',
+  '',
+].join('\n');
+
 describe('the policy file', () => {
   it('reads allow, platforms and versions per provider (constraints made canonical)', () => {
     const policy = parsePolicy(
@@ -79,7 +104,18 @@ describe('the policy file', () => {
     expect(policy).toEqual({
       allow: ['registry.terraform.io/hashicorp/*'],
       platforms: ['linux_amd64', 'darwin_arm64'],
-      providers: [{ pattern: 'app.terraform.io/example-org/*', versions: '~> 1.2, >= 1.2.3' }],
+      providers: [
+        {
+          pattern: 'app.terraform.io/example-org/*',
+          versions: '~> 1.2, >= 1.2.3',
+          minAgeMs: undefined,
+          keys: undefined,
+          approval: 'none',
+          autoApprove: [],
+          approvals: [],
+          line: 5,
+        },
+      ],
     });
   });
 
@@ -101,6 +137,92 @@ describe('the policy file', () => {
     }
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toContain(message);
+  });
+
+  it('reads cooldowns, pinned keys, approval rules and records, each with its line', () => {
+    const policy = parsePolicy(POLICY, 'policy.yaml');
+    expect(policy.providers).toEqual([
+      {
+        pattern: 'registry.terraform.io/hashicorp/*',
+        versions: '>= 5.0.0',
+        minAgeMs: 7 * 86_400_000,
+        keys: ['34365D9472D7468F', 'B7F05A4C6E0A8E0C'],
+        approval: 'required',
+        autoApprove: [{ patchOfApproved: true, minAgeMs: 3 * 86_400_000, versions: undefined, line: 11 }],
+        approvals: [
+          {
+            provider: 'registry.terraform.io/hashicorp/aws',
+            version: '5.80.0',
+            sha256sums: 'a'.repeat(64),
+            key: '34365D9472D7468F',
+            by: 'alice',
+            at: '2026-11-20T10:00:00Z',
+            reason: 'reviewed the changelog',
+            line: 14,
+          },
+        ],
+        line: 4,
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      POLICY.replace('min-age: 3d', 'min-agee: 3d'),
+      'line 11: providers.registry.terraform.io/hashicorp/*.auto-approve.0: unknown field min-agee',
+    ],
+    [
+      POLICY.replace('approval: required', 'approval: maybe'),
+      'line 9: providers.registry.terraform.io/hashicorp/*.approval: ',
+    ],
+    [
+      POLICY.replace('    keys:', '    key:'),
+      'line 7: providers.registry.terraform.io/hashicorp/*: unknown field key',
+    ],
+    [
+      POLICY.replace('version: 5.80.0', 'version: 5.80'),
+      'line 15: providers.registry.terraform.io/hashicorp/*.approvals.0.version: version must be text (quote it)',
+    ],
+    [
+      POLICY.replace("sha256sums: '" + 'a'.repeat(64) + "'", 'sha256sums: abc'),
+      'line 16: providers.registry.terraform.io/hashicorp/*.approvals.0.sha256sums: ',
+    ],
+    [
+      POLICY.replace(
+        '      - provider: registry.terraform.io/hashicorp/aws\n        version',
+        '      - version',
+      ),
+      'line 14: providers.registry.terraform.io/hashicorp/*.approvals.0: a record under a pattern with * must name its provider',
+    ],
+    [
+      POLICY.replace(
+        'provider: registry.terraform.io/hashicorp/aws',
+        'provider: registry.terraform.io/acme/aws',
+      ),
+      'line 14: providers.registry.terraform.io/hashicorp/*.approvals.0.provider: registry.terraform.io/acme/aws is not a provider the pattern',
+    ],
+    [
+      POLICY.replace('at: "2026-11-20T10:00:00Z"', 'at: yesterday'),
+      'line 19: providers.registry.terraform.io/hashicorp/*.approvals.0.at: "yesterday" is not a date and time',
+    ],
+    [
+      POLICY.replace('    approval: required\n', ''),
+      'line 9: providers.registry.terraform.io/hashicorp/*.auto-approve: auto-approve admits versions without a record, so it needs approval: required',
+    ],
+    [
+      POLICY.replace('{ patch-of-approved: true, min-age: 3d }', '{}'),
+      'line 11: providers.registry.terraform.io/hashicorp/*.auto-approve.0: an auto-approve rule with no condition would admit every version',
+    ],
+    [
+      POLICY.replace('min-age: 7d', 'min-age: soon'),
+      'line 5: providers.registry.terraform.io/hashicorp/*.min-age is not an age',
+    ],
+    [
+      POLICY.replace('34365D9472D7468F, B7F05A4C6E0A8E0C', 'nope'),
+      'line 8: providers.registry.terraform.io/hashicorp/*.keys.0: a GPG key id',
+    ],
+  ])('refuses a grown policy that is wrong (exit 2), naming the line: %#', (text, message) => {
+    expect(() => parsePolicy(text, 'policy.yaml')).toThrow(`Invalid policy file policy.yaml: ${message}`);
   });
 
   it('is joined with the flags: their patterns and platforms added, linux_amd64 when none is named', () => {

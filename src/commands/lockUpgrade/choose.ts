@@ -8,6 +8,7 @@
  * version passed over is said, with why.
  */
 import { compare, prerelease, valid } from 'semver';
+import type { Decision, PolicyRule } from '../../lockfile/admission.js';
 import { versionMeets } from '../../lockfile/constraints.js';
 
 const CONSTRAINTS = 'excluded by the lock file’s constraints';
@@ -30,12 +31,17 @@ export interface ChoiceRules {
   /** `--version`: exactly this one (it must be served). */
   pin?: string | undefined;
   now: Date;
+  /** `--policy`: its decision about a candidate, with what is known before verification. */
+  admit?: ((candidate: ServedVersionDate) => Decision) | undefined;
 }
 
 /** A newer version than the one chosen that was passed over, and why. */
 export interface HeldVersion {
   version: string;
   reason: string;
+  /** When the policy held or refused it: its rule, and for a cooldown the date it becomes eligible. */
+  rule?: PolicyRule;
+  eligibleAt?: string;
 }
 
 /** The choice for one block: the version to move to (its own when it stays), or none, and the newer ones held. */
@@ -60,13 +66,13 @@ export function chooseVersion(
   for (const candidate of newestFirst) {
     // Never down from the version locked, unless --version asks for it: the block stays where it is.
     if (rules.pin === undefined && compare(candidate.version, locked) <= 0) break;
-    const reason = refusal(candidate, constraints, rules);
-    if (reason === undefined) {
+    const refused = refusal(candidate, constraints, rules);
+    if (refused === undefined) {
       return { version: candidate.version, held: held.filter((h) => compare(h.version, locked) > 0) };
     }
     // A pre-release no constraint names is no candidate at all, as for Terraform: not said.
     const named = rules.pin === candidate.version || prerelease(candidate.version) === null;
-    if (named || reason !== CONSTRAINTS) held.push({ version: candidate.version, reason });
+    if (named || refused.reason !== CONSTRAINTS) held.push({ version: candidate.version, ...refused });
   }
   if (rules.pin === undefined) return { version: locked, held };
   const pinned = held.find((h) => h.version === rules.pin);
@@ -74,8 +80,27 @@ export function chooseVersion(
   return { version: undefined, held: [], none: `--version ${rules.pin}: ${none}` };
 }
 
-/** Why `candidate` cannot be chosen, or undefined when it can. */
+/** Why `candidate` cannot be chosen (the policy's rule too, when it is the policy's), or undefined when it can. */
 function refusal(
+  candidate: ServedVersionDate,
+  constraints: string | undefined,
+  rules: ChoiceRules,
+): Omit<HeldVersion, 'version'> | undefined {
+  const reason = ruleRefusal(candidate, constraints, rules);
+  if (reason !== undefined) return { reason };
+  const decision = rules.admit?.(candidate);
+  if (decision === undefined || decision.outcome === 'admitted') return undefined;
+  return {
+    reason: `${decision.outcome} by the policy (${decision.rule}): ${decision.reason}`,
+    rule: decision.rule,
+    ...(decision.outcome === 'held' && decision.eligibleAt !== undefined
+      ? { eligibleAt: decision.eligibleAt.toISOString() }
+      : {}),
+  };
+}
+
+/** Why the flags and the block's constraints pass `candidate` over, or undefined. */
+function ruleRefusal(
   candidate: ServedVersionDate,
   constraints: string | undefined,
   rules: ChoiceRules,

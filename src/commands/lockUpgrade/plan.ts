@@ -7,6 +7,7 @@ import { canonicalConstraints } from '../../lockfile/constraints.js';
 import { matchesPattern } from '../../lockfile/policy.js';
 import { findProvider, LockFileError, readProviderBlock } from '../../lockfile/parse.js';
 import { valid } from 'semver';
+import type { Decision } from '../../lockfile/admission.js';
 import { chooseVersion, type ChoiceRules, type HeldVersion, type ServedVersionDate } from './choose.js';
 import type { LockFileRead } from './files.js';
 
@@ -22,6 +23,8 @@ export interface PlannedBlock {
   /** The version chosen (maybe `from` itself); undefined when none could be. */
   to: string | undefined;
   held: HeldVersion[];
+  /** When the registry created the version chosen (for the policy's decision once it is verified). */
+  createdAt?: Date | undefined;
   none?: string | undefined;
 }
 
@@ -35,6 +38,8 @@ export interface PlanInput {
   rules: ChoiceRules;
   /** The versions the registry serves for a type, read once per type; undefined when it has no such provider. */
   served: (type: string) => Promise<ServedVersionDate[] | undefined>;
+  /** `--policy`: its decision about a version of the provider at an address, before verification. */
+  admit?: ((address: string, candidate: ServedVersionDate) => Decision) | undefined;
 }
 
 /** A private block decoded: what its file says, checked before any request. */
@@ -66,8 +71,14 @@ export async function planUpgrade(input: PlanInput): Promise<PlannedBlock[]> {
       blocks.push({ ...base, to: undefined, held: [], none: `the registry does not serve ${address}` });
       continue;
     }
-    const choice = chooseVersion(versions, version, block.constraints, input.rules);
-    blocks.push({ ...base, to: choice.version, held: choice.held, none: choice.none });
+    const { admit } = input;
+    const rules =
+      admit === undefined
+        ? input.rules
+        : { ...input.rules, admit: (c: ServedVersionDate) => admit(address, c) };
+    const choice = chooseVersion(versions, version, block.constraints, rules);
+    const createdAt = versions.find((v) => v.version === choice.version)?.createdAt;
+    blocks.push({ ...base, to: choice.version, held: choice.held, none: choice.none, createdAt });
   }
   return blocks;
 }

@@ -34,7 +34,14 @@ export interface UpgradeDocument {
     error?: string;
   }[];
   /** The versions verified and hashed: the platforms whose `h1:` is written, and whether it was computed now. */
-  verified: { address: string; version: string; platforms: string[]; h1: 'computed' | 'cache' }[];
+  verified: {
+    address: string;
+    version: string;
+    platforms: string[];
+    h1: 'computed' | 'cache';
+    /** With `--policy`: why it admitted the version (its rule, or the approval). */
+    policy?: string;
+  }[];
   /** The versions that did not verify, and why. */
   failed: { address: string; version: string; message: string }[];
 }
@@ -76,7 +83,9 @@ function upgradeLines(document: UpgradeDocument, marks: { ok: string; bad: strin
   for (const blocks of moves.values()) {
     const { address, from, to, error, reason } = blocks[0]!;
     const files = blocks.length === 1 ? '1 lock file' : `${blocks.length} lock files`;
-    const done = document.verified.find((v) => v.address === address && v.version === to);
+    // By type: a provider may be written with the registry's host in one file and localterraform.com in another.
+    const type = address.split('/').pop();
+    const done = document.verified.find((v) => v.address.split('/').pop() === type && v.version === to);
     const hashes =
       done === undefined
         ? ''

@@ -9,14 +9,15 @@
  */
 import * as path from 'node:path';
 import { writeFileAtomically } from '../../atomicWrite.js';
-import { UsageError, type VerificationError } from '../../errors.js';
+import { UsageError, VerificationError } from '../../errors.js';
 import { parseAge } from '../../config/duration.js';
 import { lockAddress } from '../../lockfile/address.js';
 import { canonicalConstraints } from '../../lockfile/constraints.js';
 import { lineDiff } from '../../lockfile/diff.js';
 import { mergeLock } from '../../lockfile/merge.js';
 import { parseLockFile } from '../../lockfile/parse.js';
-import { checkPattern } from '../../lockfile/policy.js';
+import { decide, type VersionFacts } from '../../lockfile/admission.js';
+import { checkPattern, readPolicyFile, type LockPolicy } from '../../lockfile/policy.js';
 import { entryHashes } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
 import { parsePlatforms } from '../lock.js';
@@ -47,6 +48,8 @@ export interface LockUpgradeFlags {
   cacheDir?: string;
   /** false with `--no-cache`. */
   cache?: boolean;
+  /** `--policy`: the policy file whose rules admit versions (docs/supply-chain.md). */
+  policy?: string;
 }
 
 /** What `provider lock upgrade` is asked to do. */
@@ -69,6 +72,7 @@ export async function runLockUpgrade(
     pin: options.version === undefined ? undefined : parseVersionArgument(options.version),
     now: context.now(),
   };
+  const policy = options.policy === undefined ? undefined : await readPolicyFile(options.policy, context.cwd);
   const settings = await session.settings();
   const namespace = settings.namespace ?? settings.organization;
   if (namespace === undefined) {
@@ -102,7 +106,13 @@ export async function runLockUpgrade(
     ],
     only,
     rules,
-    served: (type) => servedVersions(registry.client, address(type), rules.minAgeMs !== undefined),
+    served: (type) =>
+      servedVersions(registry.client, address(type), rules.minAgeMs !== undefined || policy !== undefined),
+    admit:
+      policy === undefined
+        ? undefined
+        : (at, candidate) =>
+            decide(policy.providers, factsOf(at, candidate.version, candidate.createdAt), rules.now),
   });
   const unmoved = blocks.filter((b) => b.none !== undefined);
   if (rules.pin !== undefined && blocks.length > 0 && unmoved.length === blocks.length) {
@@ -122,10 +132,8 @@ export async function runLockUpgrade(
       const key = `${block.type} ${block.to}`;
       if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
       const to = address(block.type);
-      verified.set(
-        key,
-        await verifyVersion(context, registry.client, to, block.to, cache, { progress, ranges }),
-      );
+      const done = await verifyVersion(context, registry.client, to, block.to, cache, { progress, ranges });
+      verified.set(key, policy === undefined ? done : admitSigned(policy, block, done, rules.now));
     }
   } finally {
     progress.stop();
@@ -138,6 +146,36 @@ export async function runLockUpgrade(
   else renderUpgrade(context.output, document, changes);
   await appendStepSummary(context.output, context.env, upgradeSummary(document));
   return document.ok ? 0 : 3;
+}
+
+/** What the policy decides with before verification: the version's age counts from its creation in the registry. */
+function factsOf(address: string, version: string, createdAt: Date | undefined): VersionFacts {
+  return {
+    address,
+    version,
+    published: createdAt === undefined ? undefined : { at: createdAt, by: 'registry' },
+  };
+}
+
+/**
+ * The policy's decision once the version is verified, with what its signature proved (the keys, the SHA-256 of its
+ * SHA256SUMS): a pinned key or an approval for other bytes refuses it, and it fails as a version that does not
+ * verify (its provider stays in every file, exit 3).
+ */
+function admitSigned(policy: LockPolicy, block: PlannedBlock, done: Verified, now: Date): Verified {
+  if ('error' in done) return done;
+  const facts = { ...factsOf(block.address, block.to!, block.createdAt), ...done.signed };
+  const decision = decide(policy.providers, facts, now);
+  if (decision.outcome === 'admitted') return { ...done, admitted: decision.reason };
+  return {
+    error: new VerificationError(
+      `${block.address} ${block.to} is ${decision.outcome} by the policy (${decision.rule}): ${decision.reason}`,
+      {
+        hint: 'Nothing of it was written. Check the policy file (keys, approvals) against what the registry serves; provider approve records an approval for the bytes served now.',
+        details: { rule: decision.rule },
+      },
+    ),
+  };
 }
 
 /**
@@ -227,9 +265,11 @@ function verifiedVersions(
   verified: Map<string, Verified>,
   platforms: string[] | undefined,
 ): UpgradeDocument['verified'] {
+  // A version whose provider stayed (another of its versions did not verify) is written nowhere: not listed.
+  const failed = new Set(blocks.filter((b) => failure(b, verified) !== undefined).map((b) => b.type));
   return [...verified.entries()].flatMap(([key, v]) => {
-    if ('error' in v) return [];
     const [type = '', version = ''] = key.split(' ');
+    if ('error' in v || failed.has(type)) return [];
     const served = v.material.platforms.map((p) => `${p.os}_${p.arch}`);
     return [
       {
@@ -237,6 +277,7 @@ function verifiedVersions(
         version,
         platforms: platforms === undefined ? served : served.filter((p) => platforms.includes(p)),
         h1: v.cached ? ('cache' as const) : ('computed' as const),
+        ...(v.admitted === undefined ? {} : { policy: v.admitted }),
       },
     ];
   });

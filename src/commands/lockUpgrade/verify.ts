@@ -15,8 +15,25 @@ import type { RunContext } from '../context.js';
 import { hashServedPackages } from '../lock.js';
 import type { HashCache } from './cache.js';
 
-/** A version verified (its lock material, and whether its hashes came from the cache), or why it does not verify. */
-export type Verified = { material: LockMaterial; cached: boolean } | { error: VerificationError };
+/** What verification proved of a version's signed bytes: the keys of its signature, the SHA-256 of SHA256SUMS. */
+export interface SignedFacts {
+  keyIds: string[];
+  sha256sums: string;
+}
+
+/**
+ * A version verified (its lock material, whether its hashes came from the cache, what its signature proved), or
+ * why it does not verify.
+ */
+export type Verified =
+  | {
+      material: LockMaterial;
+      cached: boolean;
+      signed: SignedFacts;
+      /** With a policy: why it admitted the version. */
+      admitted?: string;
+    }
+  | { error: VerificationError };
 
 /** Verifies and hashes one version (see above). */
 export async function verifyVersion(
@@ -35,7 +52,12 @@ export async function verifyVersion(
     if (report.h1Known === true)
       context.output.info(`Hashes of ${shown} ${version} from the cache (${cache!.dir}): no zip downloaded`);
     else if (cache !== undefined) await keep(context, cache, report);
-    return { material: material(address.name, version, report), cached: report.h1Known === true };
+    const { keyId, signingKeyId } = report.signature;
+    return {
+      material: material(address.name, version, report),
+      cached: report.h1Known === true,
+      signed: { keyIds: [...new Set([keyId, signingKeyId])], sha256sums: report.shasums.sha256 },
+    };
   } catch (error) {
     if (error instanceof VerificationError) return { error };
     throw error;
