@@ -81,6 +81,9 @@ const expected: Record<string, Expected> = {
   // The emulator serves only 1.2.3, which the lock file holds: nothing newer to move to, exit 0.
   'provider lock upgrade . --min-age 7d --organization my-org   # to the newest version a week old (--recursive: all)':
     { registry: 0 },
+  // The emulator serves 1.2.3 of example: verified, then its record written to a new policy.yaml.
+  'provider approve my-org/example 1.2.3 --policy policy.yaml --reason "reviewed"   # verified, then recorded':
+    { registry: 0 },
   "provider mirror hashicorp/random --versions '~> 3.6' --platforms linux_amd64,darwin_arm64 --organization my-org":
     { skip: 'reads registry.terraform.io; test/mirror/ runs the same flow with an emulator as the origin' },
   "provider mirror hashicorp/random --versions '~> 3.6' --to-dir ./mirror     # air gap, step 1: verified folders, no token":

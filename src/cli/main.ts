@@ -18,6 +18,7 @@ import { registerVerify } from './verify.js';
 import { registerRuntask } from './runtask.js';
 import { registerVersions } from './versions.js';
 import { registerPlatforms } from './platforms.js';
+import { registerApprove } from './approve.js';
 import { registerCheck } from './check.js';
 import { registerDelete } from './delete.js';
 import { registerGpgKeys } from './gpgKeys.js';
@@ -41,6 +42,7 @@ const COMMANDS: readonly (readonly [group: string, register: (program: ProgramCo
   [COMMAND_GROUPS.read, registerPlatforms],
   [COMMAND_GROUPS.read, registerCheck],
   [COMMAND_GROUPS.lock, registerLock],
+  [COMMAND_GROUPS.lock, registerApprove],
   [COMMAND_GROUPS.cleanup, registerDelete],
   [COMMAND_GROUPS.cleanup, registerGpgKeys],
   [COMMAND_GROUPS.runtask, registerRuntask],

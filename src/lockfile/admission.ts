@@ -62,15 +62,19 @@ const RANK = { admitted: 0, held: 1, refused: 2 } as const;
 
 /** Decides about one version at `now` (see above); admitted with "no policy rule" when no rule matches. */
 export function decide(rules: readonly ProviderRule[], facts: VersionFacts, now: Date): Decision {
-  const decisions = rules
-    .filter((rule) => matches(rule.pattern, facts.address))
-    .map((rule) => decideRule(rule, facts, now));
+  const matching = rules.filter((rule) => matches(rule.pattern, facts.address));
+  // The provider's approval records, wherever the policy keeps them: every matching entry's rules see them all.
+  const address = facts.address.toLowerCase();
+  const records = matching.flatMap((rule) =>
+    rule.approvals.filter((r) => (r.provider ?? rule.pattern) === address),
+  );
+  const decisions = matching.map((rule) => decideRule(rule, records, facts, now));
   if (decisions.length === 0) return { outcome: 'admitted', reason: 'no policy rule names it' };
   return decisions.reduce((worst, next) => (RANK[next.outcome] > RANK[worst.outcome] ? next : worst));
 }
 
 /** The decision of one rule. */
-function decideRule(rule: ProviderRule, facts: VersionFacts, now: Date): Decision {
+function decideRule(rule: ProviderRule, records: ApprovalRecord[], facts: VersionFacts, now: Date): Decision {
   const { version } = facts;
   const where = `policy ${rule.pattern}`;
   if (rule.versions !== undefined && !versionMeets(version, rule.versions, `${where} versions`))
@@ -86,21 +90,14 @@ function decideRule(rule: ProviderRule, facts: VersionFacts, now: Date): Decisio
       rule: 'key-not-allowed',
       reason: `${version} is signed by key ${keys.join(' / ')}, which the policy does not allow (keys: ${rule.keys.join(', ')}; ${rule.pattern})`,
     };
-  const record = approvalOf(rule, facts.address, version);
+  const record = records.find((r) => r.version === version);
   if (record !== undefined) return approved(record, facts);
   if (rule.approval === 'required') {
-    const auto = autoApproved(rule, facts, now);
+    const auto = autoApproved(rule, records, facts, now);
     if (auto !== undefined) return auto;
   }
   return (
     cooldown(rule.minAgeMs, rule.pattern, facts, now) ?? { outcome: 'admitted', reason: admittedBy(rule) }
-  );
-}
-
-/** The record approving this version of this provider, if the rule holds one. */
-function approvalOf(rule: ProviderRule, address: string, version: string): ApprovalRecord | undefined {
-  return rule.approvals.find(
-    (r) => r.version === version && (r.provider ?? rule.pattern) === address.toLowerCase(),
   );
 }
 
@@ -130,12 +127,17 @@ function approved(record: ApprovalRecord, facts: VersionFacts): Decision {
  * Admitted by an auto-approve rule; or held in a cooldown when the rules that would admit it only wait for their
  * age (the earliest date one admits it); undefined when none applies: held for want of a record.
  */
-function autoApproved(rule: ProviderRule, facts: VersionFacts, now: Date): Decision | undefined {
+function autoApproved(
+  rule: ProviderRule,
+  records: ApprovalRecord[],
+  facts: VersionFacts,
+  now: Date,
+): Decision | undefined {
   let waiting: Decision | undefined;
   for (const auto of rule.autoApprove) {
     if (auto.versions !== undefined && !versionMeets(facts.version, auto.versions, 'auto-approve versions'))
       continue;
-    if (auto.patchOfApproved && !isPatchOfApproved(rule, facts)) continue;
+    if (auto.patchOfApproved && !isPatchOfApproved(records, facts.version)) continue;
     const wait = cooldown(auto.minAgeMs, rule.pattern, facts, now);
     if (wait === undefined)
       return { outcome: 'admitted', reason: `admitted without a record by auto-approve (line ${auto.line})` };
@@ -157,11 +159,10 @@ function autoApproved(rule: ProviderRule, facts: VersionFacts, now: Date): Decis
 }
 
 /** A newer patch release of a minor release that has an approval record. */
-function isPatchOfApproved(rule: ProviderRule, facts: VersionFacts): boolean {
-  const version = parse(facts.version);
+function isPatchOfApproved(records: ApprovalRecord[], given: string): boolean {
+  const version = parse(given);
   if (version === null || version.prerelease.length > 0) return false;
-  return rule.approvals.some((r) => {
-    if ((r.provider ?? rule.pattern) !== facts.address.toLowerCase()) return false;
+  return records.some((r) => {
     const base = parse(r.version);
     return (
       base !== null &&

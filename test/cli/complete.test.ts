@@ -28,6 +28,7 @@ describe('commands', () => {
       'platforms',
       'check',
       'lock',
+      'approve',
       'delete',
       'gpg-keys',
       'runtask',

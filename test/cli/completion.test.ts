@@ -134,6 +134,7 @@ describe('the bash script, run by bash', () => {
         'platforms',
         'check',
         'lock',
+        'approve',
         'delete',
         'gpg-keys',
         'runtask',

@@ -154,7 +154,7 @@ describe('provider --help', () => {
     };
     expect(under(COMMAND_GROUPS.publish)).toEqual(['publish', 'verify', 'mirror']);
     expect(under(COMMAND_GROUPS.read)).toEqual(['versions', 'platforms', 'check']);
-    expect(under(COMMAND_GROUPS.lock)).toEqual(['lock']);
+    expect(under(COMMAND_GROUPS.lock)).toEqual(['lock', 'approve']);
     expect(under(COMMAND_GROUPS.cleanup)).toEqual(['delete', 'gpg-keys']);
     expect(under(COMMAND_GROUPS.runtask)).toEqual(['runtask']);
     expect(under(COMMAND_GROUPS.local)).toEqual(['emulate']);

@@ -141,6 +141,25 @@ describe('the policy decides', () => {
     expect(decide(policy, facts('5.80.3-rc1', 30), NOW)).toMatchObject({ outcome: 'held' });
   });
 
+  it("a provider's records count for every entry that names it, wherever the file keeps them", () => {
+    const policy = rules(
+      '  "registry.terraform.io/hashicorp/*": { approval: required }',
+      `  "${AWS}":`,
+      `    keys: [${KEY}]`,
+      '    approvals:',
+      // Under the exact entry, a record needs no provider: it is the entry's.
+      '      - version: 5.80.0',
+      ...RECORD.slice(2),
+    );
+    expect(decide(policy, facts('5.80.0', 1, { sha256sums: SUMS, keyIds: [KEY] }), NOW).outcome).toBe(
+      'admitted',
+    );
+    expect(decide(policy, facts('5.81.0', 1), NOW)).toMatchObject({
+      outcome: 'held',
+      rule: 'version-not-approved',
+    });
+  });
+
   it('every matching rule applies: refused outranks held, held outranks admitted', () => {
     const policy = rules(
       '  "registry.terraform.io/hashicorp/*": { min-age: 7d }',

@@ -1,0 +1,180 @@
+/**
+ * `provider approve <namespace>/<type> <version> --policy <file> --reason <text>`: verifies a version the private
+ * registry serves as `provider check --download` does (the signature over SHA256SUMS with the registered key,
+ * every zip downloaded and held against the signed SHA256SUMS, served `packages`), then adds its approval record to
+ * the policy file, bound to what was verified (the SHA-256 of its SHA256SUMS, the key that signed it), keeping the
+ * file's comments and order (src/lockfile/policyEdit.ts), atomically. The record then admits the version wherever
+ * the policy applies (`approval: required`, and it lifts a cooldown). A second approval of the same bytes changes
+ * nothing; one whose file already approves other bytes for the version is refused (exit 3). Every flag and the
+ * policy file are checked before any request.
+ */
+import * as path from 'node:path';
+import { writeFileAtomically } from '../atomicWrite.js';
+import { checkConsumerView } from '../consumer/check.js';
+import { UsageError } from '../errors.js';
+import { lockAddress } from '../lockfile/address.js';
+import { lineDiff } from '../lockfile/diff.js';
+import { parsePolicy } from '../lockfile/policy.js';
+import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
+import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
+import { successMark } from '../ui/glyphs.js';
+import { createProgress } from '../ui/progress.js';
+import type { RunContext } from './context.js';
+import { parseVersionArgument } from './manage/context.js';
+import type { Session } from './session.js';
+
+/** The flags of `provider approve`. */
+export interface ApproveFlags {
+  policy?: string;
+  reason?: string;
+  /** Who approves (default: the CI's user, else the system's). */
+  by?: string;
+  dryRun?: boolean;
+}
+
+/** What `provider approve` is asked to do. */
+export interface ApproveOptions extends ApproveFlags {
+  provider: string;
+  version: string;
+}
+
+/** The `--json` document. */
+export interface ApproveDocument {
+  ok: true;
+  dryRun: boolean;
+  /** `added`: the record was written (would be, with --dry-run); `present`: the file already held it. */
+  outcome: 'added' | 'present';
+  policy: string;
+  /** The `providers:` entry the record is under. */
+  entry: string;
+  record: NewApproval;
+}
+
+const NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** Runs `provider approve`; 0 when the record is written or already there. */
+export async function runApprove(
+  context: RunContext,
+  session: Session,
+  options: ApproveOptions,
+): Promise<number> {
+  const { namespace, type } = providerArgument(options.provider);
+  const version = parseVersionArgument(options.version);
+  const reason = oneLine(
+    options.reason,
+    '--reason',
+    'why it is approved: "reviewed the changelog of 5.80.0"',
+  );
+  const by = oneLine(approver(context, options.by), '--by', 'who approves');
+  if (options.policy === undefined)
+    throw new UsageError('provider approve needs --policy <file>: the approval is written there', {
+      hint: 'Give the policy file the other commands read (docs/supply-chain.md); it is created when missing.',
+    });
+  const shown = options.policy;
+  const file = path.resolve(context.cwd, shown);
+  const read = await readPolicyText(file, shown);
+  parsePolicy(read.text, shown);
+
+  // The private registry's namespace is its organization's name: `my-org/example` needs no --organization.
+  const settings = await session.settings();
+  const client = await session.client();
+  const address = { organization: settings.organization ?? namespace, namespace, name: type };
+  context.output.info(
+    `Verifying ${namespace}/${type} ${version} as terraform init would, every zip downloaded`,
+  );
+  const progress = await createProgress(context.output, {
+    stream: context.stderr,
+    now: () => context.now().getTime(),
+  });
+  let report;
+  try {
+    report = await checkConsumerView({
+      ...{ client, address, version, output: context.output, signal: context.signal },
+      ...{ now: context.now, download: true, lockHashes: true, tmpDir: context.tmpDir, progress },
+    });
+  } finally {
+    progress.stop();
+  }
+  const record: NewApproval = {
+    provider: lockAddress(settings.apiHost, namespace, type),
+    version,
+    sha256sums: report.shasums.sha256,
+    key: report.signature.keyId.toUpperCase(),
+    by,
+    at: context
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z'),
+    reason,
+  };
+  const edit = addApproval(read.text, shown, record);
+  const dryRun = options.dryRun === true;
+  if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: read.mode });
+  const document: ApproveDocument = {
+    ...{ ok: true, dryRun, outcome: edit.outcome, policy: shown, entry: edit.entry, record },
+  };
+  if (context.output.json) context.output.resultJson(document);
+  else render(context, document, edit.outcome === 'added' ? lineDiff(read.text, edit.text) : []);
+  return 0;
+}
+
+/** The result, for people: what was approved, where, and with --dry-run the diff. */
+function render(context: RunContext, doc: ApproveDocument, diff: string[]): void {
+  const { output } = context;
+  const { record } = doc;
+  const what = `${record.provider} ${record.version} (SHA256SUMS ${record.sha256sums.slice(0, 16)}…, signed by ${record.key})`;
+  if (doc.outcome === 'present') {
+    output.result(`${successMark(output.color)} ${doc.policy} already approves ${what}: nothing changed`);
+    return;
+  }
+  if (doc.dryRun) {
+    output.result(`--- ${doc.policy}`);
+    for (const line of diff) output.result(line);
+    output.result(`Dry run: ${doc.policy} would approve ${what}; nothing was written`);
+    return;
+  }
+  output.result(`${successMark(output.color)} Approved ${what} in ${doc.policy} (under "${doc.entry}")`);
+}
+
+/** `<namespace>/<type>`, checked. */
+function providerArgument(text: string): { namespace: string; type: string } {
+  const parts = text.trim().toLowerCase().split('/');
+  if (parts.length !== 2 || !parts.every((p) => NAME.test(p))) {
+    throw new UsageError(`"${text}" is not <namespace>/<type>`, {
+      hint: 'Name the provider as required_providers does without its host: my-org/example, hashicorp/aws.',
+    });
+  }
+  return { namespace: parts[0]!, type: parts[1]! };
+}
+
+/** A one-line, non-empty text flag. */
+function oneLine(value: string | undefined, flag: string, what: string): string {
+  const text = value?.trim() ?? '';
+  if (text === '' || /[\p{Cc}]/u.test(text)) {
+    throw new UsageError(`${flag} needs one line of text: ${what}`, {
+      hint: `Give ${flag} "<text>"; it is kept in the policy file, where reviewers read it.`,
+    });
+  }
+  return text;
+}
+
+/** Who approves: --by, else the CI's user (GitHub Actions, GitLab), else the system's. */
+function approver(context: RunContext, by: string | undefined): string {
+  return by ?? context.env.GITHUB_ACTOR ?? context.env.GITLAB_USER_LOGIN ?? context.user;
+}
+
+/** The policy file's text and mode; an empty policy when it does not exist yet. */
+async function readPolicyText(file: string, shown: string): Promise<{ text: string; mode: number }> {
+  try {
+    const { bytes, mode } = await readRegularCapped(file, SMALL_FILE_CAPS.key);
+    return { text: bytes.toString('utf8'), mode };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { text: '', mode: 0o644 };
+    throw new UsageError(`The policy file ${shown} cannot be read (${code ?? (error as Error).message})`, {
+      hint: 'Give --policy the path of a YAML policy file (docs/supply-chain.md shows one).',
+      details: { file: shown },
+      cause: error,
+    });
+  }
+}
