@@ -107,14 +107,16 @@ export async function runApprove(
       .replace(/\.\d{3}Z$/, 'Z'),
     reason,
   };
-  const edit = addApproval(read.text, shown, record);
+  // The file as it is now: an edit made while the version was verified is kept, never written over.
+  const current = await readPolicyText(file, shown);
+  const edit = addApproval(current.text, shown, record);
   const dryRun = options.dryRun === true;
-  if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: read.mode });
+  if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: current.mode });
   const document: ApproveDocument = {
     ...{ ok: true, dryRun, outcome: edit.outcome, policy: shown, entry: edit.entry, record },
   };
   if (context.output.json) context.output.resultJson(document);
-  else render(context, document, edit.outcome === 'added' ? lineDiff(read.text, edit.text) : []);
+  else render(context, document, edit.outcome === 'added' ? lineDiff(current.text, edit.text) : []);
   return 0;
 }
 

@@ -6,7 +6,7 @@
  * is refused (the bytes served changed since it was given, or the record is wrong): exit 3, nothing written. The
  * file is parsed (./policy.ts) before and after, so only a valid policy is ever written.
  */
-import { isMap, parseDocument, Scalar, type Document, type YAMLMap } from 'yaml';
+import { isMap, isSeq, parseDocument, Scalar, type Document, type YAMLMap } from 'yaml';
 import { VerificationError } from '../errors.js';
 import { matchesPattern, parsePolicy, type LockPolicy } from './policy.js';
 
@@ -34,7 +34,10 @@ export function addApproval(text: string, file: string, record: NewApproval): Ap
   if (present !== undefined) return { outcome: 'present', ...present };
   const document = parseDocument(text);
   const entry = chooseEntry(policy, record.provider);
-  if (!isMap(document.get('providers', true))) document.set('providers', document.createNode({}));
+  const providers = document.get('providers', true);
+  if (!isMap(providers)) document.set('providers', document.createNode({}));
+  // Block style where the record goes (a flow map or list, `providers: {}`, would print it on one line).
+  else providers.flow = false;
   if (entry === undefined) {
     document.setIn(['providers', record.provider], document.createNode({}));
   }
@@ -45,6 +48,8 @@ export function addApproval(text: string, file: string, record: NewApproval): Ap
   const fields = recordNode(document, record, key.includes('*'));
   if (document.getIn(['providers', key, 'approvals']) === undefined)
     document.setIn(['providers', key, 'approvals'], document.createNode([]));
+  const approvals = document.getIn(['providers', key, 'approvals'], true);
+  if (isSeq(approvals)) approvals.flow = false;
   document.addIn(['providers', key, 'approvals'], fields);
   const written = document.toString({ lineWidth: 0, flowCollectionPadding: false });
   parsePolicy(written, file);
