@@ -8,20 +8,10 @@
  */
 import { isMap, isSeq, parseDocument, Scalar, type Document, type YAMLMap } from 'yaml';
 import { VerificationError } from '../errors.js';
-import { matchesPattern, parsePolicy, type LockPolicy } from './policy.js';
+import { matchesPattern, parsePolicy, type ApprovalRecord, type LockPolicy } from './policy.js';
 
-/** The record to add (the `line` is the file's business). */
-export interface NewApproval {
-  /** `host/namespace/type`, lower case. */
-  provider: string;
-  version: string;
-  sha256sums: string;
-  /** The signing key's id (16 hex digits, upper case). */
-  key: string;
-  by: string;
-  at: string;
-  reason: string;
-}
+/** The record to add: one as the file holds it, its provider named (the `line` is the file's business). */
+export type NewApproval = Omit<ApprovalRecord, 'provider' | 'line'> & { provider: string };
 
 /** What adding made of the file. */
 export type ApprovalEdit =

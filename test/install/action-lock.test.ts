@@ -10,43 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { emulatorPerTest, publishFixture } from '../helpers/emulator/index.js';
 import { BUNDLE, runAction } from './actionRun.js';
-import { PLATFORMS, expectNoTokens } from './helpers.js';
+import { PLATFORMS, expectNoTokens, staleLockFiles, staleLockText } from './helpers.js';
 
 const emulator = emulatorPerTest();
-
-/** A lock file naming the fixture provider at 1.2.0 (the registry serves 1.2.3), and a public provider. */
-function lockText(e: Emulator): string {
-  return [
-    '# This file is maintained automatically by "terraform init".',
-    '# Manual edits may be lost in future updates.',
-    '',
-    `provider "${new URL(e.url).host}/${e.organization}/example" {`,
-    '  version     = "1.2.0"',
-    '  constraints = "~> 1.2"',
-    '  hashes = [',
-    `    "h1:${Buffer.alloc(32, 7).toString('base64')}",`,
-    '  ]',
-    '}',
-    '',
-    'provider "registry.terraform.io/hashicorp/random" {',
-    '  version = "3.6.3"',
-    '  hashes = [',
-    `    "h1:${Buffer.alloc(32, 9).toString('base64')}",`,
-    '  ]',
-    '}',
-    '',
-  ].join('\n');
-}
-
-/** The workspace: two configurations under infra/, one elsewhere (not named by the paths input). */
-function workspace(e: Emulator): (dir: string) => void {
-  return (dir) => {
-    for (const folder of ['infra/app', 'infra/db', 'other']) {
-      fs.mkdirSync(path.join(dir, folder), { recursive: true });
-      fs.writeFileSync(path.join(dir, folder, '.terraform.lock.hcl'), lockText(e));
-    }
-  };
-}
 
 /** The inputs of a lock upgrade of `paths` against `e`. */
 function lockInputs(e: Emulator, extra: Record<string, string> = {}): Record<string, string> {
@@ -68,7 +34,7 @@ describe('the action with command: lock upgrade', () => {
     const e = await emulator();
     await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
     const seeded = e.requestLog.records.length;
-    const run = await runAction(lockInputs(e), { workspace: workspace(e) });
+    const run = await runAction(lockInputs(e), { workspace: staleLockFiles(e) });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.outputs.changed, run.outputs.json).toBe('true');
     expect(run.outputs['changed-files']!.split('\n')).toEqual([
@@ -83,7 +49,7 @@ describe('the action with command: lock upgrade', () => {
     }
     // Not under paths: as it was.
     expect(fs.readFileSync(path.join(run.workspace, 'other', '.terraform.lock.hcl'), 'utf8')).toBe(
-      lockText(e),
+      staleLockText(e),
     );
     expect(run.summary).toContain('### provider lock upgrade: 2 lock files changed');
     expect(run.summary).toMatch(/ {4}✓ \S+\/example 1\.2\.0 → 1\.2\.3 \(2 lock files; h1: of 5 platforms/);
@@ -96,7 +62,7 @@ describe('the action with command: lock upgrade', () => {
     const e = await emulator();
     await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
     const run = await runAction(lockInputs(e, { 'dry-run': 'true', paths: 'infra/app' }), {
-      workspace: workspace(e),
+      workspace: staleLockFiles(e),
     });
     expect(run.exitCode, run.stderr).toBe(0);
     expect([run.outputs.changed, run.outputs['changed-files'], run.outputs['dry-run']]).toEqual([
@@ -105,13 +71,13 @@ describe('the action with command: lock upgrade', () => {
       'true',
     ]);
     expect(fs.readFileSync(path.join(run.workspace, 'infra/app/.terraform.lock.hcl'), 'utf8')).toBe(
-      lockText(e),
+      staleLockText(e),
     );
   });
 
   it('an input only publish reads, or an unknown command: exit 2 naming it, nothing sent', async () => {
     const e = await emulator();
-    const stray = await runAction(lockInputs(e, { tags: 'team=core' }), { workspace: workspace(e) });
+    const stray = await runAction(lockInputs(e, { tags: 'team=core' }), { workspace: staleLockFiles(e) });
     expect(stray.exitCode, stray.stderr).toBe(2);
     expect(stray.stderr).toMatch(
       /^::error::Input "tags" is read by command publish, and this step runs lock upgrade/m,

@@ -15,7 +15,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { emulatorPerTest, publishFixture } from '../helpers/emulator/index.js';
 import { ensureBuilt } from '../helpers/spawn-cli.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { PLATFORMS, expectNoTokens } from './helpers.js';
+import { PLATFORMS, expectNoTokens, staleLockFiles, staleLockText } from './helpers.js';
 import { PipelineError, componentJob, repositoryProviderDir, runJob } from './gitlabJob.js';
 
 const emulator = emulatorPerTest();
@@ -38,22 +38,6 @@ const TEXT_INPUTS: Record<string, string> = {
   hostname: 'PROVIDER_INPUT_HOSTNAME',
 };
 
-/** A lock file naming the fixture provider at 1.2.0 (the registry serves 1.2.3). */
-function lockText(e: Emulator): string {
-  return [
-    '# This file is maintained automatically by "terraform init".',
-    '',
-    `provider "${new URL(e.url).host}/${e.organization}/example" {`,
-    '  version     = "1.2.0"',
-    '  constraints = "~> 1.2"',
-    '  hashes = [',
-    `    "h1:${Buffer.alloc(32, 7).toString('base64')}",`,
-    '  ]',
-    '}',
-    '',
-  ].join('\n');
-}
-
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, {
     cwd,
@@ -69,10 +53,7 @@ function project(e: Emulator): { prepare: (dir: string) => void; remote: string 
   return {
     remote,
     prepare: (dir) => {
-      for (const folder of ['infra/app', 'infra/db', 'other'])
-        fs.mkdirSync(path.join(dir, folder), { recursive: true });
-      for (const folder of ['infra/app', 'infra/db', 'other'])
-        fs.writeFileSync(path.join(dir, folder, '.terraform.lock.hcl'), lockText(e));
+      staleLockFiles(e)(dir);
       git(dir, 'init', '--quiet', '--initial-branch=main');
       git(
         dir,
@@ -92,6 +73,28 @@ function project(e: Emulator): { prepare: (dir: string) => void; remote: string 
       git(dir, 'checkout', '--quiet', '--detach');
     },
   };
+}
+
+/** The branches of a repository, one per line. */
+const branches = (repo: string): string =>
+  git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads');
+
+/**
+ * The job on infra/app of a project whose lock files are older than the fixture an emulator serves, with a bare
+ * remote; `inputs` and the variables `env` gives (from the remote) beside the organization, host and token.
+ */
+async function onFixture(inputs: Record<string, unknown>, env: (remote: string) => Record<string, string>) {
+  const e = await emulator();
+  await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
+  const { prepare, remote } = project(e);
+  const run = await runJob({
+    template: TEMPLATE,
+    inputs: { organization: e.organization, hostname: e.url, paths: ['infra/app'], ...inputs },
+    env: { TFE_TOKEN: e.ownerToken, CI_DEFAULT_BRANCH: 'main', ...env(remote) },
+    providerDir,
+    project: prepare,
+  });
+  return { e, run, remote };
 }
 
 describe('templates/lock-upgrade.yml as GitLab builds its job', () => {
@@ -218,71 +221,34 @@ describe('the job', () => {
   });
 
   it('the default branch as the branch input: exit 2, nothing pushed', async () => {
-    const e = await emulator();
-    await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
-    const { prepare, remote } = project(e);
-    const run = await runJob({
-      template: TEMPLATE,
-      inputs: {
-        organization: e.organization,
-        hostname: e.url,
-        paths: ['infra/app'],
-        'merge-request': true,
-        branch: 'main',
-      },
-      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GIT_PUSH_URL: remote, CI_DEFAULT_BRANCH: 'main' },
-      providerDir,
-      project: prepare,
-    });
+    const { run, remote } = await onFixture({ 'merge-request': true, branch: 'main' }, (remote) => ({
+      PROVIDER_GIT_PUSH_URL: remote,
+    }));
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toContain('error: the branch input is the default branch (main)');
     expect(git(remote, 'log', '--format=%s', 'main')).toBe('lock files\ninit');
   });
 
   it('merge-request without a token or a push URL: exit 2 saying what to set, nothing pushed', async () => {
-    const e = await emulator();
-    await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
-    const { prepare, remote } = project(e);
-    const run = await runJob({
-      template: TEMPLATE,
-      inputs: { organization: e.organization, hostname: e.url, paths: ['infra/app'], 'merge-request': true },
-      env: { TFE_TOKEN: e.ownerToken, CI_DEFAULT_BRANCH: 'main' },
-      providerDir,
-      project: prepare,
-    });
+    const { run, remote } = await onFixture({ 'merge-request': true }, () => ({}));
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toContain('error: merge-request: true needs PROVIDER_GIT_TOKEN');
-    expect(git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).toBe('main');
+    expect(branches(remote)).toBe('main');
   });
 
   it('dry-run: the diff in the log, nothing written, nothing pushed', async () => {
-    const e = await emulator();
-    await publishFixture(e, { platforms: PLATFORMS, uploads: ['sums', 'sig', ...PLATFORMS] });
-    const { prepare, remote } = project(e);
-    const run = await runJob({
-      template: TEMPLATE,
-      inputs: {
-        organization: e.organization,
-        hostname: e.url,
-        paths: ['infra/app'],
-        'dry-run': true,
-        'merge-request': true,
-      },
-      env: { TFE_TOKEN: e.ownerToken, PROVIDER_GIT_PUSH_URL: remote, CI_DEFAULT_BRANCH: 'main' },
-      providerDir,
-      project: prepare,
-    });
+    const { e, run, remote } = await onFixture({ 'dry-run': true, 'merge-request': true }, (remote) => ({
+      PROVIDER_GIT_PUSH_URL: remote,
+    }));
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(fs.readFileSync(path.join(run.project, 'infra/app/.terraform.lock.hcl'), 'utf8')).toBe(
-      lockText(e),
+      staleLockText(e),
     );
-    expect(
-      JSON.parse(fs.readFileSync(path.join(run.project, 'provider-lock-upgrade.json'), 'utf8')),
-    ).toMatchObject({
-      ok: true,
-      dryRun: true,
-    });
-    expect(git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).toBe('main');
+    const doc: unknown = JSON.parse(
+      fs.readFileSync(path.join(run.project, 'provider-lock-upgrade.json'), 'utf8'),
+    );
+    expect(doc).toMatchObject({ ok: true, dryRun: true });
+    expect(branches(remote)).toBe('main');
   });
 
   it('a list item that is not text fails the job with exit 2 before any request', async () => {

@@ -84,3 +84,37 @@ export function tamperedRelease(dir: string): string {
   fs.writeFileSync(zip, bytes);
   return copy;
 }
+
+/** A lock file naming the fixture provider at 1.2.0 (the registry serves 1.2.3), and a public provider. */
+export function staleLockText(e: Emulator): string {
+  return [
+    '# This file is maintained automatically by "terraform init".',
+    '# Manual edits may be lost in future updates.',
+    '',
+    `provider "${new URL(e.url).host}/${e.organization}/example" {`,
+    '  version     = "1.2.0"',
+    '  constraints = "~> 1.2"',
+    '  hashes = [',
+    `    "h1:${Buffer.alloc(32, 7).toString('base64')}",`,
+    '  ]',
+    '}',
+    '',
+    'provider "registry.terraform.io/hashicorp/random" {',
+    '  version = "3.6.3"',
+    '  hashes = [',
+    `    "h1:${Buffer.alloc(32, 9).toString('base64')}",`,
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** A project with that lock file in two configurations under infra/ and one elsewhere (other/). */
+export function staleLockFiles(e: Emulator): (dir: string) => void {
+  return (dir) => {
+    for (const folder of ['infra/app', 'infra/db', 'other']) {
+      fs.mkdirSync(path.join(dir, folder), { recursive: true });
+      fs.writeFileSync(path.join(dir, folder, '.terraform.lock.hcl'), staleLockText(e));
+    }
+  };
+}
