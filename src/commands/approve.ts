@@ -8,10 +8,12 @@
  * nothing; one whose file already approves other bytes for the version is refused (exit 3). Every flag and the
  * policy file are checked before any request.
  */
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite.js';
 import { checkConsumerView } from '../consumer/check.js';
-import { UsageError } from '../errors.js';
+import { UsageError, VerificationError } from '../errors.js';
+import { decide } from '../lockfile/admission.js';
 import { lockAddress } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
 import { parsePolicy } from '../lockfile/policy.js';
@@ -71,9 +73,11 @@ export async function runApprove(
       hint: 'Give the policy file the other commands read (docs/supply-chain.md); it is created when missing.',
     });
   const shown = options.policy;
-  const file = path.resolve(context.cwd, shown);
+  // Written where it is: a policy file behind a link stays behind it.
+  const given = path.resolve(context.cwd, shown);
+  const file = await fs.realpath(given).catch(() => given);
   const read = await readPolicyText(file, shown);
-  parsePolicy(read.text, shown);
+  parsePolicy(read.text, shown, { empty: 'allowed' });
 
   // The private registry's namespace is its organization's name: `my-org/example` needs no --organization.
   const settings = await session.settings();
@@ -110,6 +114,7 @@ export async function runApprove(
   // The file as it is now: an edit made while the version was verified is kept, never written over.
   const current = await readPolicyText(file, shown);
   const edit = addApproval(current.text, shown, record);
+  if (edit.outcome === 'added') refuseUseless(edit.text, shown, record, report.signature, context.now());
   const dryRun = options.dryRun === true;
   if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: current.mode });
   const document: ApproveDocument = {
@@ -136,6 +141,35 @@ function render(context: RunContext, doc: ApproveDocument, diff: string[]): void
     return;
   }
   output.result(`${successMark(output.color)} Approved ${what} in ${doc.policy} (under "${doc.entry}")`);
+}
+
+/**
+ * Refuses a record the policy would refuse its version with all the same (its `versions`, its pinned keys): written,
+ * it would read as an approval and admit nothing. Exit 3, nothing written.
+ */
+function refuseUseless(
+  text: string,
+  shown: string,
+  record: NewApproval,
+  signature: { keyId: string; signingKeyId: string; fingerprints: string[] },
+  now: Date,
+): void {
+  const facts = {
+    address: record.provider,
+    version: record.version,
+    published: undefined,
+    keyIds: [signature.keyId, signature.signingKeyId, ...signature.fingerprints],
+    sha256sums: record.sha256sums,
+  };
+  const decision = decide(parsePolicy(text, shown).providers, facts, now);
+  if (decision.outcome !== 'refused') return;
+  throw new VerificationError(
+    `${record.provider} ${record.version} is refused by ${shown} even approved (${decision.rule}): ${decision.reason}`,
+    {
+      hint: 'An approval does not override versions or pinned keys. Nothing was written; change the policy in a reviewed change if the version should enter.',
+      details: { rule: decision.rule },
+    },
+  );
 }
 
 /** `<namespace>/<type>`, checked. */

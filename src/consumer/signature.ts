@@ -21,6 +21,8 @@ export interface SignatureVerdict {
   keyId: string;
   /** Long id of the (sub)key that made the signature. */
   signingKeyId: string;
+  /** The fingerprints (40 hex digits, upper case) of the registered key and of the (sub)key that signed. */
+  fingerprints: string[];
   /** The registry's id of the key. */
   gpgKeyId: string;
   userId: string;
@@ -106,6 +108,9 @@ export async function authenticateSignature(input: {
     return {
       keyId: key.getKeyID().toHex().toUpperCase(),
       signingKeyId,
+      fingerprints: [...new Set([key.getFingerprint(), signingKey.getFingerprint()])].map((f) =>
+        f.toUpperCase(),
+      ),
       gpgKeyId: served.id,
       userId: key.getUserIDs()[0] ?? '(no user id)',
     };

@@ -20,7 +20,7 @@
  */
 import { parse } from 'semver';
 import { versionMeets } from './constraints.js';
-import { keyIdOf, matches, type ApprovalRecord, type ProviderRule } from './policyRules.js';
+import { keyMatches, matches, type ApprovalRecord, type ProviderRule } from './policyRules.js';
 
 /** What a door knows of a version when it decides (the signed facts only once it has verified them). */
 export interface VersionFacts {
@@ -29,7 +29,10 @@ export interface VersionFacts {
   version: string;
   /** When it was published: by its origin where that says, else created in the private registry. */
   published: { at: Date; by: 'origin' | 'registry' } | undefined;
-  /** Once the signature is verified: the ids of the key it names and of the (sub)key that made it. */
+  /**
+   * Once the signature is verified: the ids and fingerprints of the registered key and of the (sub)key that made
+   * it (a pin names either by id or by fingerprint).
+   */
   keyIds?: string[];
   /** Once SHA256SUMS is read: its SHA-256, lower-case hex. */
   sha256sums?: string;
@@ -83,8 +86,8 @@ function decideRule(rule: ProviderRule, records: ApprovalRecord[], facts: Versio
       rule: 'version-not-allowed',
       reason: `${version} does not meet the policy's versions "${rule.versions}" (${rule.pattern})`,
     };
-  const keys = facts.keyIds?.map(keyIdOf);
-  if (rule.keys !== undefined && keys !== undefined && !keys.some((k) => rule.keys!.includes(k)))
+  const keys = facts.keyIds;
+  if (rule.keys !== undefined && keys !== undefined && !rule.keys.some((pin) => keyMatches(pin, keys)))
     return {
       outcome: 'refused',
       rule: 'key-not-allowed',
@@ -109,8 +112,8 @@ function approved(record: ApprovalRecord, facts: VersionFacts): Decision {
       rule: 'approval-does-not-match',
       reason: `${facts.version} was approved for a SHA256SUMS of SHA-256 ${record.sha256sums} (line ${record.line}), and the one served now is ${facts.sha256sums}`,
     };
-  const keys = facts.keyIds?.map(keyIdOf);
-  if (keys !== undefined && !keys.includes(record.key))
+  const keys = facts.keyIds;
+  if (keys !== undefined && !keyMatches(record.key, keys))
     return {
       outcome: 'refused',
       rule: 'approval-does-not-match',
@@ -166,6 +169,7 @@ function isPatchOfApproved(records: ApprovalRecord[], given: string): boolean {
     const base = parse(r.version);
     return (
       base !== null &&
+      base.prerelease.length === 0 &&
       base.major === version.major &&
       base.minor === version.minor &&
       version.patch > base.patch
@@ -181,13 +185,19 @@ function cooldown(
   now: Date,
 ): Decision | undefined {
   if (minAgeMs === undefined) return undefined;
-  if (facts.published === undefined)
+  if (facts.published === undefined || Number.isNaN(facts.published.at.getTime()))
     return {
       outcome: 'held',
       rule: 'version-in-cooldown',
-      reason: `${facts.version} has no publication date to count a cooldown from (${pattern})`,
+      reason: `${facts.version} has no valid publication date to count a cooldown from (${pattern})`,
     };
   const eligibleAt = new Date(facts.published.at.getTime() + minAgeMs);
+  if (Number.isNaN(eligibleAt.getTime()))
+    return {
+      outcome: 'held',
+      rule: 'version-in-cooldown',
+      reason: `${facts.version}: its cooldown ends past any date (${pattern})`,
+    };
   if (eligibleAt <= now) return undefined;
   const by = facts.published.by === 'origin' ? 'published by its origin' : 'created in the registry';
   return {

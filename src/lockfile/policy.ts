@@ -44,8 +44,12 @@ const policySchema = z.strictObject({
   providers: z.record(z.string(), providerRuleSchema).optional(),
 });
 
-/** Parses the policy file's text; UsageError (exit 2) naming the file, the line and the field that is wrong. */
-export function parsePolicy(text: string, file: string): LockPolicy {
+/**
+ * Parses the policy file's text; UsageError (exit 2) naming the file, the line and the field that is wrong. An empty
+ * file is refused (a policy truncated to nothing must not admit everything) unless `empty` allows it (`approve`
+ * starting a new file).
+ */
+export function parsePolicy(text: string, file: string, options: { empty?: 'allowed' } = {}): LockPolicy {
   const fail = (why: string, line?: number): UsageError =>
     new UsageError(`Invalid policy file ${file}: ${line === undefined ? '' : `line ${line}: `}${why}`, {
       hint: 'Write it as docs/supply-chain.md shows: allow (a list of host/namespace/type patterns), platforms (a list of <os>_<arch>) and providers (pattern → versions, min-age, keys, approval, auto-approve, approvals).',
@@ -59,6 +63,10 @@ export function parsePolicy(text: string, file: string): LockPolicy {
       line: yaml.lineOf(path, key),
     };
   };
+  if ((yaml.data === null || yaml.data === undefined) && options.empty !== 'allowed')
+    throw fail(
+      'it is empty: give at least one of allow, platforms or providers (a policy of nothing admits everything)',
+    );
   const parsed = policySchema.safeParse(yaml.data ?? {});
   if (!parsed.success) {
     // A misspelled field says so first: its value's own complaint would hide the misspelling.
@@ -75,11 +83,19 @@ export function parsePolicy(text: string, file: string): LockPolicy {
     throw fail(`${name}: ${issue.message}`, yaml.lineOf(issue.path));
   }
   const { allow = [], platforms = [], providers = {} } = parsed.data;
+  // A pattern that is none names its line, as every other field does.
+  const pattern = (text: string, path: readonly PropertyKey[], key?: string): string => {
+    try {
+      return checkPattern(text, locate(path, key).name);
+    } catch (error) {
+      throw fail((error as Error).message, yaml.lineOf(path, key));
+    }
+  };
   return {
-    allow: allow.map((p) => checkPattern(p, `allow in ${file}`)),
+    allow: allow.map((p, i) => pattern(p, ['allow', i])),
     platforms,
-    providers: Object.entries(providers).map(([pattern, rule]) =>
-      providerRule(checkPattern(pattern, `providers in ${file}`), rule, ['providers', pattern], locate, fail),
+    providers: Object.entries(providers).map(([text, rule]) =>
+      providerRule(pattern(text, ['providers'], text), rule, ['providers', text], locate, fail),
     ),
   };
 }
@@ -103,7 +119,8 @@ export async function readPolicyFile(given: string, cwd: string): Promise<LockPo
 /** A provider pattern checked: three parts, `host/namespace/type`, none empty; lower-cased. UsageError otherwise. */
 export function checkPattern(pattern: string, where: string): string {
   const parts = pattern.trim().split('/');
-  if (parts.length !== 3 || parts.some((p) => p === '')) {
+  // A blank or a control character inside would make a pattern no address matches: refused, not ignored.
+  if (parts.length !== 3 || parts.some((p) => p === '' || /[\s\p{Cc}]/u.test(p))) {
     throw new UsageError(`${where}: ${JSON.stringify(pattern)} is not a host/namespace/type pattern`, {
       hint: 'Write it as a lock file names providers, with * for any part or run of characters: registry.terraform.io/hashicorp/* or */*/*.',
     });
@@ -114,6 +131,31 @@ export function checkPattern(pattern: string, where: string): string {
 /** Whether a lock file address matches a checked pattern (`*` never crosses a `/`). */
 export function matchesPattern(pattern: string, address: string): boolean {
   return matches(pattern, address);
+}
+
+/**
+ * The rules as a run against one private registry reads them, where `alias` (`localterraform.com/<org>`, the
+ * platform's generic name for itself) and `canonical` (`<host>/<org>`) are one registry: a pattern or a record
+ * written with the alias stands for the canonical address, so that the addresses a door decides for are always
+ * canonical and no spelling escapes a rule.
+ */
+export function withAlias(rules: readonly ProviderRule[], alias: string, canonical: string): ProviderRule[] {
+  const read = (text: string): string =>
+    text.startsWith(`${alias}/`) ? canonical + text.slice(alias.length) : text;
+  return rules.map((rule) => ({
+    ...rule,
+    pattern: read(rule.pattern),
+    approvals: rule.approvals.map((r) => ({
+      ...r,
+      provider: r.provider === undefined ? undefined : read(r.provider),
+    })),
+  }));
+}
+
+/** An address read as `withAlias` reads patterns: the alias's spelling made canonical. */
+export function canonicalAddress(address: string, alias: string, canonical: string): string {
+  const lower = address.toLowerCase();
+  return lower.startsWith(`${alias}/`) ? canonical + lower.slice(alias.length) : lower;
 }
 
 /**

@@ -19,7 +19,7 @@ export type ApprovalEdit =
 
 /** Adds `record` to the policy file's text (see above); `file` names it in errors. */
 export function addApproval(text: string, file: string, record: NewApproval): ApprovalEdit {
-  const policy = parsePolicy(text, file);
+  const policy = parsePolicy(text, file, { empty: 'allowed' });
   const present = existing(policy, record, file);
   if (present !== undefined) return { outcome: 'present', ...present };
   const document = parseDocument(text);

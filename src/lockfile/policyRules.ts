@@ -41,9 +41,9 @@ const approvalSchema = z.strictObject({
   version: text('version'),
   sha256sums: text('sha256sums').regex(SHA256, "the SHA-256 of the version's SHA256SUMS: 64 hex digits"),
   key: text('key').regex(KEY_ID, KEY_MESSAGE),
-  by: text('by').min(1),
+  by: text('by').trim().min(1),
   at: text('at'),
-  reason: text('reason').min(1),
+  reason: text('reason').trim().min(1),
 });
 
 const autoRuleSchema = z.strictObject({
@@ -69,7 +69,7 @@ export interface ApprovalRecord {
   version: string;
   /** The SHA-256 of the version's SHA256SUMS, lower-case hex. */
   sha256sums: string;
-  /** The signing key's id, upper case (the last 16 digits of a fingerprint). */
+  /** The signing key's id (or fingerprint), upper case. */
   key: string;
   by: string;
   at: string;
@@ -93,7 +93,7 @@ export interface ProviderRule {
   versions: string | undefined;
   /** The cooldown, in ms. */
   minAgeMs: number | undefined;
-  /** The signing keys allowed (16-digit ids, upper case); undefined: any registered key. */
+  /** The signing keys allowed (ids or fingerprints, upper case); undefined: any registered key. */
   keys: string[] | undefined;
   approval: 'required' | 'none';
   autoApprove: AutoApproveRule[];
@@ -105,9 +105,17 @@ export interface ProviderRule {
 /** Where a field is, for errors: its dotted name and line (with `key`, the line of that key in the map at `path`). */
 export type Locate = (path: readonly PropertyKey[], key?: string) => { name: string; line: number };
 
-/** A key id or fingerprint as compared: its last 16 digits, upper case. */
+/**
+ * A key as compared: a key id (16 hex digits) or a whole fingerprint (40), upper case. A fingerprint is never cut
+ * to its id: a pin by fingerprint holds against a key whose 64-bit id collides.
+ */
 export function keyIdOf(key: string): string {
-  return key.slice(-16).toUpperCase();
+  return key.toUpperCase();
+}
+
+/** Whether a pinned key (an id or a fingerprint) names one of the keys a signature proved (ids and fingerprints). */
+export function keyMatches(pin: string, proved: readonly string[]): boolean {
+  return proved.some((k) => k.toUpperCase() === pin.toUpperCase());
 }
 
 /** The rule of one `providers:` entry, its values checked (`fail` makes the error naming the field's line). */
@@ -178,7 +186,7 @@ function approvalRecord(
   fail: (why: string, line: number) => Error,
 ): ApprovalRecord {
   const at = (field: string) => locate([...path, field]);
-  if (valid(record.version) === null || record.version.startsWith('v')) {
+  if (valid(record.version) !== record.version) {
     const { name, line } = at('version');
     throw fail(`${name}: "${record.version}" is not a version (write it as 1.2.3)`, line);
   }

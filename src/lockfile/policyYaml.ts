@@ -5,7 +5,7 @@
  * the yaml package's `maxAliasCount` (100) allows, a billion strings from a few lines, are refused before they are
  * expanded.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import type { UsageError } from '../errors.js';
 
 /** The document's data, and where each part of it stands. */
@@ -32,6 +32,7 @@ export function readPolicyYaml(text: string, fail: (why: string) => UsageError):
         : `line ${line}: ${message}`,
     );
   }
+  refuseIndirection(document, lines, fail);
   let data: unknown;
   try {
     data = document.toJS();
@@ -44,6 +45,43 @@ export function readPolicyYaml(text: string, fail: (why: string) => UsageError):
     );
   }
   return { data, lineOf: (path, key) => lineOf(document, lines, path, key) };
+}
+
+/**
+ * Refuses what makes a policy mean other than it reads: an anchor or alias (one entry's records would count for
+ * another, and an edit of one would change both), a merge key, and a `%YAML` directive other than 1.2 (1.1 reads
+ * `yes` as true, merges `<<`, and takes numbers and dates another way). Fail closed: exit 2 naming the line.
+ */
+function refuseIndirection(document: Document, lines: LineCounter, fail: (why: string) => UsageError): void {
+  const { yaml } = document.directives ?? {};
+  if (yaml?.explicit === true && yaml.version !== '1.2')
+    throw fail(`line 1: a %YAML ${yaml.version} directive: a policy is read as YAML 1.2 only`);
+  let found: { line: number; what: string } | undefined;
+  const at = (node: Node): number => (node.range ? lines.linePos(node.range[0]).line : 1);
+  visit(document, {
+    Alias(_, node) {
+      found ??= { line: at(node), what: `the alias *${node.source}` };
+      return visit.BREAK;
+    },
+    Node(_, node) {
+      if (node.anchor !== undefined) {
+        found ??= { line: at(node), what: `the anchor &${node.anchor}` };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === '<<') {
+        found ??= { line: at(pair.key), what: 'a merge key <<' };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (found !== undefined)
+    throw fail(
+      `line ${found.line}: ${found.what}: write each entry out in full (an anchor, an alias or a merge makes one entry's rules and records another's)`,
+    );
 }
 
 /** See `PolicyYaml.lineOf`. */

@@ -128,6 +128,21 @@ describe('provider approve', () => {
     expect(fs.readFileSync(path.join(dir, 'policy.yaml'), 'utf8')).toBe(text);
   });
 
+  it('a policy that refuses the version even approved (another pinned key): exit 3, nothing written', async () => {
+    const { e, dir } = await world();
+    const text = [
+      'providers:',
+      `  "${new URL(e.url).host}/${e.organization}/*":`,
+      `    keys: [${keyIdOf('other')}]`,
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'policy.yaml'), text);
+    const result = await approve(e, dir, '--reason', 'reviewed', '--by', 'alice');
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain('is refused by policy.yaml even approved (key-not-allowed)');
+    expect(fs.readFileSync(path.join(dir, 'policy.yaml'), 'utf8')).toBe(text);
+  });
+
   it('--dry-run shows the diff of a new policy file and writes nothing; --json gives the document', async () => {
     const { e, dir, address } = await world();
     const result = await approve(e, dir, '--reason', 'reviewed', '--by', 'alice', '--dry-run', '--json');

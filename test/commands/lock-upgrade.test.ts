@@ -570,6 +570,40 @@ describe('provider lock upgrade', () => {
       }
     });
 
+    it('a block spelled localterraform.com is held to the rules of the registry host, and the other way round', async () => {
+      const { e, releases } = await world();
+      const root = configurations(e, releases);
+      // a names the provider by the platform's generic hostname; c/deep by the registry's host.
+      const aFile = path.join(root, 'a', '.terraform.lock.hcl');
+      fs.writeFileSync(
+        aFile,
+        fs.readFileSync(aFile, 'utf8').replace(addressOf(e), `localterraform.com/${e.organization}/example`),
+      );
+      const texts = () =>
+        ['a', path.join('c', 'deep')].map((d) =>
+          fs.readFileSync(path.join(root, d, '.terraform.lock.hcl'), 'utf8'),
+        );
+      const before = texts();
+      policy(e, root, `keys: [${keyIdOf('other')}]`);
+      const pinned = await upgrade(e, root, 'a', path.join('c', 'deep'), '--policy', 'policy.yaml');
+      expect(pinned.exitCode, pinned.stdout).toBe(3);
+      expect(pinned.stderr + pinned.stdout).toContain('key-not-allowed');
+      expect(texts()).toEqual(before);
+      // A pattern written with the generic hostname holds the host's spelling too.
+      fs.writeFileSync(
+        path.join(root, 'policy.yaml'),
+        [
+          'providers:',
+          `  "localterraform.com/${e.organization}/*":`,
+          `    keys: [${keyIdOf('other')}]`,
+          '',
+        ].join('\n'),
+      );
+      const aliased = await upgrade(e, root, path.join('c', 'deep'), '--policy', 'policy.yaml');
+      expect(aliased.exitCode, aliased.stdout).toBe(3);
+      expect(texts()).toEqual(before);
+    });
+
     it('a policy file with an unknown rule: exit 2 naming its line, before any request', async () => {
       const { e, releases } = await world();
       const root = configurations(e, releases);

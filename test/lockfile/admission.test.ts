@@ -76,9 +76,15 @@ describe('the policy decides', () => {
     expect(decide(policy, facts('5.80.0', 30, { keyIds: [KEY, OTHER_KEY] }), NOW).outcome).toBe('admitted');
     // Before verification the key is not known yet: not refused for it.
     expect(decide(policy, facts('5.80.0', 30), NOW).outcome).toBe('admitted');
-    // A fingerprint pins its last 16 digits.
-    const byFingerprint = rules(`  "${AWS}": { keys: ["0123456789ABCDEF01234567${KEY}"] }`);
-    expect(decide(byFingerprint, facts('5.80.0', 30, { keyIds: [KEY] }), NOW).outcome).toBe('admitted');
+    // A fingerprint pins the whole fingerprint: another key whose 64-bit id collides is refused.
+    const fingerprint = `0123456789ABCDEF01234567${KEY}`;
+    const byFingerprint = rules(`  "${AWS}": { keys: ["${fingerprint.toLowerCase()}"] }`);
+    const signedBy = (fp: string) => facts('5.80.0', 30, { keyIds: [KEY, fp] });
+    expect(decide(byFingerprint, signedBy(fingerprint), NOW).outcome).toBe('admitted');
+    expect(decide(byFingerprint, signedBy(`FFFFFFFFFFFFFFFFFFFFFFFF${KEY}`), NOW)).toMatchObject({
+      outcome: 'refused',
+      rule: 'key-not-allowed',
+    });
   });
 
   it('versions: a version that does not meet them is refused', () => {
@@ -139,6 +145,27 @@ describe('the policy decides', () => {
       rule: 'version-not-approved',
     });
     expect(decide(policy, facts('5.80.3-rc1', 30), NOW)).toMatchObject({ outcome: 'held' });
+  });
+
+  it('patch-of-approved counts no pre-release record; a date that is no date holds', () => {
+    const policy = rules(
+      `  "${AWS}":`,
+      '    approval: required',
+      '    auto-approve: [{ patch-of-approved: true }]',
+      '    approvals:',
+      '      - version: 5.80.0-rc1',
+      ...RECORD.slice(2),
+    );
+    expect(decide(policy, facts('5.80.1', 30), NOW)).toMatchObject({
+      outcome: 'held',
+      rule: 'version-not-approved',
+    });
+    const cooled = rules(`  "${AWS}": { min-age: 7d }`);
+    const undated = {
+      ...facts('5.80.0', 30),
+      published: { at: new Date('not a date'), by: 'registry' as const },
+    };
+    expect(decide(cooled, undated, NOW)).toMatchObject({ outcome: 'held', rule: 'version-in-cooldown' });
   });
 
   it("a provider's records count for every entry that names it, wherever the file keeps them", () => {

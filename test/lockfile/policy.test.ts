@@ -127,7 +127,7 @@ describe('the policy file', () => {
     ['allow: ["hashicorp/*"]', '"hashicorp/*" is not a host/namespace/type pattern'],
     ['allow: [', 'it is not YAML'],
     ['\nallow: [!!js/function "a/b/c"]', 'line 2: Unresolved tag: tag:yaml.org,2002:js/function'],
-    [aliasBomb(), 'its aliases stand for more than the YAML reader allows (an alias bomb?)'],
+    [aliasBomb(), 'line 1: the anchor &l0: write each entry out in full'],
   ])('refuses %j (exit 2) naming what is wrong', (text, message) => {
     let error: unknown;
     try {
@@ -222,6 +222,23 @@ describe('the policy file', () => {
       'line 8: providers.registry.terraform.io/hashicorp/*.keys.0: a GPG key id',
     ],
   ])('refuses a grown policy that is wrong (exit 2), naming the line: %#', (text, message) => {
+    expect(() => parsePolicy(text, 'policy.yaml')).toThrow(`Invalid policy file policy.yaml: ${message}`);
+  });
+
+  it.each([
+    [
+      'providers:\n  "a.io/b/foo": &x { approval: required }\n  "a.io/b/bar": *x\n',
+      'line 2: the anchor &x: write each entry out in full',
+    ],
+    ['providers:\n  "a.io/b/c":\n    <<: { min-age: 7d }\n', 'line 3: a merge key <<'],
+    ['%YAML 1.1\n---\nproviders: {}\n', 'line 1: a %YAML 1.1 directive: a policy is read as YAML 1.2 only'],
+    [
+      'providers:\n  "a.io/ b/c": { min-age: 7d }\n',
+      'line 2: providers.a.io/ b/c: "a.io/ b/c" is not a host/namespace/type pattern',
+    ],
+    ['allow:\n  - a.io/b\n', 'line 2: allow.0: "a.io/b" is not a host/namespace/type pattern'],
+    ['# nothing but a comment\n', 'it is empty: give at least one of allow, platforms or providers'],
+  ])('refuses what would mean other than it reads (exit 2), naming the line: %#', (text, message) => {
     expect(() => parsePolicy(text, 'policy.yaml')).toThrow(`Invalid policy file policy.yaml: ${message}`);
   });
 

@@ -17,7 +17,13 @@ import { lineDiff } from '../../lockfile/diff.js';
 import { mergeLock } from '../../lockfile/merge.js';
 import { parseLockFile } from '../../lockfile/parse.js';
 import { decide, type VersionFacts } from '../../lockfile/admission.js';
-import { checkPattern, readPolicyFile, type LockPolicy } from '../../lockfile/policy.js';
+import {
+  canonicalAddress,
+  checkPattern,
+  readPolicyFile,
+  withAlias,
+  type ProviderRule,
+} from '../../lockfile/policy.js';
 import { entryHashes } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
 import { parsePlatforms } from '../lock.js';
@@ -98,21 +104,32 @@ export async function runLockUpgrade(
     namespace: registry.namespace,
     name: type,
   });
+  const hostPrefix = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
+  const aliasPrefix = `localterraform.com/${namespace.toLowerCase()}`;
+  // The policy reads both spellings of the private registry as one (withAlias): no spelling escapes a rule.
+  const admission =
+    policy === undefined
+      ? undefined
+      : {
+          rules: withAlias(policy.providers, aliasPrefix, hostPrefix),
+          address: (at: string) => canonicalAddress(at, aliasPrefix, hostPrefix),
+        };
   const blocks = await planUpgrade({
     files,
-    privatePrefixes: [
-      lockAddress(settings.apiHost, namespace, '').replace(/\/$/, ''),
-      `localterraform.com/${namespace.toLowerCase()}`,
-    ],
+    privatePrefixes: [hostPrefix, aliasPrefix],
     only,
     rules,
     served: (type) =>
       servedVersions(registry.client, address(type), rules.minAgeMs !== undefined || policy !== undefined),
     admit:
-      policy === undefined
+      admission === undefined
         ? undefined
         : (at, candidate) =>
-            decide(policy.providers, factsOf(at, candidate.version, candidate.createdAt), rules.now),
+            decide(
+              admission.rules,
+              factsOf(admission.address(at), candidate.version, candidate.createdAt),
+              rules.now,
+            ),
   });
   const unmoved = blocks.filter((b) => b.none !== undefined);
   if (rules.pin !== undefined && blocks.length > 0 && unmoved.length === blocks.length) {
@@ -133,7 +150,7 @@ export async function runLockUpgrade(
       if (block.to === undefined || block.to === block.from || verified.has(key)) continue;
       const to = address(block.type);
       const done = await verifyVersion(context, registry.client, to, block.to, cache, { progress, ranges });
-      verified.set(key, policy === undefined ? done : admitSigned(policy, block, done, rules.now));
+      verified.set(key, admission === undefined ? done : admitSigned(admission, block, done, rules.now));
     }
   } finally {
     progress.stop();
@@ -162,14 +179,20 @@ function factsOf(address: string, version: string, createdAt: Date | undefined):
  * SHA256SUMS): a pinned key or an approval for other bytes refuses it, and it fails as a version that does not
  * verify (its provider stays in every file, exit 3).
  */
-function admitSigned(policy: LockPolicy, block: PlannedBlock, done: Verified, now: Date): Verified {
+function admitSigned(
+  admission: { rules: ProviderRule[]; address: (at: string) => string },
+  block: PlannedBlock,
+  done: Verified,
+  now: Date,
+): Verified {
   if ('error' in done) return done;
-  const facts = { ...factsOf(block.address, block.to!, block.createdAt), ...done.signed };
-  const decision = decide(policy.providers, facts, now);
+  const address = admission.address(block.address);
+  const facts = { ...factsOf(address, block.to!, block.createdAt), ...done.signed };
+  const decision = decide(admission.rules, facts, now);
   if (decision.outcome === 'admitted') return { ...done, admitted: decision.reason };
   return {
     error: new VerificationError(
-      `${block.address} ${block.to} is ${decision.outcome} by the policy (${decision.rule}): ${decision.reason}`,
+      `${address} ${block.to} is ${decision.outcome} by the policy (${decision.rule}): ${decision.reason}`,
       {
         hint: 'Nothing of it was written. Check the policy file (keys, approvals) against what the registry serves; provider approve records an approval for the bytes served now.',
         details: { rule: decision.rule },

@@ -52,11 +52,14 @@ export async function verifyVersion(
     if (report.h1Known === true)
       context.output.info(`Hashes of ${shown} ${version} from the cache (${cache!.dir}): no zip downloaded`);
     else if (cache !== undefined) await keep(context, cache, report);
-    const { keyId, signingKeyId } = report.signature;
+    const { keyId, signingKeyId, fingerprints } = report.signature;
     return {
       material: material(address.name, version, report),
       cached: report.h1Known === true,
-      signed: { keyIds: [...new Set([keyId, signingKeyId])], sha256sums: report.shasums.sha256 },
+      signed: {
+        keyIds: [...new Set([keyId, signingKeyId, ...fingerprints])],
+        sha256sums: report.shasums.sha256,
+      },
     };
   } catch (error) {
     if (error instanceof VerificationError) return { error };
