@@ -9,7 +9,6 @@
  * policy file are checked before any request.
  */
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { UsageError, VerificationError } from '../errors.js';
@@ -23,6 +22,7 @@ import { successMark } from '../ui/glyphs.js';
 import { createProgress } from '../ui/progress.js';
 import type { RunContext } from './context.js';
 import { parseVersionArgument } from './manage/context.js';
+import { policyFileOf } from './policyFile.js';
 import type { Session } from './session.js';
 
 /** The flags of `provider approve`. */
@@ -68,19 +68,21 @@ export async function runApprove(
     'why it is approved: "reviewed the changelog of 5.80.0"',
   );
   const by = oneLine(approver(context, options.by), '--by', 'who approves');
-  if (options.policy === undefined)
+  // Every flag first; the configuration file (no request) may name the policy.
+  const settings = await session.settings();
+  const named = policyFileOf(options.policy, settings, context.cwd);
+  if (named === undefined)
     throw new UsageError('provider approve needs --policy <file>: the approval is written there', {
-      hint: 'Give the policy file the other commands read (docs/supply-chain.md); it is created when missing.',
+      hint: 'Give the policy file the other commands read (docs/supply-chain.md), or set "policy" in .providerrc.json; it is created when missing.',
     });
-  const shown = options.policy;
+  const { shown } = named;
   // Written where it is: a policy file behind a link stays behind it.
-  const given = path.resolve(context.cwd, shown);
+  const given = named.file;
   const file = await fs.realpath(given).catch(() => given);
   const read = await readPolicyText(file, shown);
   parsePolicy(read.text, shown, { empty: 'allowed' });
 
   // The private registry's namespace is its organization's name: `my-org/example` needs no --organization.
-  const settings = await session.settings();
   const client = await session.client();
   const address = { organization: settings.organization ?? namespace, namespace, name: type };
   context.output.info(

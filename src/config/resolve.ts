@@ -57,6 +57,8 @@ export interface Settings {
   keyFile?: string;
   /** From the config file only; the CLI applies `--no-color` itself. */
   color?: boolean;
+  /** From the config file only (`--policy` wins), absolute: taken from the config file's folder. */
+  policyFile?: string;
   warnings: string[];
   sources: Record<string, SettingSource>;
   configFile?: string;
@@ -164,6 +166,10 @@ export async function resolveSettings(input: ResolveSettingsInput): Promise<Sett
   if (file.color !== undefined) {
     settings.color = file.color;
     sources.color = 'config';
+  }
+  if (file.policy !== undefined && loaded.filepath !== undefined) {
+    settings.policyFile = path.resolve(path.dirname(loaded.filepath), file.policy);
+    sources.policy = 'config';
   }
   if (loaded.filepath !== undefined) settings.configFile = loaded.filepath;
   return settings;

@@ -18,6 +18,7 @@ export const configSchema = z.object({
   protocols: z.array(z.enum(PROTOCOL_VERSIONS)).min(1).optional(),
   key: z.string().min(1).optional(),
   color: z.boolean().optional(),
+  policy: z.string().min(1).optional(),
 });
 
 /** A validated configuration file. */
@@ -37,6 +38,7 @@ const EXPECTED: Record<keyof FileConfig, string> = {
   protocols: 'a non-empty array of "4.0", "5.0" or "6.0"',
   key: 'a path string to an ASCII-armored public key file',
   color: 'true or false',
+  policy: 'a path string to a YAML policy file (docs/supply-chain.md)',
 };
 
 /** Checks a loaded file's contents; throws UsageError for mistakes and returns warnings for unknown keys. */

@@ -100,11 +100,14 @@ export function parsePolicy(text: string, file: string, options: { empty?: 'allo
   };
 }
 
-/** Reads and parses the policy file `given` (relative to `cwd`): a regular file of at most 1 MiB. */
-export async function readPolicyFile(given: string, cwd: string): Promise<LockPolicy> {
+/**
+ * Reads and parses the policy file `given` (relative to `cwd`; `file` when its path is known otherwise, `given`
+ * then only naming it): a regular file of at most 1 MiB.
+ */
+export async function readPolicyFile(given: string, cwd: string, file?: string): Promise<LockPolicy> {
   let bytes: Buffer;
   try {
-    ({ bytes } = await readRegularCapped(path.resolve(cwd, given), SMALL_FILE_CAPS.key));
+    ({ bytes } = await readRegularCapped(file ?? path.resolve(cwd, given), SMALL_FILE_CAPS.key));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`The policy file ${given} cannot be read (${code ?? (error as Error).message})`, {

@@ -604,6 +604,21 @@ describe('provider lock upgrade', () => {
       expect(texts()).toEqual(before);
     });
 
+    it('the configuration file names the policy when --policy does not', async () => {
+      const { e, releases } = await world();
+      const root = configurations(e, releases);
+      fs.mkdirSync(path.join(root, 'settings'));
+      policy(e, path.join(root, 'settings'), 'min-age: 7d');
+      fs.writeFileSync(
+        path.join(root, '.providerrc.json'),
+        JSON.stringify({ policy: 'settings/policy.yaml' }),
+      );
+      const result = await upgrade(e, root, 'a', '--json');
+      expect(result.exitCode, result.stderr).toBe(0);
+      const doc = JSON.parse(result.stdout) as { blocks: { to: string }[] };
+      expect(doc.blocks[0]!.to).toBe('1.3.0');
+    });
+
     it('a policy file with an unknown rule: exit 2 naming its line, before any request', async () => {
       const { e, releases } = await world();
       const root = configurations(e, releases);

@@ -13,6 +13,7 @@ import { auditOther, auditServed, missingLockFile, type LockFinding } from '../.
 import { readProviderBlock } from '../../lockfile/parse.js';
 import { escapeChar, visible } from '../../lockfile/visible.js';
 import { matchesPattern, readPolicyFile, runPolicy, type LockPolicy } from '../../lockfile/policy.js';
+import { policyFileOf } from '../policyFile.js';
 import type { RunContext } from '../context.js';
 import { parsePlatforms, readLockFile } from '../lock.js';
 import type { Session } from '../session.js';
@@ -51,9 +52,10 @@ export async function runLockCheck(
 ): Promise<number> {
   const format = checkFormat(options);
   const platforms = parsePlatforms(options.platform) ?? [];
-  const file = options.policy === undefined ? undefined : await readPolicyFile(options.policy, context.cwd);
-  const policy = runPolicy(file, { allow: options.allow ?? [], platforms });
   const settings = await session.settings();
+  const named = policyFileOf(options.policy, settings, context.cwd);
+  const file = named === undefined ? undefined : await readPolicyFile(named.shown, context.cwd, named.file);
+  const policy = runPolicy(file, { allow: options.allow ?? [], platforms });
   const namespace = settings.namespace ?? settings.organization;
   if (namespace === undefined) {
     throw new UsageError('No organization given: the lock file is held against its private registry', {

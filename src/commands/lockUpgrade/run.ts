@@ -26,6 +26,7 @@ import {
 } from '../../lockfile/policy.js';
 import { entryHashes } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
+import { policyFileOf } from '../policyFile.js';
 import { parsePlatforms } from '../lock.js';
 import { isNotFound, parseVersionArgument } from '../manage/context.js';
 import { mapPool } from '../../pool.js';
@@ -34,7 +35,7 @@ import type { Session } from '../session.js';
 import type { RegistryClient } from '../../registry/http.js';
 import type { ProviderAddress } from '../../registry/paths.js';
 import type { ServedVersionDate } from './choose.js';
-import { defaultCacheDir, openHashCache } from './cache.js';
+import { defaultCacheDir, openHashCache, type HashCache } from './cache.js';
 import { readLockFiles, type LockFileRead } from './files.js';
 import { verifyVersion, type Verified } from './verify.js';
 import { planUpgrade, type PlannedBlock } from './plan.js';
@@ -78,8 +79,9 @@ export async function runLockUpgrade(
     pin: options.version === undefined ? undefined : parseVersionArgument(options.version),
     now: context.now(),
   };
-  const policy = options.policy === undefined ? undefined : await readPolicyFile(options.policy, context.cwd);
   const settings = await session.settings();
+  const named = policyFileOf(options.policy, settings, context.cwd);
+  const policy = named === undefined ? undefined : await readPolicyFile(named.shown, context.cwd, named.file);
   const namespace = settings.namespace ?? settings.organization;
   if (namespace === undefined) {
     throw new UsageError(
@@ -89,14 +91,7 @@ export async function runLockUpgrade(
       },
     );
   }
-  const cache =
-    options.cache === false
-      ? undefined
-      : openHashCache(
-          options.cacheDir === undefined
-            ? defaultCacheDir(context.env, context.homeDir)
-            : path.resolve(context.cwd, options.cacheDir),
-        );
+  const cache = hashCacheOf(context, options);
   const files = await readLockFiles(context.cwd, options.paths, options.recursive === true);
   const registry = await session.registry();
   const address = (type: string) => ({
@@ -163,6 +158,16 @@ export async function runLockUpgrade(
   else renderUpgrade(context.output, document, changes);
   await appendStepSummary(context.output, context.env, upgradeSummary(document));
   return document.ok ? 0 : 3;
+}
+
+/** The hash cache of the run: `--cache-dir`, else the user's cache folder; none with `--no-cache`. */
+function hashCacheOf(context: RunContext, options: LockUpgradeFlags): HashCache | undefined {
+  if (options.cache === false) return undefined;
+  const dir =
+    options.cacheDir === undefined
+      ? defaultCacheDir(context.env, context.homeDir)
+      : path.resolve(context.cwd, options.cacheDir);
+  return openHashCache(dir);
 }
 
 /** What the policy decides with before verification: the version's age counts from its creation in the registry. */
