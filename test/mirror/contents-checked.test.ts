@@ -15,7 +15,7 @@ import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST, watchPlatformId, writeRequests } from '../commands/publish/helpers.js';
 import { FIXTURES, signDetached } from '../release/helpers.js';
-import { buildRelease, hostDir, type OriginRelease, sha, startOrigin } from './origin.js';
+import { buildRelease, hostDir, mirrorInto, type OriginRelease, sha, startOrigin } from './origin.js';
 
 const emulator = emulatorPerTest();
 const BROKEN = 'terraform-provider-example_1.2.3_linux_amd64.zip';
@@ -53,19 +53,7 @@ describe('provider mirror: a signed zip whose contents do not hold', () => {
       const cwd = tempRoot();
       const tmp = path.join(cwd, 'tmp');
       fs.mkdirSync(tmp);
-      const result = await runCli(
-        [
-          'mirror',
-          'acme/example',
-          '--from',
-          origin.url,
-          '--hostname',
-          e.url,
-          '--organization',
-          e.organization,
-        ],
-        { cwd, homeDir: cwd, tmpDir: tmp, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
-      );
+      const result = await mirrorInto(origin, e, cwd, { tmpDir: tmp });
       expect(result.exitCode, result.stderr).toBe(3);
       expect(result.stderr).toContain(BROKEN);
       expect(result.stderr).toMatch(/CRC/i);

@@ -18,6 +18,9 @@ import {
 import * as path from 'node:path';
 import { parse as parseRange } from 'range-parser';
 import { afterEach } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { FAST } from '../commands/publish/helpers.js';
+import { runCli } from '../helpers/cli.js';
 import { FIXTURES, makeZip, signDetached } from '../release/helpers.js';
 
 /** One release the origin serves. */
@@ -417,4 +420,24 @@ export async function startTwoVersionOrigin(faults: OriginFaults = {}): Promise<
     await buildRelease('1.1.0', ['linux_amd64']),
   ];
   return startOrigin(releases, faults);
+}
+
+/**
+ * `provider mirror acme/example --from <origin>` into the emulator's private registry with its owner token, run in
+ * `cwd` (its home too), with `tmpDir` as the system's temporary folder when given, and `args` after.
+ */
+export function mirrorInto(
+  origin: { url: string },
+  e: Emulator,
+  cwd: string,
+  options: { tmpDir?: string } = {},
+  ...args: string[]
+) {
+  const to = ['--hostname', e.url, '--organization', e.organization];
+  return runCli(['mirror', 'acme/example', '--from', origin.url, ...to, ...args], {
+    cwd,
+    homeDir: cwd,
+    ...options,
+    env: { TFE_TOKEN: e.ownerToken, ...FAST },
+  });
 }

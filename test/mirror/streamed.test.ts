@@ -11,12 +11,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { runCli } from '../helpers/cli.js';
 import { call, download, emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
-import { FAST, watchPlatformId, writeRequests } from '../commands/publish/helpers.js';
+import { watchPlatformId, writeRequests } from '../commands/publish/helpers.js';
 import { makeZip } from '../release/helpers.js';
-import { buildRelease, startOrigin, withZip, type OriginFaults, type TestOrigin } from './origin.js';
+import {
+  buildRelease,
+  mirrorInto,
+  startOrigin,
+  withZip,
+  type OriginFaults,
+  type TestOrigin,
+} from './origin.js';
 
 const emulator = emulatorPerTest();
 const BIG = 'terraform-provider-example_1.2.3_linux_amd64.zip';
@@ -59,20 +65,7 @@ async function mirror(origin: TestOrigin, e: Emulator, ...args: string[]): Promi
   };
   const watching = setInterval(look, 5);
   try {
-    const result = await runCli(
-      [
-        'mirror',
-        'acme/example',
-        '--from',
-        origin.url,
-        '--hostname',
-        e.url,
-        '--organization',
-        e.organization,
-        ...args,
-      ],
-      { cwd, homeDir: cwd, tmpDir: tmp, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
-    );
+    const result = await mirrorInto(origin, e, cwd, { tmpDir: tmp }, ...args);
     return { ...result, seen, tmp };
   } finally {
     clearInterval(watching);

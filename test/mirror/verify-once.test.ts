@@ -13,7 +13,7 @@ import { runCli } from '../helpers/cli.js';
 import { emulatorPerTest } from '../helpers/emulator/index.js';
 import { tempRoot } from '../helpers/tmp.js';
 import { FAST } from '../commands/publish/helpers.js';
-import { buildRelease, hostDir, startOrigin } from './origin.js';
+import { buildRelease, hostDir, mirrorInto, startOrigin } from './origin.js';
 
 vi.mock('../../src/release/verify.js', async (original) => {
   const actual = await original<typeof verify>();
@@ -35,21 +35,7 @@ describe('provider mirror: one check of each version', () => {
     ]);
     const e = await emulator();
     const cwd = tempRoot();
-    const result = await runCli(
-      [
-        'mirror',
-        'acme/example',
-        '--versions',
-        '>= 1.0.0',
-        '--from',
-        origin.url,
-        '--hostname',
-        e.url,
-        '--organization',
-        e.organization,
-      ],
-      { cwd, homeDir: cwd, env: { TFE_TOKEN: e.ownerToken, ...FAST } },
-    );
+    const result = await mirrorInto(origin, e, cwd, {}, '--versions', '>= 1.0.0');
     expect(result.exitCode, result.stderr).toBe(0);
     expect(e.store.data.versions.map((v) => v.version).sort()).toEqual(['1.2.3', '1.3.0']);
     expect(verifyRelease).not.toHaveBeenCalled();
