@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageHashError, remoteZipHashes, zipHash1 } from '../release/hashing/lockHashes.js';
 import { DownloadError, type ByteProgress, type Downloader, type FreshLink } from '../registry/downloads.js';
-import { escapeChar } from '../ui/output.js';
+import { visible } from '../ui/output.js';
 import type { TransferHandle } from '../ui/progress.js';
 import { MAX_ZIP_BYTES, openRangedZip } from './rangedZip.js';
 import { VerificationError } from '../errors.js';
@@ -91,7 +91,7 @@ export async function checkArchives(check: ArchivesCheck): Promise<{
             'provider-binary-download'
           ];
         // Not checked against SHA256SUMS yet: shown with its control characters made visible.
-        transfer = input.progress?.transfer(p.filename.replace(/\p{Cc}/gu, escapeChar), undefined);
+        transfer = input.progress?.transfer(visible(p.filename), undefined);
         const onBytes = transfer === undefined ? undefined : transfer.update.bind(transfer);
         const digest = await fetchArchive(
           { downloader, ranges, link, what, fresh, file, signal: input.signal, onBytes },

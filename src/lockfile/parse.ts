@@ -11,7 +11,7 @@
  */
 import { UsageError } from '../errors.js';
 import { firstSyntaxError, parseHcl, type HclNode } from './hcl.js';
-import { visible } from './visible.js';
+import { visible } from '../ui/output.js';
 
 /** A top-level item of the file: a block, an attribute or a comment, with its source range (code units). */
 export interface LockFileItem {

@@ -39,6 +39,16 @@ export function escapeChar(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * Text read from outside (a lock file's address, a zip's name a registry serves) as it may be printed: every
+ * control character (C0, DEL and C1: `\p{Cc}`) written as its JSON escape, `\u001b`, so that it cannot change a
+ * terminal's title, clear its screen, or break a line of the output. A backslash is left as it is, so `\u001b`
+ * typed in the text reads the same as the character; a `--json` document keeps the exact value.
+ */
+export function visible(text: string): string {
+  return text.replace(/\p{Cc}/gu, escapeChar);
+}
+
 /** GitHub's escaping of a workflow command's data (an annotation's text): `%`, CR and LF. */
 export function escapeCommandData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');

@@ -4,7 +4,7 @@
  * finding (its class the provider, or the lock file), and one passing case per provider without findings. A
  * control character of an address, which XML 1.0 cannot hold even as a character reference, is written `\u001b`.
  */
-import { escapeChar } from '../../lockfile/visible.js';
+import { escapeChar } from '../../ui/output.js';
 import type { LockCheckDocument } from './report.js';
 
 const SUITE = 'provider lock check';

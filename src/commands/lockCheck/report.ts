@@ -2,10 +2,10 @@
  * The outcome of `provider lock check` as plain data (its `--json` document, and what the SARIF and JUnit writers
  * render), and its text: one line per finding naming the provider, the hash, platform or version, and what to
  * do, then one summary line. Nothing in it comes from a download link or a token, and a control character read
- * from the lock file (or a path) is printed `\u001b` (../../lockfile/visible.ts).
+ * from the lock file (or a path) is printed `\u001b` (src/ui/output.ts `visible`).
  */
 import type { LockFinding } from '../../lockfile/audit.js';
-import { visible } from '../../lockfile/visible.js';
+import { visible } from '../../ui/output.js';
 import { failureMark, successMark } from '../../ui/glyphs.js';
 import type { Output } from '../../ui/output.js';
 

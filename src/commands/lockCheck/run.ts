@@ -11,7 +11,7 @@ import { UsageError } from '../../errors.js';
 import { lockAddress } from '../../lockfile/address.js';
 import { auditOther, auditServed, missingLockFile, type LockFinding } from '../../lockfile/audit.js';
 import { readProviderBlock } from '../../lockfile/parse.js';
-import { escapeChar, visible } from '../../lockfile/visible.js';
+import { escapeChar, visible } from '../../ui/output.js';
 import { matchesPattern, readPolicyFile, runPolicy, type LockPolicy } from '../../lockfile/policy.js';
 import { policyFileOf } from '../policyFile.js';
 import type { RunContext } from '../context.js';
