@@ -15,7 +15,7 @@ import { UsageError, VerificationError } from '../errors.js';
 import { decide } from '../lockfile/admission.js';
 import { lockAddress } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
-import { parsePolicy } from '../lockfile/policy.js';
+import { parsePolicy, type LockPolicy } from '../lockfile/policy.js';
 import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { successMark } from '../ui/glyphs.js';
@@ -116,7 +116,7 @@ export async function runApprove(
   // The file as it is now: an edit made while the version was verified is kept, never written over.
   const current = await readPolicyText(file, shown);
   const edit = addApproval(current.text, shown, record);
-  if (edit.outcome === 'added') refuseUseless(edit.text, shown, record, report.signature, context.now());
+  if (edit.outcome === 'added') refuseUseless(edit.policy, shown, record, report.signature, context.now());
   const dryRun = options.dryRun === true;
   if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: current.mode });
   const document: ApproveDocument = {
@@ -150,7 +150,7 @@ function render(context: RunContext, doc: ApproveDocument, diff: string[]): void
  * it would read as an approval and admit nothing. Exit 3, nothing written.
  */
 function refuseUseless(
-  text: string,
+  policy: LockPolicy,
   shown: string,
   record: NewApproval,
   signature: { keyId: string; signingKeyId: string; fingerprints: string[] },
@@ -163,7 +163,7 @@ function refuseUseless(
     keyIds: [signature.keyId, signature.signingKeyId, ...signature.fingerprints],
     sha256sums: record.sha256sums,
   };
-  const decision = decide(parsePolicy(text, shown).providers, facts, now);
+  const decision = decide(policy.providers, facts, now);
   if (decision.outcome !== 'refused') return;
   throw new VerificationError(
     `${record.provider} ${record.version} is refused by ${shown} even approved (${decision.rule}): ${decision.reason}`,

@@ -15,7 +15,9 @@ export type NewApproval = Omit<ApprovalRecord, 'provider' | 'line'> & { provider
 
 /** What adding made of the file. */
 export type ApprovalEdit =
-  { outcome: 'added'; text: string; entry: string } | { outcome: 'present'; entry: string; line: number };
+  /** `policy`: the text written, as read back (only a valid policy is written). */
+  | { outcome: 'added'; text: string; entry: string; policy: LockPolicy }
+  | { outcome: 'present'; entry: string; line: number };
 
 /** Adds `record` to the policy file's text (see above); `file` names it in errors. */
 export function addApproval(text: string, file: string, record: NewApproval): ApprovalEdit {
@@ -42,8 +44,7 @@ export function addApproval(text: string, file: string, record: NewApproval): Ap
   if (isSeq(approvals)) approvals.flow = false;
   document.addIn(['providers', key, 'approvals'], fields);
   const written = document.toString({ lineWidth: 0, flowCollectionPadding: false });
-  parsePolicy(written, file);
-  return { outcome: 'added', text: written, entry: key };
+  return { outcome: 'added', text: written, entry: key, policy: parsePolicy(written, file) };
 }
 
 /** The record of the same version already in the file: the same bytes (its place), or an error (other bytes). */
