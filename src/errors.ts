@@ -14,6 +14,8 @@ export const ExitCode = {
   api: 4,
   conflict: 5,
   timeout: 6,
+  /** The policy holds versions (a cooldown, an approval wanting), and nothing failed. */
+  held: 7,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -96,6 +98,12 @@ export class ConflictError extends errorKind('conflict') {}
 export class TimeoutError extends errorKind('timeout') {}
 
 /**
+ * The policy holds versions a run was asked for (a cooldown not over, an approval not recorded): nothing of them is
+ * written, nothing failed, and a later run (or `provider approve`) lets them in. Exit 7.
+ */
+export class HeldError extends errorKind('held') {}
+
+/**
  * `runtask send --expect`: the integrator kept the contract but reached another result. Exit 1, which PRODUCT.md
  * gives this case (1 is otherwise "internal error"); the message says "result X, expected Y".
  */
@@ -111,6 +119,7 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof ApiError) return ExitCode.api;
   if (error instanceof ConflictError) return ExitCode.conflict;
   if (error instanceof TimeoutError) return ExitCode.timeout;
+  if (error instanceof HeldError) return ExitCode.held;
   if (error instanceof InterruptedError) return ExitCode.interrupted;
   if (error instanceof ResultMismatchError) return ExitCode.unexpectedResult;
   return ExitCode.internal;

@@ -107,6 +107,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   ],
   [ExitCode.conflict, 'conflict: the registry holds different content for this version'],
   [ExitCode.timeout, 'timed out (uploaded flags, run task deadline)'],
+  [ExitCode.held, 'held by the policy (a cooldown, an approval wanting); nothing failed'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C, SIGTERM)'],
 ];
 

@@ -22,6 +22,10 @@ export function registerMirror(program: ProgramCommand): void {
       '--to-dir <dir>',
       'write one verified folder per version here (no registry, no token); without it, publish each version into --organization',
     )
+    .option(
+      '--policy <file>',
+      'the policy file: versions it does not admit are held (exit 7) or refused (exit 3), nothing of them written',
+    )
     .option('--dry-run', 'name what would be mirrored; write nothing')
     .runsWithSession(
       () => import('../commands/mirror.js').then((m) => m.runMirror),

@@ -10,11 +10,14 @@ import * as path from 'node:path';
 import { parseHostname, resolveToken, type ApiHost } from '../config/index.js';
 import {
   ApiError,
+  HeldError,
   UsageError,
   VerificationError,
   type ProviderError,
   type ProviderErrorOptions,
 } from '../errors.js';
+import { withAlias } from '../lockfile/policy.js';
+import type { MirrorPolicy } from '../mirror/admit.js';
 import { sourceChanges } from '../mirror/changes.js';
 import { DEFAULT_ORIGIN, type OriginProvider } from '../mirror/origin.js';
 import { mirrorDocument, renderMirror, type MirrorDocument } from '../mirror/report.js';
@@ -23,7 +26,8 @@ import { parsePlatforms, parseProviders, versionSelector } from '../mirror/selec
 import type { PublishTuning } from '../publish/tuning.js';
 import { createProgress } from '../ui/progress.js';
 import type { RunContext } from './context.js';
-import type { SessionCore } from './session.js';
+import { policyFileOf } from './policyFile.js';
+import type { Session, SessionCore } from './session.js';
 
 /** The flags of `provider mirror`. */
 export interface MirrorFlags {
@@ -33,6 +37,7 @@ export interface MirrorFlags {
   dryRun?: boolean;
   toDir?: string;
   manifest?: string;
+  policy?: string;
 }
 
 /** What `provider mirror` is asked to do: the flags, the providers named, publish's tuning (from the environment). */
@@ -48,6 +53,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
   const providers = targets.map((t) => t.provider);
   const apiHost = parseHostname(options.from ?? from ?? DEFAULT_ORIGIN, '--from');
   const toDir = options.toDir === undefined ? undefined : nonEmpty(options.toDir, '--to-dir');
+  const policy = await mirrorPolicy(context, session, options.policy);
   let destination: MirrorDestination | undefined;
   if (toDir === undefined) {
     refuseCollisions(providers, await session.settings().then((s) => s.organization ?? '<organization>'));
@@ -82,6 +88,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
       originUrl: apiHost.baseUrl,
       toDir: path.resolve(context.cwd, root),
       dryRun: options.dryRun === true,
+      policy: policy && destinationRules(policy, destination),
       cwd: context.cwd,
       downloader: createDownloader({
         output,
@@ -102,6 +109,10 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
     if (outcome.errors.length > 0) {
       if (!output.json) renderMirror(output, document);
       throw failure(outcome.errors[0]!, document);
+    }
+    if (document.summary.held > 0) {
+      if (!output.json) renderMirror(output, document);
+      throw heldVersions(document);
     }
     if (output.json) output.resultJson(document);
     else renderMirror(output, document);
@@ -183,6 +194,46 @@ function failure(first: ProviderError, document: MirrorDocument): ProviderError 
   if (first instanceof VerificationError) return new VerificationError(message, options);
   const Kind = first.constructor as new (message: string, options: ProviderErrorOptions) => ProviderError;
   return new Kind(message, options);
+}
+
+/** The run's policy file (`--policy`, else the configuration's `policy`), read before any request. */
+async function mirrorPolicy(
+  context: RunContext,
+  session: Session,
+  flag: string | undefined,
+): Promise<MirrorPolicy | undefined> {
+  const named = policyFileOf(flag, await session.settings(), context.cwd);
+  if (named === undefined) return undefined;
+  const { readPolicyFile } = await import('../lockfile/policy.js');
+  const read = await readPolicyFile(named.shown, context.cwd, named.file);
+  return { file: named.shown, rules: read.providers };
+}
+
+/** The rules as the destination reads them: `localterraform.com/<org>` is the organization's registry too. */
+function destinationRules(policy: MirrorPolicy, destination: MirrorDestination | undefined): MirrorPolicy {
+  if (destination === undefined) return policy;
+  const canonical = `${destination.host}/${destination.organization}`.toLowerCase();
+  const alias = `localterraform.com/${destination.organization.toLowerCase()}`;
+  return { ...policy, rules: withAlias(policy.rules, alias, canonical) };
+}
+
+/** Versions the policy holds, and nothing failed: exit 7, with the report and the dates they become eligible. */
+function heldVersions(document: MirrorDocument): HeldError {
+  const held = document.providers.flatMap((p) =>
+    p.versions
+      .filter((v) => v.status === 'held')
+      .map((v) => {
+        const until = v.policy?.eligibleAt;
+        return `${p.source} ${v.version}${until === null || until === undefined ? '' : ` (eligible ${until})`}`;
+      }),
+  );
+  return new HeldError(
+    `The policy holds ${held.length === 1 ? 'one version' : `${held.length} versions`}, and nothing of ${held.length === 1 ? 'it' : 'them'} was written: ${held.join(', ')}`,
+    {
+      hint: 'Nothing failed: a version in a cooldown is mirrored by a run after the date it becomes eligible, and one that wants an approval once provider approve records it (docs/supply-chain.md).',
+      details: { report: document },
+    },
+  );
 }
 
 /**

@@ -26,6 +26,11 @@ import { keyMatches, matches, type ApprovalRecord, type ProviderRule } from './p
 export interface VersionFacts {
   /** `host/namespace/type`, as a lock file writes it. */
   address: string;
+  /**
+   * Other addresses the same signed bytes are known by (a mirrored version: its origin's address besides the one it
+   * has in the private registry): the rules naming any of them apply, and their approval records count.
+   */
+  also?: readonly string[];
   version: string;
   /** When it was published: by its origin where that says, else created in the private registry. */
   published: { at: Date; by: 'origin' | 'registry' } | undefined;
@@ -65,11 +70,11 @@ const RANK = { admitted: 0, held: 1, refused: 2 } as const;
 
 /** Decides about one version at `now` (see above); admitted with "no policy rule" when no rule matches. */
 export function decide(rules: readonly ProviderRule[], facts: VersionFacts, now: Date): Decision {
-  const matching = rules.filter((rule) => matches(rule.pattern, facts.address));
+  const addresses = [facts.address, ...(facts.also ?? [])].map((a) => a.toLowerCase());
+  const matching = rules.filter((rule) => addresses.some((address) => matches(rule.pattern, address)));
   // The provider's approval records, wherever the policy keeps them: every matching entry's rules see them all.
-  const address = facts.address.toLowerCase();
   const records = matching.flatMap((rule) =>
-    rule.approvals.filter((r) => (r.provider ?? rule.pattern) === address),
+    rule.approvals.filter((r) => addresses.includes(r.provider ?? rule.pattern)),
   );
   const decisions = matching.map((rule) => decideRule(rule, records, facts, now));
   if (decisions.length === 0) return { outcome: 'admitted', reason: 'no policy rule names it' };

@@ -18,6 +18,7 @@ import { retrying, type Backoff } from '../net/retry.js';
 import { webLinkKind } from '../registry/downloads.js';
 import type { Output } from '../ui/output.js';
 import {
+  detailsSchema,
   discoverySchema,
   downloadSchema,
   versionsSchema,
@@ -49,6 +50,11 @@ export interface Origin {
   /** The host the origin is known by (`registry.terraform.io`, `127.0.0.1:8080`). */
   readonly host: string;
   versions(provider: OriginProvider): Promise<OriginVersion[]>;
+  /**
+   * When the origin published the version (`published_at` of its provider details); undefined when it serves no
+   * details (404) or no date.
+   */
+  published(provider: OriginProvider, version: string): Promise<Date | undefined>;
   /** One platform's download document, its URLs absolute; undefined when the origin has no such platform (404). */
   download(
     provider: OriginProvider,
@@ -106,6 +112,14 @@ export function createOrigin(options: OriginOptions): Origin {
         });
       }
       return doc.versions;
+    },
+    async published(provider, version) {
+      const path = `${provider.namespace}/${provider.type}/${encodeURIComponent(version)}`;
+      const url = new URL(path, await providersBase());
+      const what = `the details of ${provider.namespace}/${provider.type} ${version}`;
+      const doc = await read(url, detailsSchema, what);
+      const at = doc?.published_at;
+      return at === undefined || at === null ? undefined : new Date(at);
     },
     async download(provider, version, { os, arch }) {
       const path = `${provider.namespace}/${provider.type}/${version}/download/${os}/${arch}`;

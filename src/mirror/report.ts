@@ -24,7 +24,7 @@ export interface MirrorDocument {
 
 /** Builds the document from the run's reports. */
 export function mirrorDocument(input: Omit<MirrorDocument, 'summary'>): MirrorDocument {
-  const summary = { mirrored: 0, present: 0, planned: 0, failed: 0 };
+  const summary = { mirrored: 0, present: 0, planned: 0, held: 0, refused: 0, failed: 0 };
   for (const p of input.providers) for (const v of p.versions) summary[v.status]++;
   return { ...input, summary };
 }
@@ -33,6 +33,8 @@ const WORDS: Record<VersionReport['status'], string> = {
   mirrored: 'mirrored',
   present: 'already there, verified (nothing written)',
   planned: 'would be mirrored (dry run: nothing written)',
+  held: 'HELD by the policy (nothing written)',
+  refused: 'REFUSED by the policy (nothing written)',
   failed: 'FAILED (nothing written)',
 };
 
@@ -44,8 +46,11 @@ export function renderMirror(output: Output, document: MirrorDocument): void {
     else if (provider.versions.length === 0) output.result('  no version matches');
     for (const v of provider.versions) output.result(versionLine(v));
   }
-  const { mirrored, present, planned, failed } = document.summary;
-  output.result(`${mirrored} mirrored, ${present} already there, ${planned} planned, ${failed} failed`);
+  const { mirrored, present, planned, held, refused, failed } = document.summary;
+  const policy = held + refused > 0 ? `, ${held} held, ${refused} refused by the policy` : '';
+  output.result(
+    `${mirrored} mirrored, ${present} already there, ${planned} planned${policy}, ${failed} failed`,
+  );
   const folders = document.providers.flatMap((p) =>
     p.versions.filter((v) => v.folder !== null && (v.status === 'mirrored' || v.status === 'present')),
   );
@@ -80,6 +85,10 @@ function versionLine(v: VersionReport): string {
   }
   if (v.destination !== null && v.status === 'mirrored' && !v.destination.wrote)
     parts.push('  (nothing written)');
+  if (v.status === 'held' && v.policy !== null) {
+    const until = v.policy.eligibleAt === null ? '' : ` (eligible ${v.policy.eligibleAt})`;
+    parts.push(`  ${v.policy.rule ?? ''}${until}\n    ${v.policy.reason}`);
+  }
   if (v.error !== null) parts.push(`\n    ${v.error.message}`);
   return parts.join('');
 }

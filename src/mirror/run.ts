@@ -15,6 +15,16 @@ import {
   type ErrorDocument,
 } from '../errors.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
+import type { Decision, PolicyRule, VersionFacts } from '../lockfile/admission.js';
+import {
+  admitSigned,
+  decideListed,
+  PolicyRefusal,
+  policyAddresses,
+  verdictOf,
+  type MirrorPolicy,
+  type PolicyVerdict,
+} from './admit.js';
 import type { Origin, OriginProvider } from './origin.js';
 import { destinationSource, presentFolder, presentRemote, type MirrorDestination } from './present.js';
 import type { MirrorOrigin } from './record.js';
@@ -41,6 +51,8 @@ export interface MirrorRunInput extends MirrorRunContext {
   /** Without `--to-dir`: the private registry each version is published to (then removed from `toDir`). */
   destination?: MirrorDestination | undefined;
   dryRun: boolean;
+  /** `--policy` (or the configuration's `policy`): the versions it does not admit are held or refused. */
+  policy?: MirrorPolicy | undefined;
 }
 
 export type { MirrorDestination } from './present.js';
@@ -48,8 +60,14 @@ export type { MirrorDestination } from './present.js';
 /** One version's outcome. */
 export interface VersionReport {
   version: string;
-  /** `mirrored`: written now; `present`: already there and verified; `planned`: --dry-run; `failed`: stopped. */
-  status: 'mirrored' | 'present' | 'planned' | 'failed';
+  /**
+   * `mirrored`: written now; `present`: already there and verified; `planned`: --dry-run; `held`: the policy does not
+   * admit it yet (a cooldown, an approval wanting); `refused`: the policy refuses it; `failed`: stopped. Nothing of
+   * a held, refused or failed version is written.
+   */
+  status: 'mirrored' | 'present' | 'planned' | 'held' | 'refused' | 'failed';
+  /** The policy's decision, with its rule; null without a policy. */
+  policy: PolicyVerdict | null;
   /** Its folder under `--to-dir`; null when it went to a private registry. */
   folder: string | null;
   platforms: string[];
@@ -148,11 +166,25 @@ async function mirrorVersion(
     origin: null,
     destination: null,
     error: null,
+    policy: null,
   };
   const label = `${provider.namespace}/${provider.type} ${version}`;
   if (unavailable.length > 0)
     output.warn(`${label}: ${input.origin.host} does not list ${unavailable.join(', ')}`);
+  const addresses = policyAddresses(
+    input.origin.host,
+    provider,
+    input.destination && destinationSource(input.destination, provider),
+  );
   try {
+    const listedPolicy = await listedDecision(input, provider, version, addresses);
+    const decision = listedPolicy?.decision;
+    if (decision !== undefined) base.policy = verdictOf(decision);
+    if (decision?.outcome === 'held') {
+      output.warn(`${label}: held by the policy (${decision.rule}): ${decision.reason}`);
+      return { ...base, status: 'held' };
+    }
+    if (decision?.outcome === 'refused') throw refusedListed(input.policy!, label, decision);
     if (platforms.length === 0) throw nothingToCopy(label, input.origin.host, unlisted);
     const present = input.destination
       ? await presentRemote(input, input.destination, provider, version, platforms)
@@ -170,6 +202,12 @@ async function mirrorVersion(
       root: input.toDir,
       verify: input.destination === undefined,
       stream: input.destination !== undefined,
+      admit:
+        listedPolicy &&
+        ((signed) => {
+          const { facts } = listedPolicy;
+          base.policy = verdictOf(admitSigned(input.policy!, { facts, label }, signed, input.now()));
+        }),
     });
     const published =
       input.destination && (await publishStaged(input, input.destination, provider, folder, staged.remote));
@@ -186,8 +224,33 @@ async function mirrorVersion(
     if (!(error instanceof ProviderError) || error.code === 'interrupted') throw error;
     output.warn(error.message.startsWith(label) ? error.message : `${label}: ${error.message}`);
     errors.push(error);
+    if (error instanceof PolicyRefusal) {
+      const rule = (error.details?.rule as PolicyRule | undefined) ?? null;
+      const policy = { outcome: 'refused' as const, rule, reason: error.message, eligibleAt: null };
+      return { ...failed(base, error), status: 'refused', policy };
+    }
     return failed(base, error);
   }
+}
+
+/** The policy's decision on a listed version; undefined without a policy. */
+async function listedDecision(
+  input: MirrorRunInput,
+  provider: OriginProvider,
+  version: string,
+  addresses: ReturnType<typeof policyAddresses>,
+): Promise<{ decision: Decision; facts: VersionFacts } | undefined> {
+  if (input.policy === undefined) return undefined;
+  return decideListed(input.policy, input.origin, provider, version, addresses, input.now());
+}
+
+/** A listed version the policy refuses (its `versions`): exit 3, nothing of it fetched. */
+function refusedListed(policy: MirrorPolicy, label: string, decision: Decision): PolicyRefusal {
+  const rule = decision.outcome === 'admitted' ? null : decision.rule;
+  return new PolicyRefusal(`${label} is refused by ${policy.file} (${rule}): ${decision.reason}`, {
+    hint: 'Nothing of it was fetched or written. Choose versions the policy allows (--versions, or versions: in the manifest), or change the policy in a reviewed change.',
+    details: { rule, policy: policy.file },
+  });
 }
 
 /** A version none of whose platforms can be copied: none asked for is listed, or none is listed nor asked for. */

@@ -43,6 +43,13 @@ export const downloadSchema = z.looseObject({
   signing_keys: z.looseObject({ gpg_public_keys: z.array(keySchema).nullish() }).nullish(),
 });
 
+/**
+ * `GET <providers.v1><namespace>/<type>/<version>`: the registry's provider details, as registry.terraform.io serves
+ * them (and Renovate reads them); only `published_at` (RFC 3339) is read, for a policy's cooldown. The protocol
+ * does not require the document: a registry without it gives no date.
+ */
+export const detailsSchema = z.looseObject({ published_at: z.string().nullish() });
+
 /** One version as the origin lists it. */
 export type OriginVersion = z.output<typeof versionsSchema>['versions'][number];
 /** One platform's download document, its URLs made absolute. */

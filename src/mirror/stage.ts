@@ -25,7 +25,7 @@ import { normaliseProtocols, recordText, type MirrorOrigin } from './record.js';
 import type { OriginDownload } from './schemas.js';
 import { openRemoteZips } from './remoteZips.js';
 import { MAX_ZIP_BYTES } from '../consumer/rangedZip.js';
-import { checkSignedList } from './signed.js';
+import { checkSignedList, type SignedList } from './signed.js';
 import type { RemoteZip } from '../release/remoteZip.js';
 
 /** What every part of a mirror run shares: where it runs, how it downloads, where it reports, its clock. */
@@ -66,6 +66,11 @@ export interface StageInput extends MirrorRunContext {
    * (./remoteZips.ts): a version published into a private registry. A host that ignores ranges is downloaded.
    */
   stream?: boolean | undefined;
+  /**
+   * The policy's decision once the signed list is checked (./admit.ts), before anything of the version is written:
+   * throws when it refuses.
+   */
+  admit?: ((signed: SignedList) => void) | undefined;
 }
 
 /** A version staged into its folder. */
@@ -119,6 +124,7 @@ export async function stageVersion(input: StageInput): Promise<StagedVersion> {
     now: input.now(),
     warn: (message) => output.warn(message),
   });
+  input.admit?.(signed);
   const mirrorOrigin: MirrorOrigin = {
     source: `${origin.host}/${provider.namespace}/${provider.type}`,
     url: input.originUrl,

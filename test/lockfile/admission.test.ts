@@ -197,3 +197,42 @@ describe('the policy decides', () => {
     expect(decide(policy, facts('5.81.0', 9, { keyIds: [KEY] }), NOW).outcome).toBe('admitted');
   });
 });
+
+describe('a version known by two addresses (mirrored: its origin and the private registry)', () => {
+  const COPY = 'app.terraform.io/my-org/aws';
+  const both = (version: string, ageDays: number, signed: Partial<VersionFacts> = {}): VersionFacts => ({
+    ...facts(version, ageDays, signed),
+    address: COPY,
+    also: [AWS],
+  });
+
+  it("applies the rules of both: the origin's cooldown and the registry's approval", () => {
+    const policy = rules(
+      '  "registry.terraform.io/hashicorp/*": { min-age: 7d }',
+      '  "app.terraform.io/my-org/*": { approval: required }',
+    );
+    expect(decide(policy, both('5.81.0', 10), NOW)).toMatchObject({
+      outcome: 'held',
+      rule: 'version-not-approved',
+    });
+    expect(decide(policy, facts('5.81.0', 10), NOW).outcome).toBe('admitted');
+  });
+
+  it('counts a record under either address, and still binds it to the bytes', () => {
+    const policy = rules(
+      '  "app.terraform.io/my-org/*": { approval: required }',
+      '  "registry.terraform.io/hashicorp/*":',
+      '    approvals:',
+      ...RECORD,
+    );
+    expect(decide(policy, both('5.80.0', 0, { sha256sums: SUMS, keyIds: [KEY] }), NOW).outcome).toBe(
+      'admitted',
+    );
+    expect(decide(policy, both('5.80.0', 0, { sha256sums: 'b'.repeat(64) }), NOW)).toMatchObject({
+      outcome: 'refused',
+      rule: 'approval-does-not-match',
+    });
+    // Without the origin's address, the record is another provider's.
+    expect(decide(policy, { ...both('5.80.0', 0), also: [] }, NOW).outcome).toBe('held');
+  });
+});

@@ -34,6 +34,11 @@ export interface OriginRelease {
   sig: Buffer;
   /** The fixture key (fixtures/keys/<key>) that signed it, and that the origin serves with it. */
   key: string;
+  /**
+   * When the origin published it (RFC 3339): served as `published_at` by the provider details,
+   * `GET <providers.v1>acme/example/<version>`, as registry.terraform.io serves them. Unset: no details (404).
+   */
+  publishedAt?: string;
 }
 
 /** What makes the origin hostile. */
@@ -358,6 +363,8 @@ function route(origin: TestOrigin, pathname: string): unknown {
       })),
     };
   }
+  const details = new RegExp(`^${BASE}acme/example/([^/]+)$`).exec(pathname);
+  if (details !== null) return providerDetails(origin, details[1]!);
   const m = new RegExp(`^${BASE}acme/example/([^/]+)/download/([^/]+)/([^/]+)$`).exec(pathname);
   if (m === null) return undefined;
   const [, version, os, arch] = m;
@@ -394,6 +401,23 @@ function route(origin: TestOrigin, pathname: string): unknown {
               source_url: 'https://acme.example/security',
             })),
     },
+  };
+}
+
+/** The registry's provider details of a version, as registry.terraform.io's `/v1/providers/…/<version>` gives them. */
+function providerDetails(origin: TestOrigin, version: string): unknown {
+  const release = origin.releases.find((r) => r.version === version);
+  if (release?.publishedAt === undefined) return undefined;
+  return {
+    id: `acme/example/${version}`,
+    owner: 'acme',
+    namespace: 'acme',
+    name: 'example',
+    version,
+    tag: `v${version}`,
+    published_at: release.publishedAt,
+    tier: 'community',
+    versions: origin.releases.map((r) => r.version),
   };
 }
 

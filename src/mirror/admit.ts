@@ -1,0 +1,114 @@
+/**
+ * The policy at the mirror's door (src/lockfile/admission.ts decides): each version chosen is decided on before
+ * anything of it is read but its listing and, where a cooldown needs it, the date its origin published it
+ * (`published_at` of the registry's provider details); a version held (a cooldown, an approval wanting) or refused
+ * (`versions`) stops there, and nothing of it is fetched or written. A version admitted is decided on again once its
+ * signature is verified, with the key that made it and the SHA-256 of its SHA256SUMS, before anything of it is
+ * written: a pinned key or an approval for other bytes refuses it (exit 3).
+ *
+ * A version mirrored into a private registry is known by two addresses, its origin's and the one it gets there
+ * (`<host>/<organization>/<type>`): the rules naming either apply, and an approval recorded under either counts.
+ */
+import { createHash } from 'node:crypto';
+import { VerificationError } from '../errors.js';
+import { decide, type Decision, type PolicyRule, type VersionFacts } from '../lockfile/admission.js';
+import { matchesPattern, type ProviderRule } from '../lockfile/policy.js';
+import type { Origin, OriginProvider } from './origin.js';
+import type { SignedList } from './signed.js';
+
+/** The policy of a mirror run. */
+export interface MirrorPolicy {
+  /** The policy file as shown. */
+  file: string;
+  rules: ProviderRule[];
+}
+
+/** What a version's report says of the policy's decision (`--json`: every decision, with its rule). */
+export interface PolicyVerdict {
+  outcome: Decision['outcome'];
+  rule: PolicyRule | null;
+  reason: string;
+  /** For a cooldown: when the version becomes eligible (ISO 8601). */
+  eligibleAt: string | null;
+}
+
+/** A version the policy refuses once its signature is verified: exit 3, as a version that does not verify. */
+export class PolicyRefusal extends VerificationError {}
+
+/** The addresses one version is decided for: its private registry's (when it goes there), and its origin's. */
+export function policyAddresses(
+  originHost: string,
+  provider: OriginProvider,
+  destination: string | undefined,
+): Pick<VersionFacts, 'address' | 'also'> {
+  const origin = `${originHost}/${provider.namespace}/${provider.type}`.toLowerCase();
+  return destination === undefined
+    ? { address: origin }
+    : { address: destination.toLowerCase(), also: [origin] };
+}
+
+/**
+ * The decision before anything of the version is read but its date (when a rule that applies counts an age), and
+ * the facts it was taken on.
+ */
+export async function decideListed(
+  policy: MirrorPolicy,
+  origin: Origin,
+  provider: OriginProvider,
+  version: string,
+  addresses: Pick<VersionFacts, 'address' | 'also'>,
+  now: Date,
+): Promise<{ decision: Decision; facts: VersionFacts }> {
+  const dated = needsDate(policy.rules, [addresses.address, ...(addresses.also ?? [])]);
+  const at = dated ? await origin.published(provider, version) : undefined;
+  const facts: VersionFacts = {
+    ...addresses,
+    version,
+    published: at === undefined ? undefined : { at, by: 'origin' },
+  };
+  return { decision: decide(policy.rules, facts, now), facts };
+}
+
+/** The decision once the signature is verified; throws a PolicyRefusal when it refuses. */
+export function admitSigned(
+  policy: MirrorPolicy,
+  listed: { facts: VersionFacts; label: string },
+  signed: SignedList,
+  now: Date,
+): Decision {
+  const { signer } = signed;
+  const facts: VersionFacts = {
+    ...listed.facts,
+    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint])],
+    sha256sums: createHash('sha256').update(signed.shasumsBytes).digest('hex'),
+  };
+  const decision = decide(policy.rules, facts, now);
+  if (decision.outcome !== 'refused') return decision;
+  throw new PolicyRefusal(
+    `${listed.label} is refused by ${policy.file} (${decision.rule}): ${decision.reason}`,
+    {
+      hint: 'Nothing of it was written. A pinned key refuses a version even validly signed by another key: find out why the signer changed before changing the policy in a reviewed change.',
+      details: { rule: decision.rule, policy: policy.file },
+    },
+  );
+}
+
+/** The decision as a version's report holds it. */
+export function verdictOf(decision: Decision): PolicyVerdict {
+  return {
+    outcome: decision.outcome,
+    rule: decision.outcome === 'admitted' ? null : decision.rule,
+    reason: decision.reason,
+    eligibleAt:
+      decision.outcome === 'held' && decision.eligibleAt !== undefined
+        ? decision.eligibleAt.toISOString()
+        : null,
+  };
+}
+
+/** Whether a rule naming one of the addresses counts a version's age (its min-age, or an auto-approve's). */
+function needsDate(rules: readonly ProviderRule[], addresses: readonly string[]): boolean {
+  return rules
+    .filter((rule) => addresses.some((address) => matchesPattern(rule.pattern, address)))
+    .some((rule) => rule.minAgeMs !== undefined || rule.autoApprove.some((a) => a.minAgeMs !== undefined));
+}
