@@ -14,6 +14,10 @@ export function registerApprove(program: ProgramCommand): void {
     .argument('<version>', 'the version, e.g. 1.2.3')
     .option('--policy <file>', 'the policy file the approval is written to (created when missing)')
     .option('--reason <text>', 'why it is approved (kept in the record, for reviewers)')
+    .option(
+      '--from <host-or-url>',
+      'verify the version at its origin (as provider mirror does), to approve it before it is mirrored',
+    )
     .option('--by <name>', "who approves (default: the CI's user, else the system's)")
     .option('--dry-run', "verify, then show the policy file's diff; write nothing")
     .runsWithSession(

@@ -20,6 +20,9 @@ import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { successMark } from '../ui/glyphs.js';
 import { createProgress } from '../ui/progress.js';
+import type { Settings } from '../config/resolve.js';
+import type { Progress } from '../ui/progress.js';
+import type { VerifiedForApproval } from './approveFrom.js';
 import type { RunContext } from './context.js';
 import { parseVersionArgument } from './manage/context.js';
 import { policyFileOf } from './policyFile.js';
@@ -32,6 +35,8 @@ export interface ApproveFlags {
   /** Who approves (default: the CI's user, else the system's). */
   by?: string;
   dryRun?: boolean;
+  /** The origin to verify the version at, before it is mirrored (`registry.terraform.io`). */
+  from?: string;
 }
 
 /** What `provider approve` is asked to do. */
@@ -82,30 +87,24 @@ export async function runApprove(
   const read = await readPolicyText(file, shown);
   parsePolicy(read.text, shown, { empty: 'allowed' });
 
-  // The private registry's namespace is its organization's name: `my-org/example` needs no --organization.
-  const client = await session.client();
-  const address = { organization: settings.organization ?? namespace, namespace, name: type };
-  context.output.info(
-    `Verifying ${namespace}/${type} ${version} as terraform init would, every zip downloaded`,
-  );
   const progress = await createProgress(context.output, {
     stream: context.stderr,
     now: () => context.now().getTime(),
   });
-  let report;
+  let verified: Verified;
   try {
-    report = await checkConsumerView({
-      ...{ client, address, version, output: context.output, signal: context.signal },
-      ...{ now: context.now, download: true, lockHashes: true, tmpDir: context.tmpDir, progress },
-    });
+    verified =
+      options.from === undefined
+        ? await verifyInRegistry(context, session, { namespace, type, version }, progress)
+        : await verifyFromOrigin(context, settings, options.from, { namespace, type, version }, progress);
   } finally {
     progress.stop();
   }
   const record: NewApproval = {
-    provider: lockAddress(settings.apiHost, namespace, type),
+    provider: verified.provider,
     version,
-    sha256sums: report.shasums.sha256,
-    key: report.signature.keyId.toUpperCase(),
+    sha256sums: verified.sha256sums,
+    key: verified.signature.keyId.toUpperCase(),
     by,
     at: context
       .now()
@@ -116,7 +115,7 @@ export async function runApprove(
   // The file as it is now: an edit made while the version was verified is kept, never written over.
   const current = await readPolicyText(file, shown);
   const edit = addApproval(current.text, shown, record);
-  if (edit.outcome === 'added') refuseUseless(edit.policy, shown, record, report.signature, context.now());
+  if (edit.outcome === 'added') refuseUseless(edit.policy, shown, record, verified, context.now());
   const dryRun = options.dryRun === true;
   if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: current.mode });
   const document: ApproveDocument = {
@@ -125,6 +124,57 @@ export async function runApprove(
   if (context.output.json) context.output.resultJson(document);
   else render(context, document, edit.outcome === 'added' ? lineDiff(current.text, edit.text) : []);
   return 0;
+}
+
+/** A version verified: the address its record is written for, the other it is known by, what it proved. */
+interface Verified extends VerifiedForApproval {
+  provider: string;
+  also: string[];
+}
+
+/** Verified as the private registry serves it, as `provider check --download` does. */
+async function verifyInRegistry(
+  context: RunContext,
+  session: Session,
+  { namespace, type, version }: { namespace: string; type: string; version: string },
+  progress: Progress,
+): Promise<Verified> {
+  const settings = await session.settings();
+  // The private registry's namespace is its organization's name: `my-org/example` needs no --organization.
+  const client = await session.client();
+  const address = { organization: settings.organization ?? namespace, namespace, name: type };
+  context.output.info(
+    `Verifying ${namespace}/${type} ${version} as terraform init would, every zip downloaded`,
+  );
+  const report = await checkConsumerView({
+    ...{ client, address, version, output: context.output, signal: context.signal },
+    ...{ now: context.now, download: true, lockHashes: true, tmpDir: context.tmpDir, progress },
+  });
+  const provider = lockAddress(settings.apiHost, namespace, type);
+  return { provider, also: [], sha256sums: report.shasums.sha256, signature: report.signature };
+}
+
+/**
+ * Verified at its origin before it is mirrored (./approveFrom.ts). The record is for the address it will have in
+ * the organization's registry (`<host>/<organization>/<type>`) when the configuration names one, so that it also
+ * admits the copy wherever lock files use it; else for its origin's address.
+ */
+async function verifyFromOrigin(
+  context: RunContext,
+  settings: Settings,
+  from: string,
+  { namespace, type, version }: { namespace: string; type: string; version: string },
+  progress: Progress,
+): Promise<Verified> {
+  context.output.info(
+    `Verifying ${namespace}/${type} ${version} at ${from} as provider mirror would, every zip downloaded`,
+  );
+  const { verifyAtOrigin } = await import('./approveFrom.js');
+  const at = await verifyAtOrigin(context, from, { namespace, type }, version, progress);
+  const origin = `${at.host}/${namespace}/${type}`.toLowerCase();
+  const provider =
+    settings.organization === undefined ? origin : lockAddress(settings.apiHost, settings.organization, type);
+  return { ...at, provider, also: provider === origin ? [] : [origin] };
 }
 
 /** The result, for people: what was approved, where, and with --dry-run the diff. */
@@ -153,11 +203,13 @@ function refuseUseless(
   policy: LockPolicy,
   shown: string,
   record: NewApproval,
-  signature: { keyId: string; signingKeyId: string; fingerprints: string[] },
+  verified: Verified,
   now: Date,
 ): void {
+  const { signature } = verified;
   const facts = {
     address: record.provider,
+    also: verified.also,
     version: record.version,
     published: undefined,
     keyIds: [signature.keyId, signature.signingKeyId, ...signature.fingerprints],

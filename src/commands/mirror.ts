@@ -240,7 +240,7 @@ function heldVersions(document: MirrorDocument): HeldError {
  * The origin host's own credentials (`TF_TOKEN_<host>`, credentials.tfrc.json), sent to its registry as
  * Terraform sends them; TFE_TOKEN is the destination's and is not sent. None: anonymous reads.
  */
-function originToken(context: RunContext, apiHost: ApiHost): string | undefined {
+export function originToken(context: RunContext, apiHost: ApiHost): string | undefined {
   const env = { ...context.env, TFE_TOKEN: undefined };
   try {
     return resolveToken({ apiHost, env, homeDir: context.homeDir }).token;

@@ -1,0 +1,88 @@
+/**
+ * `provider approve … --from <origin>`: a version approved before it is mirrored, verified as `provider mirror`
+ * verifies it (src/mirror/stage.ts: the signed list with the origin's keys, every platform's zip downloaded and
+ * held against its signed line, the whole folder checked as `provider verify` does) into a scratch folder that is
+ * removed after. The approval is then bound to the origin's SHA256SUMS and signing key, which a mirror copies byte
+ * for byte: the same record admits the version at the mirror's door and, once mirrored, wherever the private
+ * registry serves it.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseHostname } from '../config/index.js';
+import { ApiError, VerificationError } from '../errors.js';
+import { releaseFileNames } from '../release/filenames.js';
+import { parsePlatformName } from '../terraform/names.js';
+import type { Progress } from '../ui/progress.js';
+import type { RunContext } from './context.js';
+import { originToken } from './mirror.js';
+
+/** What approving needs to know of a version, once verified. */
+export interface VerifiedForApproval {
+  /** The SHA-256 of its SHA256SUMS, lower-case hex. */
+  sha256sums: string;
+  signature: { keyId: string; signingKeyId: string; fingerprints: string[] };
+}
+
+/** Verifies `<namespace>/<type> <version>` at the origin `from`; the host it was read from, and what it proved. */
+export async function verifyAtOrigin(
+  context: RunContext,
+  from: string,
+  provider: { namespace: string; type: string },
+  version: string,
+  progress: Progress,
+): Promise<VerifiedForApproval & { host: string }> {
+  const [{ createOrigin }, { createDownloader }, { stageVersion }, { tuningFromEnv }] = await Promise.all([
+    import('../mirror/origin.js'),
+    import('../registry/downloads.js'),
+    import('../mirror/stage.js'),
+    import('../publish/tuning.js'),
+  ]);
+  const apiHost = parseHostname(from, '--from');
+  const tuning = tuningFromEnv(context.env);
+  const { output, signal } = context;
+  const origin = createOrigin({
+    ...{ base: new URL(`${apiHost.baseUrl}/`), output, signal, token: originToken(context, apiHost) },
+    ...{ retry: tuning.retry, timeoutMs: tuning.requestTimeoutMs },
+  });
+  const label = `${provider.namespace}/${provider.type} ${version}`;
+  const listed = (await origin.versions(provider)).find((v) => v.version === version);
+  if (listed === undefined)
+    throw new ApiError(`${label} is not on ${origin.host}`, {
+      status: 404,
+      hint: `provider mirror ${provider.namespace}/${provider.type} --from ${from} --dry-run --versions '>= 0.0.0' lists what it serves.`,
+    });
+  const platforms = (listed.platforms ?? []).flatMap((p) => parsePlatformName(`${p.os}_${p.arch}`) ?? []);
+  if (platforms.length === 0)
+    throw new VerificationError(
+      `${label}: ${origin.host} lists no platforms for it, so nothing can be verified`,
+      {
+        hint: 'Approve it from the private registry once it is mirrored (provider approve without --from).',
+      },
+    );
+  const root = await mkdtemp(path.join(context.tmpDir, 'provider-approve-'));
+  const folder = path.join(root, 'version');
+  try {
+    const downloader = createDownloader({
+      ...{ output, signal, baseDelayMs: tuning.retry.baseDelayMs, timeoutMs: tuning.requestTimeoutMs },
+    });
+    let signer: { keyId: string; signingKeyId: string; fingerprint: string } | undefined;
+    await stageVersion({
+      ...{ cwd: context.cwd, downloader, output, progress, now: context.now, signal },
+      ...{ origin, originUrl: apiHost.baseUrl, provider, version, protocols: listed.protocols ?? [] },
+      ...{ platforms, folder, root, verify: true },
+      admit: (signed) => {
+        signer = signed.signer;
+      },
+    });
+    const sums = await readFile(path.join(folder, releaseFileNames(provider.type, version).shasums));
+    const { keyId, signingKeyId, fingerprint } = signer!;
+    return {
+      host: origin.host,
+      sha256sums: createHash('sha256').update(sums).digest('hex'),
+      signature: { keyId, signingKeyId, fingerprints: [fingerprint] },
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
