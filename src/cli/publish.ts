@@ -28,6 +28,10 @@ export function registerPublish(program: ProgramCommand): void {
       '--verify-first',
       'read and check every zip before the first write, instead of in the read that uploads it',
     )
+    .option(
+      '--policy <file>',
+      'the policy file: a version outside its versions, or signed by a key it does not pin, is refused (exit 3)',
+    )
     .option('--no-wait', 'do not wait for the registry to report the files uploaded')
     .option(
       '--wait-timeout <duration>',

@@ -31,6 +31,7 @@ import {
 } from '../release/stages.js';
 import type { Settings } from '../config/index.js';
 import type { RunContext } from './context.js';
+import { admitOwn, publishPolicy } from './publishPolicy.js';
 import type { Progress } from '../ui/progress.js';
 import type { RemoteZip } from '../release/remoteZip.js';
 import type { ProviderAddress } from '../registry/paths.js';
@@ -53,6 +54,8 @@ export interface PublishFlags extends VerifyFlags {
   tag?: string[];
   /** Read and check every zip before the first write, instead of while uploading it. */
   verifyFirst?: boolean;
+  /** The policy file: its `versions` and pinned `keys` apply (./publishPolicy.ts). */
+  policy?: string;
 }
 
 /** What `provider publish` is asked to do: the flags, the release folder, and the tuning the session has too. */
@@ -102,6 +105,7 @@ async function verifyWhileReading(
   const { hashing } = options;
   try {
     const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, 'publish');
+    const policy = await publishPolicy(context, settings, options.policy);
     const read = await readRelease({ ...releaseOptions, remote: options.remote });
     const hashed = await startHashing(read, hashing, {
       hashing: releaseOptions.hashing,
@@ -111,6 +115,10 @@ async function verifyWhileReading(
     });
     reads.start(read.identity);
     const signed = await checkSignature(read, releaseOptions, hashed);
+    if (policy !== undefined) {
+      const release = { ...read.identity, shasums: read.shasums.content };
+      admitOwn(policy, release, signed.signer, context.now());
+    }
     reads.signed(signed.signer);
     return { staged: await checkRelease(read, hashed, signed, hashing), settings };
   } catch (error) {
