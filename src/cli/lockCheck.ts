@@ -22,7 +22,10 @@ export function registerLockCheck(lock: ProgramCommand): void {
       'admit providers from elsewhere: host/namespace/type, * a wildcard (repeatable)',
       collect,
     )
-    .option('--policy <file>', 'YAML policy: allow, platforms, versions per provider (docs/supply-chain.md)')
+    .option(
+      '--policy <file>',
+      'YAML policy: allow, platforms, and per provider versions, min-age, keys, approvals (docs/supply-chain.md)',
+    )
     .option('--format <format>', 'print a report instead of text: sarif or junit')
     .option('--output <file>', 'write the --format report to this file (the text goes to stdout)')
     .runsWithSession(

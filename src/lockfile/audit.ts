@@ -1,9 +1,12 @@
 /**
  * What `provider lock check` finds wrong with one provider block of a lock file, given what the private registry
  * serves for its version and the run's policy: the rules below, each finding naming the provider, the hash,
- * platform or version it is about, and what to do. Pure: the command reads the lock file and the registry and
- * hands the results here.
+ * platform or version it is about, and what to do. For a version the private registry serves, the policy's
+ * decision (./admission.ts, with the keys its signature proved, the SHA-256 of its SHA256SUMS and its
+ * `created-at`) is a finding when it holds or refuses the version. Pure: the command reads the lock file and the
+ * registry and hands the results here.
  */
+import { decide, type PolicyRule } from './admission.js';
 import { versionMeets } from './constraints.js';
 import { matchesPattern, type LockPolicy } from './policy.js';
 
@@ -17,6 +20,11 @@ export const LOCK_RULES = {
   'platform-hash-missing': 'The lock file lacks the h1: of a platform runs need',
   'platform-not-served': 'The private registry serves no package for a platform runs need',
   'version-not-allowed': "The locked version does not meet the policy's constraints",
+  'version-not-approved': 'The policy requires an approval of the locked version, and it has none',
+  'version-in-cooldown': "The locked version is younger than the policy's min-age",
+  'key-not-allowed': 'The locked version is signed by a key the policy does not allow',
+  'approval-does-not-match':
+    'The approval of the locked version is for other bytes or another key than the private registry serves',
 } as const;
 
 /** A rule's id. */
@@ -52,6 +60,15 @@ export interface ServedVersion {
   zh: string[];
   /** Every hash the registry protocol's download responses serve in `packages` (checked against the zips). */
   packages: string[];
+  /**
+   * What its verified signature proved: the ids and fingerprints of the registered key and of the (sub)key that
+   * made it (a policy's pin or approval names either).
+   */
+  keyIds: string[];
+  /** The SHA-256 of its signed SHA256SUMS, lower-case hex (what an approval record is bound to). */
+  sha256sums: string;
+  /** Its `created-at` in the private registry, when read (a policy with a min-age): its age counts from it. */
+  createdAt?: Date | undefined;
 }
 
 /** What became of reading the locked version from the registry. */
@@ -60,12 +77,24 @@ export type ServedAnswer =
   | { state: 'unknown'; why: string }
   | { state: 'refused'; why: string };
 
-/** How a finding's hint names the command that rewrites the block, and where the lock file is. */
+/**
+ * How a finding's hints name the commands that rewrite the block and approve the version, where the lock file is,
+ * and what the policy decides with.
+ */
 export interface AuditContext {
   /** The lock file as shown (`infra/.terraform.lock.hcl`). */
   lockFile: string;
   /** `provider lock --registry …` for this provider's block, as a user would type it. */
   rewrite: string;
+  /** `provider approve <namespace>/<type> <version> --policy <file>` for the locked version (without `--reason`). */
+  approve: string;
+  /**
+   * The provider's address as the policy reads it: `localterraform.com/<org>` made the registry's host
+   * (src/lockfile/policy.ts `canonicalAddress`; the policy's patterns and records read with `withAlias`).
+   */
+  address: string;
+  /** When the run decides (a cooldown ends at a date). */
+  now: Date;
 }
 
 /** The `provider mirror` command that copies the provider at `address` (`host/namespace/type`) from its host. */
@@ -97,7 +126,7 @@ export function auditServed(
   policy: LockPolicy,
   context: AuditContext,
 ): LockFinding[] {
-  const found = versionFindings(entry, policy);
+  const found = versionFindings(entry, policy, context.address);
   const label = `${entry.address} ${entry.version}`;
   if (answer.state === 'unknown') {
     return [
@@ -125,6 +154,7 @@ export function auditServed(
     ...hashFindings(entry, answer.served, context),
     ...platformFindings(entry, answer.served, policy, context),
     ...found,
+    ...policyFindings(entry, answer.served, policy, context),
   ];
 }
 
@@ -183,10 +213,10 @@ function platformFindings(
   return found;
 }
 
-// The policy's version rules the block's version must meet.
-function versionFindings(entry: LockEntry, policy: LockPolicy): LockFinding[] {
+// The policy's version rules the block's version must meet (`address`: as the policy reads it).
+function versionFindings(entry: LockEntry, policy: LockPolicy, address = entry.address): LockFinding[] {
   return policy.providers
-    .filter((rule) => matchesPattern(rule.pattern, entry.address))
+    .filter((rule) => matchesPattern(rule.pattern, address))
     .flatMap((rule) => (rule.versions === undefined ? [] : [{ ...rule, versions: rule.versions }]))
     .filter((rule) => !versionMeets(entry.version, rule.versions, `the policy's versions of ${rule.pattern}`))
     .map((rule) => ({
@@ -195,6 +225,66 @@ function versionFindings(entry: LockEntry, policy: LockPolicy): LockFinding[] {
       message: `${entry.address} ${entry.version} does not meet the policy's versions "${rule.versions}" (${rule.pattern})`,
       hint: `Constrain the provider's version in required_providers to "${rule.versions}" and run terraform init -upgrade, or change the policy.`,
     }));
+}
+
+/**
+ * The policy's decision about a version the private registry serves, with what its signature proved, as a finding
+ * when it holds or refuses it. Each entry's `versions` is versionFindings' (a finding per entry the version
+ * misses), so the decision is taken without them: a pinned key, an approval for other bytes or a hold is found
+ * beside a version-not-allowed, never hidden by it.
+ */
+function policyFindings(
+  entry: LockEntry,
+  served: ServedVersion,
+  policy: LockPolicy,
+  context: AuditContext,
+): LockFinding[] {
+  if (policy.providers.length === 0) return [];
+  const rules = policy.providers.map((rule) => ({ ...rule, versions: undefined }));
+  const facts = {
+    address: context.address,
+    version: entry.version,
+    published: served.createdAt === undefined ? undefined : { at: served.createdAt, by: 'registry' as const },
+    keyIds: served.keyIds,
+    sha256sums: served.sha256sums,
+  };
+  const decision = decide(rules, facts, context.now);
+  if (decision.outcome === 'admitted' || decision.rule === 'version-not-allowed') return [];
+  // The decision's reason starts with the version.
+  const reason = decision.reason.startsWith(`${entry.version} `)
+    ? decision.reason
+    : `${entry.version}: ${decision.reason}`;
+  const eligibleAt = decision.outcome === 'held' ? decision.eligibleAt : undefined;
+  return [
+    {
+      ...about(entry, entry.version),
+      rule: decision.rule,
+      message: `${entry.address} ${reason}`,
+      hint: policyHint(decision.rule, eligibleAt, entry, context),
+    },
+  ];
+}
+
+// What to do about a version the policy holds or refuses.
+function policyHint(
+  rule: Exclude<PolicyRule, 'version-not-allowed'>,
+  eligibleAt: Date | undefined,
+  entry: LockEntry,
+  context: AuditContext,
+): string {
+  const approve = `${context.approve} --reason "…"`;
+  switch (rule) {
+    case 'version-not-approved':
+      return `Review ${entry.version} (its changelog, its source), then record its approval in the policy file in a reviewed change: ${approve}; or lock a version the policy admits.`;
+    case 'version-in-cooldown':
+      return eligibleAt === undefined
+        ? `The registry gives no date to count its cooldown from: approve it after a review (${approve}), or lock another version.`
+        : `Wait until ${eligibleAt.toISOString()}, when it becomes eligible, and run the check again; or approve it now after a review (an approval lifts the cooldown): ${approve}; or lock an older version the policy admits.`;
+    case 'key-not-allowed':
+      return `Do not lock this version: it is signed by a key the policy does not pin, as a compromised publisher account's would be. Find out who registered and used that key (provider gpg-keys list) before anything installs it, and lock a version signed by a pinned key; if the key was rotated on purpose, add it to the policy's keys in a reviewed change.`;
+    case 'approval-does-not-match':
+      return `The registry serves other bytes (or another signing key) for ${entry.version} than were approved: find out why before anything uses it (was it deleted and published again?). If what it serves now is right, remove the old record in a reviewed change and approve it again: ${approve}; else lock another version.`;
+  }
 }
 
 function about(

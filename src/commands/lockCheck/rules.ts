@@ -13,6 +13,7 @@ export interface RuleText {
 }
 
 const REWRITE = 'provider lock --registry --version <v> --name <type> --lock-file <file>';
+const APPROVE = 'provider approve <namespace>/<type> <version> --policy <file> --reason "…"';
 
 /** Each rule's texts. */
 export const RULE_TEXTS: Record<LockRule, RuleText> = {
@@ -54,6 +55,26 @@ export const RULE_TEXTS: Record<LockRule, RuleText> = {
   'version-not-allowed': {
     fullDescription: "The locked version does not meet the policy's versions constraints for that provider.",
     help: "Constrain required_providers to the policy's range and run `terraform init -upgrade`, or change the policy.",
+  },
+  'version-not-approved': {
+    fullDescription:
+      'The policy requires an approval for that provider (approval: required), the policy file holds no approval record of the locked version, and no auto-approve rule admits it.',
+    help: `Review the version, then record its approval in the policy file in a reviewed change: \`${APPROVE}\`; or lock a version the policy admits.`,
+  },
+  'version-in-cooldown': {
+    fullDescription:
+      "The locked version is younger than the policy's min-age for that provider (counted from its created-at in the private registry): it is held until the date the finding names.",
+    help: `Wait until the date the finding names and run the check again, lock an older version, or approve it after a review (an approval lifts the cooldown): \`${APPROVE}\`.`,
+  },
+  'key-not-allowed': {
+    fullDescription:
+      "The private registry serves the locked version signed by a key the policy's keys do not pin: a valid signature by another registered key, as a compromised publisher account would make.",
+    help: "Do not lock this version. Find out who registered and used the key (`provider gpg-keys list`) before anything installs it, and lock a version signed by a pinned key; if the key was rotated on purpose, add it to the policy's `keys` in a reviewed change.",
+  },
+  'approval-does-not-match': {
+    fullDescription:
+      'The policy file approves the locked version for other bytes or another signing key than the private registry serves now: the SHA-256 of its SHA256SUMS, or the key that signed it, changed after the approval.',
+    help: `Find out why before anything uses the version (was it deleted and published again?). If what the registry serves now is right, remove the old record in a reviewed change and approve it again: \`${APPROVE}\`; else lock another version.`,
   },
 };
 

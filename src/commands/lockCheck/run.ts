@@ -1,9 +1,10 @@
 /**
  * `provider lock check [dir]` below the command line: holds `dir/.terraform.lock.hcl` against what the private
  * registry (`--hostname`'s host, or `localterraform.com`, and the organization's namespace) serves and against the
- * run's policy (src/lockfile/policy.ts), and reports every finding (src/lockfile/audit.ts) as text, `--json`,
- * or `--format sarif|junit` on stdout or in `--output <file>`. Exit 0 when nothing is wrong, 3 when something
- * is; the registry is only read (GETs), and only for the providers it serves.
+ * run's policy (src/lockfile/policy.ts: for a version the registry serves, what src/lockfile/admission.ts decides
+ * about it too), and reports every finding (src/lockfile/audit.ts) as text, `--json`, or `--format sarif|junit`
+ * on stdout or in `--output <file>`. Exit 0 when nothing is wrong, 3 when something is (a version the policy
+ * holds too); the registry is only read (GETs), and only for the providers it serves.
  */
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -12,7 +13,15 @@ import { lockAddress } from '../../lockfile/address.js';
 import { auditOther, auditServed, missingLockFile, type LockFinding } from '../../lockfile/audit.js';
 import { readProviderBlock } from '../../lockfile/parse.js';
 import { escapeChar, visible } from '../../ui/output.js';
-import { matchesPattern, readPolicyFile, runPolicy, type LockPolicy } from '../../lockfile/policy.js';
+import {
+  canonicalAddress,
+  matchesPattern,
+  readPolicyFile,
+  runPolicy,
+  withAlias,
+  type LockPolicy,
+  type ProviderRule,
+} from '../../lockfile/policy.js';
 import { policyFileOf } from '../policyFile.js';
 import type { RunContext } from '../context.js';
 import { parsePlatforms, readLockFile } from '../lock.js';
@@ -55,7 +64,7 @@ export async function runLockCheck(
   const settings = await session.settings();
   const named = policyFileOf(options.policy, settings, context.cwd);
   const file = named === undefined ? undefined : await readPolicyFile(named.shown, context.cwd, named.file);
-  const policy = runPolicy(file, { allow: options.allow ?? [], platforms });
+  const flagged = runPolicy(file, { allow: options.allow ?? [], platforms });
   const namespace = settings.namespace ?? settings.organization;
   if (namespace === undefined) {
     throw new UsageError('No organization given: the lock file is held against its private registry', {
@@ -63,14 +72,19 @@ export async function runLockCheck(
     });
   }
   const registry = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
-  const privatePrefixes = [registry, `localterraform.com/${namespace.toLowerCase()}`];
+  const alias = `localterraform.com/${namespace.toLowerCase()}`;
+  const privatePrefixes = [registry, alias];
+  // Both spellings of the private registry are one (withAlias): no spelling escapes a rule.
+  const policy = { ...flagged, providers: withAlias(flagged.providers, alias, registry) };
+  const now = context.now();
   const shown = path.join(options.dir, LOCK_FILE_NAME);
   const existing = await readLockFile(path.resolve(context.cwd, shown), shown);
 
   const findings: LockFinding[] = [];
   const providers: CheckedProvider[] = [];
   if (existing === undefined) findings.push(missingLockFile(shown));
-  const read = servedReader(context, () => session.registry());
+  const read = servedReader(context, () => session.registry(), { dated: dated(policy.providers) });
+  const policyShown = named?.shown ?? '<file>';
   for (const block of existing?.parsed.providers ?? []) {
     const locked = readProviderBlock(block, shown);
     const address = block.label.toLowerCase();
@@ -80,7 +94,11 @@ export async function runLockCheck(
       providers.push({ ...entry, origin: 'private' });
       const rewrite = `provider lock --registry --version ${locked.version} --name ${type} --lock-file ${shown}`;
       findings.push(
-        ...auditServed(entry, await read(type, locked.version), policy, { lockFile: shown, rewrite }),
+        ...auditServed(entry, await read(type, locked.version), policy, {
+          ...{ lockFile: shown, rewrite, now },
+          approve: `provider approve ${namespace.toLowerCase()}/${type} ${locked.version} --policy ${policyShown}`,
+          address: canonicalAddress(address, alias, registry),
+        }),
       );
     } else {
       providers.push({ ...entry, origin: allowed(policy, address) ? 'allowed' : 'other' });
@@ -99,6 +117,11 @@ export async function runLockCheck(
   };
   await report(context, document, format, options);
   return document.ok ? 0 : 3;
+}
+
+/** Whether a rule of the policy counts a version's age: then each version's `created-at` is read. */
+function dated(rules: readonly ProviderRule[]): boolean {
+  return rules.some((r) => r.minAgeMs !== undefined || r.autoApprove.some((a) => a.minAgeMs !== undefined));
 }
 
 function allowed(policy: LockPolicy, address: string): boolean {
