@@ -17,7 +17,7 @@ import {
   type ProviderErrorOptions,
 } from '../errors.js';
 import { withAlias } from '../lockfile/policy.js';
-import type { MirrorPolicy } from '../mirror/admit.js';
+import { PolicyRefusal, type MirrorPolicy } from '../mirror/admit.js';
 import { sourceChanges } from '../mirror/changes.js';
 import { DEFAULT_ORIGIN, type OriginProvider } from '../mirror/origin.js';
 import { mirrorDocument, renderMirror, type MirrorDocument } from '../mirror/report.js';
@@ -183,11 +183,19 @@ function failure(first: ProviderError, document: MirrorDocument): ProviderError 
   const failed = document.providers.flatMap((p) =>
     p.error !== null
       ? [p.source]
-      : p.versions.filter((v) => v.status === 'failed').map((v) => `${p.source} ${v.version}`),
+      : p.versions
+          .filter((v) => v.status === 'failed' || v.status === 'refused')
+          .map((v) => `${p.source} ${v.version}${v.status === 'refused' ? ' (refused by the policy)' : ''}`),
   );
   const message = `${failed.length === 1 ? 'One' : failed.length} failed and nothing of ${failed.length === 1 ? 'it' : 'them'} was written: ${failed.join(', ')}`;
+  const { held } = document.summary;
+  const others = [
+    'the other versions were mirrored',
+    ...(held > 0 ? [`${held} held by the policy`] : []),
+    ...(first instanceof PolicyRefusal ? [] : ['the same command again mirrors what is missing']),
+  ];
   const options: ProviderErrorOptions = {
-    hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`} (the other versions were mirrored; the same command again mirrors what is missing)`,
+    hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`} (${others.join('; ')})`,
     details: { report: document },
   };
   if (first instanceof ApiError) return new ApiError(message, { ...options, status: first.status });
@@ -212,8 +220,8 @@ async function mirrorPolicy(
 /** The rules as the destination reads them: `localterraform.com/<org>` is the organization's registry too. */
 function destinationRules(policy: MirrorPolicy, destination: MirrorDestination | undefined): MirrorPolicy {
   if (destination === undefined) return policy;
-  const canonical = `${destination.host}/${destination.organization}`.toLowerCase();
-  const alias = `localterraform.com/${destination.organization.toLowerCase()}`;
+  const canonical = destination.lockPrefix;
+  const alias = `localterraform.com/${canonical.split('/')[1] ?? ''}`;
   return { ...policy, rules: withAlias(policy.rules, alias, canonical) };
 }
 

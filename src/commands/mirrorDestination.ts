@@ -4,6 +4,7 @@
  * signature the origin's bytes), and read first so that a version it already holds whole is not downloaded.
  */
 import { VerificationError } from '../errors.js';
+import { lockAddress } from '../lockfile/address.js';
 import type { MirrorDestination } from '../mirror/run.js';
 import { isOriginFailure } from '../mirror/remoteZips.js';
 import type { PublishTuning } from '../publish/tuning.js';
@@ -28,6 +29,7 @@ export async function privateDestination(
   return {
     host: settings.apiHost.host,
     organization,
+    lockPrefix: lockAddress(settings.apiHost, registry.namespace, '').replace(/\/$/, ''),
     async holds(type, version, expected) {
       const found = await getVersion(client, address(type), version);
       if (found === undefined) return undefined;
@@ -63,6 +65,8 @@ export async function privateDestination(
       const env = { ...context.env, PROVIDER_GPG_KEY: undefined };
       await runPublish({ ...context, env, output }, session, {
         dir: folder,
+        // The mirror's own policy decided on the version, under both its addresses, before it was staged.
+        policy: false,
         tuning,
         check: true,
         wait: true,

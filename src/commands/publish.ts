@@ -54,8 +54,11 @@ export interface PublishFlags extends VerifyFlags {
   tag?: string[];
   /** Read and check every zip before the first write, instead of while uploading it. */
   verifyFirst?: boolean;
-  /** The policy file: its `versions` and pinned `keys` apply (./publishPolicy.ts). */
-  policy?: string;
+  /**
+   * The policy file: its `versions` and pinned `keys` apply (./publishPolicy.ts); false: none, not even the
+   * configuration's (a mirror's publish: the mirror decided already).
+   */
+  policy?: string | false;
 }
 
 /** What `provider publish` is asked to do: the flags, the release folder, and the tuning the session has too. */

@@ -27,12 +27,14 @@ export interface PublishPolicy {
 export async function publishPolicy(
   context: RunContext,
   settings: Settings,
-  flag: string | undefined,
+  flag: string | false | undefined,
 ): Promise<PublishPolicy | undefined> {
+  if (flag === false) return undefined;
   const named = policyFileOf(flag, settings, context.cwd);
   if (named === undefined) return undefined;
   const policy = await readPolicyFile(named.shown, context.cwd, named.file);
-  const organization = settings.organization ?? '';
+  // The namespace published to: the organization's, unless one is named.
+  const organization = settings.namespace ?? settings.organization ?? '';
   const canonical = lockAddress(settings.apiHost, organization, '').replace(/\/$/, '');
   const alias = `localterraform.com/${organization.toLowerCase()}`;
   return {
@@ -54,7 +56,7 @@ export function admitOwn(
     address,
     version: release.version,
     published: undefined,
-    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint])],
+    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint, signer.signingFingerprint])],
     sha256sums: createHash('sha256').update(release.shasums).digest('hex'),
   };
   const decision = decide(policy.rules, facts, now);

@@ -79,7 +79,7 @@ export function admitSigned(
   const { signer } = signed;
   const facts: VersionFacts = {
     ...listed.facts,
-    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint])],
+    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint, signer.signingFingerprint])],
     sha256sums: createHash('sha256').update(signed.shasumsBytes).digest('hex'),
   };
   const decision = decide(policy.rules, facts, now);
@@ -91,6 +91,39 @@ export function admitSigned(
       details: { rule: decision.rule, policy: policy.file },
     },
   );
+}
+
+/** The policy at one version's door: its decision on the listing, and the check of its signed facts. */
+export interface PolicyGate {
+  listed: Decision;
+  /** Decides again with what the verified signature proved; throws a PolicyRefusal when it refuses. */
+  signed: (signed: SignedList) => PolicyVerdict;
+}
+
+/** Opens the gate of one version: decides on its listing (reading its date when a rule counts an age). */
+export async function openGate(
+  policy: MirrorPolicy,
+  origin: Origin,
+  provider: OriginProvider,
+  version: string,
+  addresses: Pick<VersionFacts, 'address' | 'also'>,
+  now: () => Date,
+): Promise<PolicyGate> {
+  const label = `${provider.namespace}/${provider.type} ${version}`;
+  const { decision, facts } = await decideListed(policy, origin, provider, version, addresses, now());
+  return {
+    listed: decision,
+    signed: (signed) => verdictOf(admitSigned(policy, { facts, label }, signed, now())),
+  };
+}
+
+/** A listed version the policy refuses (its `versions`): exit 3, nothing of it fetched. */
+export function refusedListed(policy: MirrorPolicy, label: string, decision: Decision): PolicyRefusal {
+  const rule = decision.outcome === 'admitted' ? null : decision.rule;
+  return new PolicyRefusal(`${label} is refused by ${policy.file} (${rule}): ${decision.reason}`, {
+    hint: 'Nothing of it was fetched or written. Choose versions the policy allows (--versions, or versions: in the manifest), or change the policy in a reviewed change.',
+    details: { rule, policy: policy.file },
+  });
 }
 
 /** The decision as a version's report holds it. */

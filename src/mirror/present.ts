@@ -21,6 +21,11 @@ export interface MirrorDestination {
   host: string;
   organization: string;
   /**
+   * `<host>/<namespace>` as a lock file writes the registry's providers (src/lockfile/address.ts: the host in
+   * Unicode, the namespace published to): what the policy decides for.
+   */
+  lockPrefix: string;
+  /**
    * What it holds of the version: undefined when it has none; else the key id it is signed with, and whether
    * it is whole (SHA256SUMS, its signature and each platform uploaded as expected).
    */
@@ -90,6 +95,7 @@ export async function presentRemote(
   provider: OriginProvider,
   version: string,
   platforms: PlatformKey[],
+  admit?: (signed: SignedList) => void,
 ): Promise<{ destination: { source: string; wrote: boolean } } | undefined> {
   const { host } = input.origin;
   const label = `${provider.namespace}/${provider.type} ${version}`;
@@ -103,7 +109,8 @@ export async function presentRemote(
   }));
   const held = await destination.holds(provider.type, version, expected);
   if (held === undefined) return undefined;
-  const { signer } = await originSigned(input, provider, version, documents);
+  const signed = await originSigned(input, provider, version, documents);
+  const { signer } = signed;
   const source = destinationSource(destination, provider);
   if (![signer.keyId, signer.signingKeyId].includes(held.keyId.toUpperCase())) {
     throw new ConflictError(
@@ -114,7 +121,10 @@ export async function presentRemote(
       },
     );
   }
-  return held.whole ? { destination: { source, wrote: false } } : undefined;
+  if (!held.whole) return undefined;
+  // There already, and the same bytes as the origin signs: the policy decides on them all the same.
+  admit?.(signed);
+  return { destination: { source, wrote: false } };
 }
 
 /**
@@ -128,6 +138,7 @@ export async function presentFolder(
   version: string,
   folder: string,
   platforms: PlatformKey[],
+  admit?: (signed: SignedList) => void,
 ): Promise<{ platforms: string[]; protocols: string[]; origin: MirrorOrigin | null } | undefined> {
   const exists = await stat(folder).then(
     (s) => s.isDirectory(),
@@ -155,7 +166,8 @@ export async function presentFolder(
   if (!platforms.every((p) => held.has(platformName(p)))) return undefined;
   const documents = await originDocuments(input, provider, version, platforms);
   if (documents.length === 0) return undefined;
-  const { signer } = await originSigned(input, provider, version, documents);
+  const signed = await originSigned(input, provider, version, documents);
+  const { signer } = signed;
   const label = `${provider.namespace}/${provider.type} ${version}`;
   const hint =
     'The origin serves other content under the same version now; the folder is kept as it is. Compare the two, then remove the folder to mirror what the origin serves now, or keep it.';
@@ -173,5 +185,22 @@ export async function presentFolder(
       { hint, details: { folder, held: release.signer.keyId, origin: signer.keyId } },
     );
   }
+  admit?.(signed);
   return { platforms: [...held.keys()], protocols: release.protocols, origin: recorded };
+}
+
+/**
+ * A dry run under a policy: the origin's signed list is read and checked (documents, SHA256SUMS, its signature;
+ * no zip) so that the policy decides with the key and bytes a real run would see.
+ */
+export async function admitPlanned(
+  input: PresentInput,
+  provider: OriginProvider,
+  version: string,
+  platforms: PlatformKey[],
+  admit: (signed: SignedList) => void,
+): Promise<void> {
+  const documents = await originDocuments(input, provider, version, platforms);
+  if (documents.length === 0) return;
+  admit(await originSigned(input, provider, version, documents));
 }

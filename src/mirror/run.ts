@@ -15,18 +15,25 @@ import {
   type ErrorDocument,
 } from '../errors.js';
 import { comparePlatforms, platformName, type PlatformKey } from '../terraform/names.js';
-import type { Decision, PolicyRule, VersionFacts } from '../lockfile/admission.js';
+import type { PolicyRule } from '../lockfile/admission.js';
 import {
-  admitSigned,
-  decideListed,
+  openGate,
   PolicyRefusal,
   policyAddresses,
+  refusedListed,
   verdictOf,
   type MirrorPolicy,
   type PolicyVerdict,
 } from './admit.js';
 import type { Origin, OriginProvider } from './origin.js';
-import { destinationSource, presentFolder, presentRemote, type MirrorDestination } from './present.js';
+import {
+  admitPlanned,
+  destinationSource,
+  presentFolder,
+  presentRemote,
+  type MirrorDestination,
+} from './present.js';
+import type { SignedList } from './signed.js';
 import type { MirrorOrigin } from './record.js';
 import type { OriginVersion } from './schemas.js';
 import type { RemoteZip } from '../release/remoteZip.js';
@@ -174,23 +181,31 @@ async function mirrorVersion(
   const addresses = policyAddresses(
     input.origin.host,
     provider,
-    input.destination && destinationSource(input.destination, provider),
+    input.destination && `${input.destination.lockPrefix}/${provider.type}`,
   );
   try {
-    const listedPolicy = await listedDecision(input, provider, version, addresses);
-    const decision = listedPolicy?.decision;
-    if (decision !== undefined) base.policy = verdictOf(decision);
-    if (decision?.outcome === 'held') {
-      output.warn(`${label}: held by the policy (${decision.rule}): ${decision.reason}`);
-      return { ...base, status: 'held' };
+    const gate =
+      input.policy && (await openGate(input.policy, input.origin, provider, version, addresses, input.now));
+    // Every door of the version (already there, a dry run, staged) decides with its signed facts too.
+    const admit = gate && ((signed: SignedList): void => void (base.policy = gate.signed(signed)));
+    if (gate !== undefined) {
+      const decision = gate.listed;
+      base.policy = verdictOf(decision);
+      if (decision.outcome === 'held') {
+        output.warn(`${label}: held by the policy (${decision.rule}): ${decision.reason}`);
+        return { ...base, status: 'held' };
+      }
+      if (decision.outcome === 'refused') throw refusedListed(input.policy!, label, decision);
     }
-    if (decision?.outcome === 'refused') throw refusedListed(input.policy!, label, decision);
     if (platforms.length === 0) throw nothingToCopy(label, input.origin.host, unlisted);
     const present = input.destination
-      ? await presentRemote(input, input.destination, provider, version, platforms)
-      : await presentFolder(input, provider, version, folder, platforms);
+      ? await presentRemote(input, input.destination, provider, version, platforms, admit)
+      : await presentFolder(input, provider, version, folder, platforms, admit);
     if (present !== undefined) return { ...base, ...present, status: 'present' };
-    if (input.dryRun) return base;
+    if (input.dryRun) {
+      if (admit !== undefined) await admitPlanned(input, provider, version, platforms, admit);
+      return base;
+    }
     const staged = await stageVersion({
       ...input,
       provider,
@@ -202,12 +217,7 @@ async function mirrorVersion(
       root: input.toDir,
       verify: input.destination === undefined,
       stream: input.destination !== undefined,
-      admit:
-        listedPolicy &&
-        ((signed) => {
-          const { facts } = listedPolicy;
-          base.policy = verdictOf(admitSigned(input.policy!, { facts, label }, signed, input.now()));
-        }),
+      admit,
     });
     const published =
       input.destination && (await publishStaged(input, input.destination, provider, folder, staged.remote));
@@ -231,26 +241,6 @@ async function mirrorVersion(
     }
     return failed(base, error);
   }
-}
-
-/** The policy's decision on a listed version; undefined without a policy. */
-async function listedDecision(
-  input: MirrorRunInput,
-  provider: OriginProvider,
-  version: string,
-  addresses: ReturnType<typeof policyAddresses>,
-): Promise<{ decision: Decision; facts: VersionFacts } | undefined> {
-  if (input.policy === undefined) return undefined;
-  return decideListed(input.policy, input.origin, provider, version, addresses, input.now());
-}
-
-/** A listed version the policy refuses (its `versions`): exit 3, nothing of it fetched. */
-function refusedListed(policy: MirrorPolicy, label: string, decision: Decision): PolicyRefusal {
-  const rule = decision.outcome === 'admitted' ? null : decision.rule;
-  return new PolicyRefusal(`${label} is refused by ${policy.file} (${rule}): ${decision.reason}`, {
-    hint: 'Nothing of it was fetched or written. Choose versions the policy allows (--versions, or versions: in the manifest), or change the policy in a reviewed change.',
-    details: { rule, policy: policy.file },
-  });
 }
 
 /** A version none of whose platforms can be copied: none asked for is listed, or none is listed nor asked for. */

@@ -61,6 +61,7 @@ export async function checkSigner(input: SignerInput): Promise<SignerInfo> {
     keyId,
     fingerprint: key.getFingerprint().toUpperCase(),
     signingKeyId: signingKey.getKeyID().toHex().toUpperCase(),
+    signingFingerprint: signingKey.getFingerprint().toUpperCase(),
     userId: await primaryUserId(key, now),
     algorithm,
     expires: expires === null ? null : expires.toISOString(),

@@ -46,6 +46,8 @@ export interface SignerInfo {
   fingerprint: string;
   /** Long key id of the (sub)key that actually signed; equals `keyId` unless a subkey signed. */
   signingKeyId: string;
+  /** Fingerprint of the (sub)key that actually signed (40 upper-case hex); a policy may pin it. */
+  signingFingerprint: string;
   /** The primary user id, e.g. `Jane Doe <jane@example.com>`. */
   userId: string;
   /** `RSA 3072`, `DSA 2048`. */

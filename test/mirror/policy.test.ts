@@ -130,6 +130,14 @@ describe('provider mirror --policy', () => {
       policy: { outcome: 'refused', rule: 'key-not-allowed' },
     });
     expect(e.requestLog.records.filter((r) => r.method !== 'GET')).toEqual([]);
+    // A key made of a primary and a signing subkey is pinned by the subkey's fingerprint as well as by its primary's.
+    const bySubkey = await startOrigin([
+      published(await buildRelease('1.0.0', ['linux_amd64'], ['6.0'], 'subkey'), 30),
+    ]);
+    const subkey = fs.readFileSync(path.join('fixtures', 'keys', 'subkey.signing-subkey.fpr'), 'utf8').trim();
+    writePolicy(cwd, `  "*/acme/example": { keys: [${subkey}] }`);
+    const pinned = await mirror(bySubkey.url, cwd);
+    expect(pinned.exitCode, pinned.stderr).toBe(0);
     // The same key pinned admits it.
     const other = fs.readFileSync(path.join('fixtures', 'keys', 'other.keyid'), 'utf8').trim();
     writePolicy(cwd, `  "*/acme/example": { keys: [${other}] }`);
@@ -224,5 +232,56 @@ describe('provider mirror --policy', () => {
     expect(result.stderr).toContain('unknown field cooldown');
     expect(origin.requests).toEqual([]);
     expect(versionsIn(cwd, origin.url)).toEqual([]);
+  });
+});
+
+describe('provider mirror --policy, at every door of a version', () => {
+  it('a version already there, and a dry run, are held to the signed facts too', async () => {
+    const origin = await startOrigin([
+      published(await buildRelease('1.0.0', ['linux_amd64'], ['6.0'], 'other'), 30),
+    ]);
+    const cwd = tempRoot();
+    const first = await runCli(['mirror', 'acme/example', '--from', origin.url, '--to-dir', 'out'], {
+      cwd,
+      homeDir: cwd,
+    });
+    expect(first.exitCode, first.stderr).toBe(0);
+    writePolicy(cwd, `  "*/acme/example": { keys: [${SIGNER_KEY_ID}] }`);
+    for (const args of [['--json'], ['--dry-run', '--json']]) {
+      const result = await mirror(origin.url, cwd, ...args);
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(3);
+      expect(reportOf(result.stdout).providers[0]!.versions[0]).toMatchObject({
+        status: 'refused',
+        policy: { outcome: 'refused', rule: 'key-not-allowed' },
+      });
+    }
+    // A dry run of a version not there yet reads its signed list (no zip) and decides with it.
+    const fresh = tempRoot();
+    writePolicy(fresh, `  "*/acme/example": { keys: [${SIGNER_KEY_ID}] }`);
+    const planned = await mirror(origin.url, fresh, '--dry-run', '--json');
+    expect(planned.exitCode, planned.stderr).toBe(3);
+    expect(reportOf(planned.stdout).providers[0]!.versions[0]!.status).toBe('refused');
+    expect(versionsIn(fresh, origin.url)).toEqual([]);
+    const text = await mirror(origin.url, cwd);
+    expect(text.stderr).toContain('One failed and nothing of it was written: ');
+    expect(text.stderr).toContain('/acme/example 1.0.0 (refused by the policy)');
+    expect(text.stderr).not.toContain('the same command again mirrors');
+  });
+
+  it("into a registry, the configuration's policy is not applied a second time by the publish", async () => {
+    const origin = await startOrigin([published(await buildRelease('1.0.0', ['linux_amd64']), 30)]);
+    const e = await emulator();
+    const cwd = tempRoot();
+    // The configuration names a policy that would refuse the key; --policy names one that admits it.
+    fs.writeFileSync(path.join(cwd, 'refuse.yaml'), 'providers:\n  "*/*/*": { keys: [B7F05A4C6E0A8E0C] }\n');
+    fs.writeFileSync(path.join(cwd, '.providerrc.json'), JSON.stringify({ policy: 'refuse.yaml' }));
+    writePolicy(cwd, `  "*/acme/example": { keys: [${SIGNER_KEY_ID}] }`);
+    const result = await mirrorInto(origin, e, cwd, {}, '--policy', 'policy.yaml');
+    expect(result.exitCode, result.stderr).toBe(0);
+    // Without --policy, the configuration's applies, at the mirror's door.
+    const f = await emulator();
+    const refused = await mirrorInto(origin, f, cwd, {}, '--json');
+    expect(refused.exitCode, refused.stderr).toBe(3);
+    expect(reportOf(refused.stdout).providers[0]!.versions[0]!.status).toBe('refused');
   });
 });

@@ -42,6 +42,7 @@ function release(): VerifiedRelease {
       keyId: KEY,
       fingerprint: `${'0'.repeat(24)}${KEY}`,
       signingKeyId: KEY,
+      signingFingerprint: `${'0'.repeat(24)}${KEY}`,
       userId: 'Test',
       algorithm: 'RSA 3072',
       expires: null,

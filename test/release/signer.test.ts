@@ -85,6 +85,10 @@ describe('checkSigner', () => {
     const { signer } = await check(fixtureSig('by-subkey'), source([armoredKey('subkey')]));
     expect(signer.keyId).toBe(keyId('subkey'));
     expect(signer.signingKeyId).toBe(keyId('subkey.signing-subkey'));
+    expect(signer.signingFingerprint).toBe(
+      fs.readFileSync(path.join(FIXTURES, 'keys', 'subkey.signing-subkey.fpr'), 'utf8').trim(),
+    );
+    expect(signer.fingerprint).not.toBe(signer.signingFingerprint);
   });
 
   it('finds the signer in a key ring holding several keys', async () => {
