@@ -18,6 +18,10 @@ export function registerApprove(program: ProgramCommand): void {
       '--from <host-or-url>',
       'verify the version at its origin (as provider mirror does), to approve it before it is mirrored',
     )
+    .option(
+      '--platforms <os_arch,…>',
+      'with --from: the platforms to download and check (default: every one the origin lists)',
+    )
     .option('--by <name>', "who approves (default: the CI's user, else the system's)")
     .option('--dry-run', "verify, then show the policy file's diff; write nothing")
     .runsWithSession(

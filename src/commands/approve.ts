@@ -15,7 +15,7 @@ import { UsageError, VerificationError } from '../errors.js';
 import { decide } from '../lockfile/admission.js';
 import { lockAddress } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
-import { parsePolicy, type LockPolicy } from '../lockfile/policy.js';
+import { canonicalAddress, parsePolicy, type LockPolicy } from '../lockfile/policy.js';
 import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { successMark } from '../ui/glyphs.js';
@@ -37,6 +37,8 @@ export interface ApproveFlags {
   dryRun?: boolean;
   /** The origin to verify the version at, before it is mirrored (`registry.terraform.io`). */
   from?: string;
+  /** With `--from`: the platforms to verify (default: every one the origin lists). */
+  platforms?: string;
 }
 
 /** What `provider approve` is asked to do. */
@@ -55,6 +57,8 @@ export interface ApproveDocument {
   /** The `providers:` entry the record is under. */
   entry: string;
   record: NewApproval;
+  /** The other addresses the same record was written for (`--from`: the origin's). */
+  also: string[];
 }
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -73,6 +77,10 @@ export async function runApprove(
     'why it is approved: "reviewed the changelog of 5.80.0"',
   );
   const by = oneLine(approver(context, options.by), '--by', 'who approves');
+  if (options.platforms !== undefined && options.from === undefined)
+    throw new UsageError('--platforms goes with --from: it names the platforms verified at the origin', {
+      hint: 'Without --from, every platform the private registry serves is verified; leave --platforms out.',
+    });
   // Every flag first; the configuration file (no request) may name the policy.
   const settings = await session.settings();
   const named = policyFileOf(options.policy, settings, context.cwd);
@@ -96,7 +104,13 @@ export async function runApprove(
     verified =
       options.from === undefined
         ? await verifyInRegistry(context, session, { namespace, type, version }, progress)
-        : await verifyFromOrigin(context, settings, options.from, { namespace, type, version }, progress);
+        : await verifyFromOrigin(
+            context,
+            settings,
+            { from: options.from, platforms: options.platforms },
+            { namespace, type, version },
+            progress,
+          );
   } finally {
     progress.stop();
   }
@@ -114,22 +128,56 @@ export async function runApprove(
   };
   // The file as it is now: an edit made while the version was verified is kept, never written over.
   const current = await readPolicyText(file, shown);
-  const edit = addApproval(current.text, shown, record);
-  if (edit.outcome === 'added') refuseUseless(edit.policy, shown, record, verified, context.now());
+  const records = [record, ...verified.also.map((provider) => ({ ...record, provider }))];
+  const edit = addRecords(current.text, shown, records, verified.same);
+  if (edit.policy !== undefined) refuseUseless(edit.policy, shown, record, verified, context.now());
   const dryRun = options.dryRun === true;
   if (edit.outcome === 'added' && !dryRun) writeFileAtomically(file, edit.text, { mode: current.mode });
   const document: ApproveDocument = {
     ...{ ok: true, dryRun, outcome: edit.outcome, policy: shown, entry: edit.entry, record },
+    also: verified.also,
   };
   if (context.output.json) context.output.resultJson(document);
   else render(context, document, edit.outcome === 'added' ? lineDiff(current.text, edit.text) : []);
   return 0;
 }
 
-/** A version verified: the address its record is written for, the other it is known by, what it proved. */
+/**
+ * A version verified: the address its record is written for, the other addresses it is recorded for too, which
+ * spellings stand for one address (`localterraform.com/<org>` and the host), and what it proved.
+ */
 interface Verified extends VerifiedForApproval {
   provider: string;
   also: string[];
+  same: (record: string) => (address: string) => boolean;
+}
+
+/**
+ * The records added to the text one after the other (each present already, or added); `added` when any was, with
+ * the text and policy after the last, under the entry of the first.
+ */
+function addRecords(
+  text: string,
+  shown: string,
+  records: NewApproval[],
+  same: Verified['same'],
+): { outcome: 'added' | 'present'; text: string; entry: string; policy?: LockPolicy } {
+  let result: ReturnType<typeof addRecords> = { outcome: 'present', text, entry: '' };
+  for (const [index, record] of records.entries()) {
+    const edit = addApproval(result.text, shown, record, same(record.provider));
+    const entry = index === 0 ? edit.entry : result.entry;
+    if (edit.outcome === 'added') result = { outcome: 'added', text: edit.text, entry, policy: edit.policy };
+    else result = { ...result, entry };
+  }
+  return result;
+}
+
+/** Which spellings stand for one address of the organization's registry: its host's, and `localterraform.com`. */
+function registrySpellings(settings: Settings, namespace: string): Verified['same'] {
+  const canonical = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
+  const alias = `localterraform.com/${namespace.toLowerCase()}`;
+  const read = (address: string): string => canonicalAddress(address, alias, canonical);
+  return (record) => (address) => read(address) === read(record);
 }
 
 /** Verified as the private registry serves it, as `provider check --download` does. */
@@ -151,18 +199,21 @@ async function verifyInRegistry(
     ...{ now: context.now, download: true, lockHashes: true, tmpDir: context.tmpDir, progress },
   });
   const provider = lockAddress(settings.apiHost, namespace, type);
-  return { provider, also: [], sha256sums: report.shasums.sha256, signature: report.signature };
+  const { sha256 } = report.shasums;
+  const same = registrySpellings(settings, namespace);
+  return { provider, also: [], same, sha256sums: sha256, signature: report.signature };
 }
 
 /**
- * Verified at its origin before it is mirrored (./approveFrom.ts). The record is for the address it will have in
- * the organization's registry (`<host>/<organization>/<type>`) when the configuration names one, so that it also
- * admits the copy wherever lock files use it; else for its origin's address.
+ * Verified at its origin before it is mirrored (./approveFrom.ts). The record is for its origin's address, which
+ * every mirror of it decides for; and, when the configuration names an organization, for the address it will have
+ * in the organization's registry (`<host>/<organization>/<type>`) too, which `lock upgrade` and `lock check` decide
+ * for once it is mirrored. Both bind the same bytes: the mirror copies them as they are.
  */
 async function verifyFromOrigin(
   context: RunContext,
   settings: Settings,
-  from: string,
+  { from, platforms }: { from: string; platforms?: string | undefined },
   { namespace, type, version }: { namespace: string; type: string; version: string },
   progress: Progress,
 ): Promise<Verified> {
@@ -170,11 +221,19 @@ async function verifyFromOrigin(
     `Verifying ${namespace}/${type} ${version} at ${from} as provider mirror would, every zip downloaded`,
   );
   const { verifyAtOrigin } = await import('./approveFrom.js');
-  const at = await verifyAtOrigin(context, from, { namespace, type }, version, progress);
+  const at = await verifyAtOrigin(context, from, { namespace, type }, version, progress, platforms);
   const origin = `${at.host}/${namespace}/${type}`.toLowerCase();
-  const provider =
-    settings.organization === undefined ? origin : lockAddress(settings.apiHost, settings.organization, type);
-  return { ...at, provider, also: provider === origin ? [] : [origin] };
+  const organization = settings.namespace ?? settings.organization;
+  if (organization === undefined) return { ...at, provider: origin, also: [], same: exactly };
+  const provider = lockAddress(settings.apiHost, organization, type);
+  const spellings = registrySpellings(settings, organization);
+  const same = (record: string) => (record === origin ? exactly(record) : spellings(record));
+  return { ...at, provider, also: [origin], same };
+}
+
+/** An address that has one spelling. */
+function exactly(record: string): (address: string) => boolean {
+  return (address) => address === record;
 }
 
 /** The result, for people: what was approved, where, and with --dry-run the diff. */
@@ -192,7 +251,10 @@ function render(context: RunContext, doc: ApproveDocument, diff: string[]): void
     output.result(`Dry run: ${doc.policy} would approve ${what}; nothing was written`);
     return;
   }
-  output.result(`${successMark(output.color)} Approved ${what} in ${doc.policy} (under "${doc.entry}")`);
+  const also = doc.also.length === 0 ? '' : `; recorded for ${doc.also.join(', ')} too`;
+  output.result(
+    `${successMark(output.color)} Approved ${what} in ${doc.policy} (under "${doc.entry}")${also}`,
+  );
 }
 
 /**

@@ -10,9 +10,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseHostname } from '../config/index.js';
-import { ApiError, VerificationError } from '../errors.js';
+import { ApiError, UsageError } from '../errors.js';
 import { releaseFileNames } from '../release/filenames.js';
 import { parsePlatformName } from '../terraform/names.js';
+import type { SignerInfo } from '../release/types.js';
 import type { Progress } from '../ui/progress.js';
 import type { RunContext } from './context.js';
 import { originToken } from './mirror.js';
@@ -31,13 +32,17 @@ export async function verifyAtOrigin(
   provider: { namespace: string; type: string },
   version: string,
   progress: Progress,
+  platformsFlag?: string,
 ): Promise<VerifiedForApproval & { host: string }> {
-  const [{ createOrigin }, { createDownloader }, { stageVersion }, { tuningFromEnv }] = await Promise.all([
-    import('../mirror/origin.js'),
-    import('../registry/downloads.js'),
-    import('../mirror/stage.js'),
-    import('../publish/tuning.js'),
-  ]);
+  const [{ createOrigin }, { createDownloader }, { stageVersion }, { tuningFromEnv }, { parsePlatforms }] =
+    await Promise.all([
+      import('../mirror/origin.js'),
+      import('../registry/downloads.js'),
+      import('../mirror/stage.js'),
+      import('../publish/tuning.js'),
+      import('../mirror/select.js'),
+    ]);
+  const asked = parsePlatforms(platformsFlag);
   const apiHost = parseHostname(from, '--from');
   const tuning = tuningFromEnv(context.env);
   const { output, signal } = context;
@@ -52,35 +57,34 @@ export async function verifyAtOrigin(
       status: 404,
       hint: `provider mirror ${provider.namespace}/${provider.type} --from ${from} --dry-run --versions '>= 0.0.0' lists what it serves.`,
     });
-  const platforms = (listed.platforms ?? []).flatMap((p) => parsePlatformName(`${p.os}_${p.arch}`) ?? []);
+  // Every platform it lists, or those named (the protocol only recommends the list).
+  const platforms =
+    asked ?? (listed.platforms ?? []).flatMap((p) => parsePlatformName(`${p.os}_${p.arch}`) ?? []);
   if (platforms.length === 0)
-    throw new VerificationError(
-      `${label}: ${origin.host} lists no platforms for it, so nothing can be verified`,
-      {
-        hint: 'Approve it from the private registry once it is mirrored (provider approve without --from).',
-      },
-    );
+    throw new UsageError(`${label}: ${origin.host} lists no platforms for it, and none was asked for`, {
+      hint: 'Name the platforms to verify with --platforms linux_amd64,darwin_arm64 (as provider mirror asks): each is downloaded and checked.',
+    });
   const root = await mkdtemp(path.join(context.tmpDir, 'provider-approve-'));
   const folder = path.join(root, 'version');
   try {
     const downloader = createDownloader({
       ...{ output, signal, baseDelayMs: tuning.retry.baseDelayMs, timeoutMs: tuning.requestTimeoutMs },
     });
-    let signer: { keyId: string; signingKeyId: string; fingerprint: string } | undefined;
+    let signer: SignerInfo | undefined;
     await stageVersion({
       ...{ cwd: context.cwd, downloader, output, progress, now: context.now, signal },
       ...{ origin, originUrl: apiHost.baseUrl, provider, version, protocols: listed.protocols ?? [] },
-      ...{ platforms, folder, root, verify: true },
+      ...{ platforms, unlisted: (listed.platforms ?? []).length === 0, folder, root, verify: true },
       admit: (signed) => {
         signer = signed.signer;
       },
     });
     const sums = await readFile(path.join(folder, releaseFileNames(provider.type, version).shasums));
-    const { keyId, signingKeyId, fingerprint } = signer!;
+    const { keyId, signingKeyId, fingerprint, signingFingerprint } = signer!;
     return {
       host: origin.host,
       sha256sums: createHash('sha256').update(sums).digest('hex'),
-      signature: { keyId, signingKeyId, fingerprints: [fingerprint] },
+      signature: { keyId, signingKeyId, fingerprints: [...new Set([fingerprint, signingFingerprint])] },
     };
   } finally {
     await rm(root, { recursive: true, force: true });

@@ -98,8 +98,12 @@ function decideRule(rule: ProviderRule, records: ApprovalRecord[], facts: Versio
       rule: 'key-not-allowed',
       reason: `${version} is signed by key ${keys.join(' / ')}, which the policy does not allow (keys: ${rule.keys.join(', ')}; ${rule.pattern})`,
     };
-  const record = records.find((r) => r.version === version);
-  if (record !== undefined) return approved(record, facts);
+  // Every record of the version must be for the bytes and key now known: one for other bytes refuses the version
+  // wherever it sits in the file (never the first one found deciding).
+  const ofVersion = records.filter((r) => r.version === version);
+  const decisions = ofVersion.map((r) => approved(r, facts));
+  const record = decisions.find((d) => d.outcome === 'refused') ?? decisions[0];
+  if (record !== undefined) return record;
   if (rule.approval === 'required') {
     const auto = autoApproved(rule, records, facts, now);
     if (auto !== undefined) return auto;

@@ -19,10 +19,18 @@ export type ApprovalEdit =
   | { outcome: 'added'; text: string; entry: string; policy: LockPolicy }
   | { outcome: 'present'; entry: string; line: number };
 
-/** Adds `record` to the policy file's text (see above); `file` names it in errors. */
-export function addApproval(text: string, file: string, record: NewApproval): ApprovalEdit {
+/**
+ * Adds `record` to the policy file's text (see above); `file` names it in errors. `same` says which addresses stand
+ * for the record's provider (its other spellings): their records of the version count as its own.
+ */
+export function addApproval(
+  text: string,
+  file: string,
+  record: NewApproval,
+  same: (address: string) => boolean = (address) => address === record.provider,
+): ApprovalEdit {
   const policy = parsePolicy(text, file, { empty: 'allowed' });
-  const present = existing(policy, record, file);
+  const present = existing(policy, record, file, same);
   if (present !== undefined) return { outcome: 'present', ...present };
   const document = parseDocument(text);
   const entry = chooseEntry(policy, record.provider);
@@ -52,10 +60,11 @@ function existing(
   policy: LockPolicy,
   record: NewApproval,
   file: string,
+  same: (address: string) => boolean,
 ): { entry: string; line: number } | undefined {
   for (const rule of policy.providers) {
     for (const r of rule.approvals) {
-      if ((r.provider ?? rule.pattern) !== record.provider || r.version !== record.version) continue;
+      if (!same(r.provider ?? rule.pattern) || r.version !== record.version) continue;
       if (r.sha256sums === record.sha256sums && r.key === record.key)
         return { entry: rule.pattern, line: r.line };
       throw new VerificationError(

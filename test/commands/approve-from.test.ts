@@ -16,9 +16,20 @@ import { buildRelease, mirrorInto, sha, SIGNER_KEY_ID, startOrigin } from '../mi
 
 const emulator = emulatorPerTest();
 
-function approveFrom(url: string, dir: string, env: Record<string, string>) {
+function approveFrom(url: string, dir: string, env: Record<string, string>, ...args: string[]) {
   return runCli(
-    ['approve', 'acme/example', '1.0.0', '--from', url, '--policy', 'policy.yaml', '--reason', 'reviewed'],
+    [
+      'approve',
+      'acme/example',
+      '1.0.0',
+      '--from',
+      url,
+      '--policy',
+      'policy.yaml',
+      '--reason',
+      'reviewed',
+      ...args,
+    ],
     { cwd: dir, homeDir: dir, env: { NO_COLOR: '1', ...env } },
   );
 }
@@ -56,6 +67,13 @@ describe('provider approve --from', () => {
         by: 'alice',
       }),
     ]);
+    // The same record for the origin's address, which every mirror of it (--to-dir too) decides for.
+    const origin_ = `${new URL(origin.url).host}/acme/example`;
+    expect(parsePolicy(written, 'policy.yaml').providers[1]).toMatchObject({
+      pattern: origin_,
+      approvals: [expect.objectContaining({ version: '1.0.0', sha256sums: sha(origin.releases[0]!.sums) })],
+    });
+    expect(result.stdout).toContain(`recorded for ${origin_} too`);
     // Twice is once.
     expect((await approveFrom(origin.url, dir, env)).exitCode).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'policy.yaml'), 'utf8')).toBe(written);
@@ -81,6 +99,22 @@ describe('provider approve --from', () => {
     ]);
   });
 
+  it('a --to-dir mirror counts the record, under approval: required for any address', async () => {
+    const origin = await startOrigin([await buildRelease('1.0.0', ['linux_amd64'])]);
+    const dir = tempRoot('approve-from');
+    fs.writeFileSync(
+      path.join(dir, 'policy.yaml'),
+      'providers:\n  "*/acme/example": { approval: required }\n',
+    );
+    const env = { TFE_ORGANIZATION: 'my-org' };
+    expect((await approveFrom(origin.url, dir, env)).exitCode).toBe(0);
+    const mirrored = await runCli(
+      ['mirror', 'acme/example', '--from', origin.url, '--to-dir', 'out', '--policy', 'policy.yaml'],
+      { cwd: dir, homeDir: dir, env },
+    );
+    expect(mirrored.exitCode, mirrored.stderr).toBe(0);
+  });
+
   it("without an organization, records the origin's address", async () => {
     const origin = await startOrigin([await buildRelease('1.0.0', ['linux_amd64'])]);
     const dir = tempRoot('approve-from');
@@ -88,6 +122,20 @@ describe('provider approve --from', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const policy = parsePolicy(fs.readFileSync(path.join(dir, 'policy.yaml'), 'utf8'), 'policy.yaml');
     expect(policy.providers[0]!.approvals[0]!.provider).toBe(`${new URL(origin.url).host}/acme/example`);
+  });
+
+  it('an origin that lists no platforms: exit 2 naming --platforms, then the platforms named are verified', async () => {
+    const origin = await startOrigin([await buildRelease('1.0.0', ['linux_amd64'])], {
+      noPlatformsListed: true,
+    });
+    const dir = tempRoot('approve-from');
+    const bare = await approveFrom(origin.url, dir, {});
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain('--platforms');
+    expect(fs.existsSync(path.join(dir, 'policy.yaml'))).toBe(false);
+    const named = await approveFrom(origin.url, dir, {}, '--platforms', 'linux_amd64');
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(origin.requests.filter((p) => p.endsWith('.zip'))).toHaveLength(1);
   });
 
   it('a version that does not verify at the origin: exit 3, the file not written', async () => {

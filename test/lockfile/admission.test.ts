@@ -236,3 +236,19 @@ describe('a version known by two addresses (mirrored: its origin and the private
     expect(decide(policy, { ...both('5.80.0', 0), also: [] }, NOW).outcome).toBe('held');
   });
 });
+
+describe('two records of one version', () => {
+  it('one for other bytes refuses the version, wherever it is in the file', () => {
+    const other = RECORD.map((l) => l.replace(SUMS, 'b'.repeat(64)));
+    for (const [first, second] of [
+      [RECORD, other],
+      [other, RECORD],
+    ]) {
+      const policy = rules('  "registry.terraform.io/hashicorp/*":', '    approvals:', ...first!, ...second!);
+      expect(decide(policy, facts('5.80.0', 0, { sha256sums: SUMS, keyIds: [KEY] }), NOW)).toMatchObject({
+        outcome: 'refused',
+        rule: 'approval-does-not-match',
+      });
+    }
+  });
+});

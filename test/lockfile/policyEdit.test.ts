@@ -73,6 +73,18 @@ describe('adding an approval', () => {
     );
   });
 
+  it('a record under another spelling of the provider counts as its own (`same`)', () => {
+    const alias = added('', { ...RECORD, provider: 'localterraform.com/acme/example' });
+    const same = (address: string): boolean =>
+      address.replace(/^localterraform\.com\//, 'app.terraform.io/') === RECORD.provider;
+    expect(addApproval(alias, 'policy.yaml', RECORD, same).outcome).toBe('present');
+    expect(() => addApproval(alias, 'policy.yaml', { ...RECORD, sha256sums: 'f'.repeat(64) }, same)).toThrow(
+      VerificationError,
+    );
+    // Without it, the other spelling is another provider.
+    expect(addApproval(alias, 'policy.yaml', RECORD).outcome).toBe('added');
+  });
+
   it('refuses to edit a policy file that is not valid: exit 2 naming the line', () => {
     expect(() => addApproval('providers:\n  "a/b/c": { cooldown: 7d }\n', 'policy.yaml', RECORD)).toThrow(
       'Invalid policy file policy.yaml: line 2: ',
