@@ -104,9 +104,18 @@ function mirrorCommand(address: string): string {
   return `provider mirror ${namespace}/${type}${from}`;
 }
 
-/** The findings of a provider from elsewhere than the private registry: none when the policy admits it. */
-export function auditOther(entry: LockEntry, policy: LockPolicy, registry: string): LockFinding[] {
-  const found = versionFindings(entry, policy);
+/**
+ * The findings of a provider from elsewhere than the private registry: none when the policy admits it. Nothing of it
+ * is downloaded (no signature, no bytes, no date to decide with), but whether the policy requires an approval of the
+ * version, and holds a record of it, needs none of them: that is decided (`approve`: the command's words).
+ */
+export function auditOther(
+  entry: LockEntry,
+  policy: LockPolicy,
+  registry: string,
+  context: { now: Date; approve: string },
+): LockFinding[] {
+  const found = [...versionFindings(entry, policy), ...approvalFindings(entry, policy, context)];
   if (policy.allow.some((p) => matchesPattern(p, entry.address))) return found;
   return [
     {
@@ -261,6 +270,31 @@ function policyFindings(
       rule: decision.rule,
       message: `${entry.address} ${reason}`,
       hint: policyHint(decision.rule, eligibleAt, entry, context),
+    },
+  ];
+}
+
+// A version from elsewhere that approval is required of, without a record (or an auto-approve rule admitting it).
+// Its cooldown and keys are checked where its bytes are: at the mirror and for the private registry's providers.
+function approvalFindings(
+  entry: LockEntry,
+  policy: LockPolicy,
+  context: { now: Date; approve: string },
+): LockFinding[] {
+  const rules = policy.providers.map((rule) => ({
+    ...rule,
+    ...{ versions: undefined, keys: undefined, minAgeMs: undefined },
+  }));
+  const facts = { address: entry.address, version: entry.version, published: undefined };
+  const decision = decide(rules, facts, context.now);
+  if (decision.outcome !== 'held') return [];
+  const approve = `${context.approve} --reason "…"`;
+  return [
+    {
+      ...about(entry, entry.version),
+      rule: 'version-not-approved',
+      message: `${entry.address} ${decision.rule === 'version-not-approved' ? decision.reason : `${entry.version} has no approval record, approval is required, and its age (which an auto-approve rule counts) is not known here: ${decision.reason}`}`,
+      hint: `Review ${entry.version}, then record its approval in a reviewed change: ${approve}; or lock a version the policy admits.`,
     },
   ];
 }

@@ -297,7 +297,7 @@ describe('provider lock check --policy: what the policy decides about each versi
     expect(lines[1]).toContain(`${addressOf(emulator)} 1.2.3 is signed by key ${SIGNER}`);
   });
 
-  it('leaves providers from elsewhere to their versions: no cooldown or approval finding for an allowed one', async () => {
+  it('holds an allowed provider from elsewhere to approval: required, not to a cooldown it cannot date', async () => {
     const emulator = await start();
     await publishAll(emulator);
     const cwd = project(addressOf(emulator));
@@ -312,8 +312,21 @@ describe('provider lock check --policy: what the policy decides about each versi
       ].join('\n'),
     );
     const result = await check(emulator, cwd);
-    expect(result.exitCode, result.stdout).toBe(0);
-    expect(result.stdout).toContain('2 providers hold up');
+    expect(result.exitCode, result.stdout).toBe(3);
+    expect(result.stdout).toContain('registry.terraform.io/hashicorp/random 3.6.3 has no approval record');
+    expect(result.stdout).not.toContain('version-in-cooldown');
+    fs.writeFileSync(
+      path.join(cwd, 'policy.yaml'),
+      [
+        'allow: ["registry.terraform.io/hashicorp/*"]',
+        'providers:',
+        '  "registry.terraform.io/hashicorp/*": { min-age: 7d }',
+        '',
+      ].join('\n'),
+    );
+    const cooled = await check(emulator, cwd);
+    expect(cooled.exitCode, cooled.stdout).toBe(0);
+    expect(cooled.stdout).toContain('2 providers hold up');
   });
 
   it('a run task reading the SARIF fails, an outcome naming the finding', async () => {

@@ -195,14 +195,27 @@ describe('lock check: the policy decision as findings', () => {
     expect(rules({ state: 'refused', why: 'bad signature' }, held)).toEqual(['version-refused']);
   });
 
-  it('a provider from elsewhere keeps its treatment: versions only', () => {
+  it('a provider from elsewhere: its versions, and whether an approval it needs is recorded; no cooldown', () => {
     const publicEntry = { ...ENTRY, address: 'registry.terraform.io/hashicorp/random', version: '3.6.3' };
-    const held = {
+    const context = {
+      now: new Date(),
+      approve: 'provider approve hashicorp/random 3.6.3 --from registry.terraform.io',
+    };
+    const cooled = {
       ...policy(
-        '  "registry.terraform.io/hashicorp/*": { approval: required, min-age: 7d, versions: "~> 3.5" }',
+        '  "registry.terraform.io/hashicorp/*": { min-age: 7d, versions: "~> 3.5", keys: [B7F05A4C6E0A8E0C] }',
       ),
       allow: ['registry.terraform.io/hashicorp/*'],
     };
-    expect(auditOther(publicEntry, held, 'app.terraform.io/example-org')).toEqual([]);
+    expect(auditOther(publicEntry, cooled, 'app.terraform.io/example-org', context)).toEqual([]);
+    const required = {
+      ...policy('  "registry.terraform.io/hashicorp/*": { approval: required, min-age: 7d }'),
+      allow: ['registry.terraform.io/hashicorp/*'],
+    };
+    const found = auditOther(publicEntry, required, 'app.terraform.io/example-org', context);
+    expect(found.map((f) => f.rule)).toEqual(['version-not-approved']);
+    expect(found[0]!.hint).toContain(
+      'provider approve hashicorp/random 3.6.3 --from registry.terraform.io --reason',
+    );
   });
 });

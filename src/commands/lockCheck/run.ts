@@ -102,7 +102,9 @@ export async function runLockCheck(
       );
     } else {
       providers.push({ ...entry, origin: allowed(policy, address) ? 'allowed' : 'other' });
-      findings.push(...auditOther(entry, policy, registry));
+      const [host = '', origin = ''] = address.split('/');
+      const approve = `provider approve ${origin}/${type} ${locked.version} --from ${host} --policy ${policyShown}`;
+      findings.push(...auditOther(entry, policy, registry, { now, approve }));
     }
   }
 
