@@ -108,7 +108,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
     });
     if (outcome.errors.length > 0) {
       if (!output.json) renderMirror(output, document);
-      throw failure(outcome.errors[0]!, document);
+      throw failure(outcome.errors, document);
     }
     if (document.summary.held > 0) {
       if (!output.json) renderMirror(output, document);
@@ -179,7 +179,9 @@ function refuseCollisions(providers: OriginProvider[], organization: string): vo
 }
 
 /** The run's error: of the first failed version's kind (exit 3 for verification, 5 for a conflict…), with the report. */
-function failure(first: ProviderError, document: MirrorDocument): ProviderError {
+function failure(errors: ProviderError[], document: MirrorDocument): ProviderError {
+  const first = errors[0]!;
+  const versions = document.providers.flatMap((p) => p.versions);
   const failed = document.providers.flatMap((p) =>
     p.error !== null
       ? [p.source]
@@ -188,16 +190,22 @@ function failure(first: ProviderError, document: MirrorDocument): ProviderError 
           .map((v) => `${p.source} ${v.version}${v.status === 'refused' ? ' (refused by the policy)' : ''}`),
   );
   const message = `${failed.length === 1 ? 'One' : failed.length} failed and nothing of ${failed.length === 1 ? 'it' : 'them'} was written: ${failed.join(', ')}`;
-  const { held } = document.summary;
+  // What the rest of the run did, as it is: nothing is mirrored by a dry run, and a refusal is not retried.
+  const done = versions.filter((v) => v.status === 'mirrored' || v.status === 'present').length;
+  const { held, planned } = document.summary;
   const others = [
-    'the other versions were mirrored',
+    ...(done > 0 ? [`${done} other version${done === 1 ? '' : 's'} mirrored or already there`] : []),
+    ...(planned > 0 ? [`${planned} planned`] : []),
     ...(held > 0 ? [`${held} held by the policy`] : []),
-    ...(first instanceof PolicyRefusal ? [] : ['the same command again mirrors what is missing']),
+    ...(errors.some((e) => !(e instanceof PolicyRefusal))
+      ? ['the same command again mirrors what is missing']
+      : []),
   ];
   const options: ProviderErrorOptions = {
-    hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`} (${others.join('; ')})`,
+    hint: `${first.message}${first.hint === undefined ? '' : ` — ${first.hint}`}${others.length === 0 ? '' : ` (${others.join('; ')})`}`,
     details: { report: document },
   };
+
   if (first instanceof ApiError) return new ApiError(message, { ...options, status: first.status });
   if (first instanceof VerificationError) return new VerificationError(message, options);
   const Kind = first.constructor as new (message: string, options: ProviderErrorOptions) => ProviderError;

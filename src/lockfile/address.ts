@@ -14,3 +14,12 @@ export function lockAddress(apiHost: ApiHost, namespace: string, name: string): 
   const hostname = domainToUnicode(apiHost.hostname) || apiHost.hostname;
   return `${hostname}${port}/${namespace.toLowerCase()}/${name.toLowerCase()}`;
 }
+
+/**
+ * A host as a lock file writes it (`svchost.ForDisplay`): an internationalised name in Unicode, lower case, its port
+ * kept (`xn--bcher-kva.example:8443` → `bücher.example:8443`). For hosts known only by their URL's `host`.
+ */
+export function lockHost(host: string): string {
+  const [, hostname = host, port = ''] = /^(.*?)(:\d+)?$/.exec(host) ?? [];
+  return `${(domainToUnicode(hostname) || hostname).toLowerCase()}${port}`;
+}

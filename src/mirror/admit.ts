@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { VerificationError } from '../errors.js';
+import { lockHost } from '../lockfile/address.js';
 import { decide, type Decision, type PolicyRule, type VersionFacts } from '../lockfile/admission.js';
 import { matchesPattern, type ProviderRule } from '../lockfile/policy.js';
 import type { Origin, OriginProvider } from './origin.js';
@@ -41,7 +42,8 @@ export function policyAddresses(
   provider: OriginProvider,
   destination: string | undefined,
 ): Pick<VersionFacts, 'address' | 'also'> {
-  const origin = `${originHost}/${provider.namespace}/${provider.type}`.toLowerCase();
+  // As a lock file and the policy's patterns write it: an internationalised host in Unicode.
+  const origin = `${lockHost(originHost)}/${provider.namespace}/${provider.type}`.toLowerCase();
   return destination === undefined
     ? { address: origin }
     : { address: destination.toLowerCase(), also: [origin] };

@@ -110,6 +110,8 @@ export async function presentRemote(
   const held = await destination.holds(provider.type, version, expected);
   if (held === undefined) return undefined;
   const signed = await originSigned(input, provider, version, documents);
+  // The policy decides on what the origin signs before anything is compared: a refusal is said as one.
+  admit?.(signed);
   const { signer } = signed;
   const source = destinationSource(destination, provider);
   if (![signer.keyId, signer.signingKeyId].includes(held.keyId.toUpperCase())) {
@@ -121,10 +123,7 @@ export async function presentRemote(
       },
     );
   }
-  if (!held.whole) return undefined;
-  // There already, and the same bytes as the origin signs: the policy decides on them all the same.
-  admit?.(signed);
-  return { destination: { source, wrote: false } };
+  return held.whole ? { destination: { source, wrote: false } } : undefined;
 }
 
 /**
@@ -167,6 +166,7 @@ export async function presentFolder(
   const documents = await originDocuments(input, provider, version, platforms);
   if (documents.length === 0) return undefined;
   const signed = await originSigned(input, provider, version, documents);
+  admit?.(signed);
   const { signer } = signed;
   const label = `${provider.namespace}/${provider.type} ${version}`;
   const hint =
@@ -185,7 +185,6 @@ export async function presentFolder(
       { hint, details: { folder, held: release.signer.keyId, origin: signer.keyId } },
     );
   }
-  admit?.(signed);
   return { platforms: [...held.keys()], protocols: release.protocols, origin: recorded };
 }
 

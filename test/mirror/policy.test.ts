@@ -16,6 +16,7 @@ import {
   buildRelease,
   hostDir,
   mirrorInto,
+  resign,
   sha,
   SIGNER_KEY_ID,
   startOrigin,
@@ -266,6 +267,22 @@ describe('provider mirror --policy, at every door of a version', () => {
     expect(text.stderr).toContain('One failed and nothing of it was written: ');
     expect(text.stderr).toContain('/acme/example 1.0.0 (refused by the policy)');
     expect(text.stderr).not.toContain('the same command again mirrors');
+    expect(text.stderr).not.toContain('mirrored or already there');
+  });
+
+  it('a copy there whose origin now signs with another key is refused by the pin, not a conflict', async () => {
+    const release = published(await buildRelease('1.0.0', ['linux_amd64']), 30);
+    const origin = await startOrigin([release]);
+    const cwd = tempRoot();
+    writePolicy(cwd, `  "*/acme/example": { keys: [${SIGNER_KEY_ID}] }`);
+    expect((await mirror(origin.url, cwd)).exitCode).toBe(0);
+    origin.releases[0] = { ...(await resign(release, 'other')), publishedAt: release.publishedAt };
+    const again = await mirror(origin.url, cwd, '--json');
+    expect(again.exitCode, again.stderr).toBe(3);
+    expect(reportOf(again.stdout).providers[0]!.versions[0]).toMatchObject({
+      status: 'refused',
+      policy: { rule: 'key-not-allowed' },
+    });
   });
 
   it("into a registry, the configuration's policy is not applied a second time by the publish", async () => {
