@@ -13,9 +13,9 @@ import { writeFileAtomically } from '../atomicWrite.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { UsageError, VerificationError } from '../errors.js';
 import { decide } from '../lockfile/admission.js';
-import { lockAddress } from '../lockfile/address.js';
+import { lockAddress, lockHost } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
-import { canonicalAddress, parsePolicy, type LockPolicy } from '../lockfile/policy.js';
+import { canonicalAddress, parsePolicy, withAlias, type LockPolicy } from '../lockfile/policy.js';
 import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { successMark } from '../ui/glyphs.js';
@@ -154,7 +154,7 @@ interface Verified extends VerifiedForApproval {
 
 /**
  * The records added to the text one after the other (each present already, or added); `added` when any was, with
- * the text and policy after the last, under the entry of the first.
+ * the text and policy after the last, and the entry of the first one added (else the first's, where it is).
  */
 function addRecords(
   text: string,
@@ -165,9 +165,16 @@ function addRecords(
   let result: ReturnType<typeof addRecords> = { outcome: 'present', text, entry: '' };
   for (const [index, record] of records.entries()) {
     const edit = addApproval(result.text, shown, record, same(record.provider));
-    const entry = index === 0 ? edit.entry : result.entry;
-    if (edit.outcome === 'added') result = { outcome: 'added', text: edit.text, entry, policy: edit.policy };
-    else result = { ...result, entry };
+    // The entry named is the first record's, or, when it was there already, the first one added's.
+    const first = result.outcome === 'present';
+    if (edit.outcome === 'added')
+      result = {
+        outcome: 'added',
+        text: edit.text,
+        entry: first ? edit.entry : result.entry,
+        policy: edit.policy,
+      };
+    else if (index === 0) result = { ...result, entry: edit.entry };
   }
   return result;
 }
@@ -222,7 +229,7 @@ async function verifyFromOrigin(
   );
   const { verifyAtOrigin } = await import('./approveFrom.js');
   const at = await verifyAtOrigin(context, from, { namespace, type }, version, progress, platforms);
-  const origin = `${at.host}/${namespace}/${type}`.toLowerCase();
+  const origin = `${lockHost(at.host)}/${namespace}/${type}`.toLowerCase();
   const organization = settings.namespace ?? settings.organization;
   if (organization === undefined) return { ...at, provider: origin, also: [], same: exactly };
   const provider = lockAddress(settings.apiHost, organization, type);
@@ -277,7 +284,10 @@ function refuseUseless(
     keyIds: [signature.keyId, signature.signingKeyId, ...signature.fingerprints],
     sha256sums: record.sha256sums,
   };
-  const decision = decide(policy.providers, facts, now);
+  // Both spellings of the record's registry are one, as the doors read them.
+  const [host = '', namespace = ''] = record.provider.split('/');
+  const rules = withAlias(policy.providers, `localterraform.com/${namespace}`, `${host}/${namespace}`);
+  const decision = decide(rules, facts, now);
   if (decision.outcome !== 'refused') return;
   throw new VerificationError(
     `${record.provider} ${record.version} is refused by ${shown} even approved (${decision.rule}): ${decision.reason}`,

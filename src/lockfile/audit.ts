@@ -115,8 +115,10 @@ export function auditOther(
   registry: string,
   context: { now: Date; approve: string },
 ): LockFinding[] {
-  const found = [...versionFindings(entry, policy), ...approvalFindings(entry, policy, context)];
-  if (policy.allow.some((p) => matchesPattern(p, entry.address))) return found;
+  const found = versionFindings(entry, policy);
+  // An approval is asked for only where it would settle the matter: an allowed provider, its version allowed.
+  if (policy.allow.some((p) => matchesPattern(p, entry.address)))
+    return found.length > 0 ? found : approvalFindings(entry, policy, context);
   return [
     {
       ...about(entry, entry.address),
@@ -281,9 +283,11 @@ function approvalFindings(
   policy: LockPolicy,
   context: { now: Date; approve: string },
 ): LockFinding[] {
+  // No age is known here: every min-age is left out (an auto-approve rule's too), as the keys are.
   const rules = policy.providers.map((rule) => ({
     ...rule,
     ...{ versions: undefined, keys: undefined, minAgeMs: undefined },
+    autoApprove: rule.autoApprove.map((auto) => ({ ...auto, minAgeMs: undefined })),
   }));
   const facts = { address: entry.address, version: entry.version, published: undefined };
   const decision = decide(rules, facts, context.now);
@@ -293,7 +297,7 @@ function approvalFindings(
     {
       ...about(entry, entry.version),
       rule: 'version-not-approved',
-      message: `${entry.address} ${decision.rule === 'version-not-approved' ? decision.reason : `${entry.version} has no approval record, approval is required, and its age (which an auto-approve rule counts) is not known here: ${decision.reason}`}`,
+      message: `${entry.address} ${decision.reason}`,
       hint: `Review ${entry.version}, then record its approval in a reviewed change: ${approve}; or lock a version the policy admits.`,
     },
   ];

@@ -115,6 +115,17 @@ describe('provider approve --from', () => {
     expect(mirrored.exitCode, mirrored.stderr).toBe(0);
   });
 
+  it('refuses a record the policy refuses anyway, the registry spelled localterraform.com', async () => {
+    const origin = await startOrigin([await buildRelease('1.0.0', ['linux_amd64'])]);
+    const dir = tempRoot('approve-from');
+    const text = 'providers:\n  "localterraform.com/my-org/*": { keys: [B7F05A4C6E0A8E0C] }\n';
+    fs.writeFileSync(path.join(dir, 'policy.yaml'), text);
+    const result = await approveFrom(origin.url, dir, { TFE_ORGANIZATION: 'my-org' });
+    expect(result.exitCode, result.stderr).toBe(3);
+    expect(result.stderr).toContain('key-not-allowed');
+    expect(fs.readFileSync(path.join(dir, 'policy.yaml'), 'utf8')).toBe(text);
+  });
+
   it("without an organization, records the origin's address", async () => {
     const origin = await startOrigin([await buildRelease('1.0.0', ['linux_amd64'])]);
     const dir = tempRoot('approve-from');

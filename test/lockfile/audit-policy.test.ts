@@ -217,5 +217,27 @@ describe('lock check: the policy decision as findings', () => {
     expect(found[0]!.hint).toContain(
       'provider approve hashicorp/random 3.6.3 --from registry.terraform.io --reason',
     );
+    // An auto-approve rule counts an age the check does not know: it is taken as met (the mirror counts it).
+    const auto = {
+      ...policy(
+        '  "registry.terraform.io/hashicorp/*":',
+        '    approval: required',
+        '    auto-approve: [{ min-age: 3d }]',
+      ),
+      allow: ['registry.terraform.io/hashicorp/*'],
+    };
+    expect(auditOther(publicEntry, auto, 'app.terraform.io/example-org', context)).toEqual([]);
+    // Not allowed, or its version refused: an approval would not settle it, and is not asked for.
+    const notAllowed = { ...required, allow: [] };
+    expect(
+      auditOther(publicEntry, notAllowed, 'app.terraform.io/example-org', context).map((f) => f.rule),
+    ).toEqual(['provider-not-allowed']);
+    const refused = {
+      ...policy('  "registry.terraform.io/hashicorp/*": { approval: required, versions: "~> 4.0" }'),
+      allow: ['registry.terraform.io/hashicorp/*'],
+    };
+    expect(
+      auditOther(publicEntry, refused, 'app.terraform.io/example-org', context).map((f) => f.rule),
+    ).toEqual(['version-not-allowed']);
   });
 });
