@@ -31,7 +31,8 @@ import {
 } from '../release/stages.js';
 import type { Settings } from '../config/index.js';
 import type { RunContext } from './context.js';
-import { admitOwn, publishPolicy } from './publishPolicy.js';
+import { policyFileOf } from './policyFile.js';
+import type { PublishPolicy } from './publishPolicy.js';
 import type { Progress } from '../ui/progress.js';
 import type { RemoteZip } from '../release/remoteZip.js';
 import type { ProviderAddress } from '../registry/paths.js';
@@ -108,7 +109,7 @@ async function verifyWhileReading(
   const { hashing } = options;
   try {
     const { releaseOptions, settings } = await verifyOptionsFromFlags(context, session, options, 'publish');
-    const policy = await publishPolicy(context, settings, options.policy);
+    const policy = await ownPolicy(context, settings, options.policy);
     const read = await readRelease({ ...releaseOptions, remote: options.remote });
     const hashed = await startHashing(read, hashing, {
       hashing: releaseOptions.hashing,
@@ -120,7 +121,7 @@ async function verifyWhileReading(
     const signed = await checkSignature(read, releaseOptions, hashed);
     if (policy !== undefined) {
       const release = { ...read.identity, shasums: read.shasums.content };
-      admitOwn(policy, release, signed.signer, context.now());
+      policy.admit(release, signed.signer, context.now());
     }
     reads.signed(signed.signer);
     return { staged: await checkRelease(read, hashed, signed, hashing), settings };
@@ -128,6 +129,17 @@ async function verifyWhileReading(
     reads.drop();
     throw error;
   }
+}
+
+/** The run's policy (./publishPolicy.ts, loaded only when a policy file is named); undefined: none. */
+async function ownPolicy(
+  context: RunContext,
+  settings: Settings,
+  flag: string | false | undefined,
+): Promise<PublishPolicy | undefined> {
+  if (flag === false || policyFileOf(flag, settings, context.cwd) === undefined) return undefined;
+  const { publishPolicy } = await import('./publishPolicy.js');
+  return publishPolicy(context, settings, flag);
 }
 
 /**

@@ -21,6 +21,15 @@ export interface PublishPolicy {
   rules: ProviderRule[];
   /** The address of the provider `name` in the organization's registry. */
   address: (name: string) => string;
+  /** Refuses (exit 3) a release the policy refuses: `admitOwn` with this policy. */
+  admit: (release: OwnRelease, signer: SignerInfo, now: Date) => void;
+}
+
+/** What the policy decides on: the release's name and version, and its SHA256SUMS bytes. */
+export interface OwnRelease {
+  name: string;
+  version: string;
+  shasums: Uint8Array;
 }
 
 /** The policy file of the run (`--policy`, else the configuration's), read before any request; undefined: none. */
@@ -37,20 +46,17 @@ export async function publishPolicy(
   const organization = settings.namespace ?? settings.organization ?? '';
   const canonical = lockAddress(settings.apiHost, organization, '').replace(/\/$/, '');
   const alias = `localterraform.com/${organization.toLowerCase()}`;
-  return {
+  const own: PublishPolicy = {
     file: named.shown,
     rules: withAlias(policy.providers, alias, canonical),
     address: (name) => canonicalAddress(lockAddress(settings.apiHost, organization, name), alias, canonical),
+    admit: (release, signer, now) => admitOwn(own, release, signer, now),
   };
+  return own;
 }
 
 /** Refuses (exit 3, nothing written) a release the policy refuses: its version, its signing key, its approval. */
-export function admitOwn(
-  policy: PublishPolicy,
-  release: { name: string; version: string; shasums: Uint8Array },
-  signer: SignerInfo,
-  now: Date,
-): void {
+export function admitOwn(policy: PublishPolicy, release: OwnRelease, signer: SignerInfo, now: Date): void {
   const address = policy.address(release.name);
   const facts = {
     address,
