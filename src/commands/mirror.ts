@@ -16,7 +16,6 @@ import {
   type ProviderError,
   type ProviderErrorOptions,
 } from '../errors.js';
-import { withAlias } from '../lockfile/policy.js';
 import { PolicyRefusal, type MirrorPolicy } from '../mirror/admit.js';
 import { sourceChanges } from '../mirror/changes.js';
 import { DEFAULT_ORIGIN, type OriginProvider } from '../mirror/origin.js';
@@ -88,7 +87,7 @@ export const runMirror: SessionCore<MirrorOptions> = async (context, session, op
       originUrl: apiHost.baseUrl,
       toDir: path.resolve(context.cwd, root),
       dryRun: options.dryRun === true,
-      policy: policy && destinationRules(policy, destination),
+      policy: policy && (await destinationRules(policy, destination)),
       cwd: context.cwd,
       downloader: createDownloader({
         output,
@@ -226,8 +225,13 @@ async function mirrorPolicy(
 }
 
 /** The rules as the destination reads them: `localterraform.com/<org>` is the organization's registry too. */
-function destinationRules(policy: MirrorPolicy, destination: MirrorDestination | undefined): MirrorPolicy {
+async function destinationRules(
+  policy: MirrorPolicy,
+  destination: MirrorDestination | undefined,
+): Promise<MirrorPolicy> {
   if (destination === undefined) return policy;
+  // Loaded already: the policy file was read with it.
+  const { withAlias } = await import('../lockfile/policy.js');
   const canonical = destination.lockPrefix;
   const alias = `localterraform.com/${canonical.split('/')[1] ?? ''}`;
   return { ...policy, rules: withAlias(policy.rules, alias, canonical) };

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { VerificationError } from '../errors.js';
 import { lockHost } from '../lockfile/address.js';
 import { decide, type Decision, type PolicyRule, type VersionFacts } from '../lockfile/admission.js';
-import { matchesPattern, type ProviderRule } from '../lockfile/policy.js';
+import { matches, type ProviderRule } from '../lockfile/policyRules.js';
 import type { Origin, OriginProvider } from './origin.js';
 import type { SignedList } from './signed.js';
 
@@ -144,6 +144,6 @@ export function verdictOf(decision: Decision): PolicyVerdict {
 /** Whether a rule naming one of the addresses counts a version's age (its min-age, or an auto-approve's). */
 function needsDate(rules: readonly ProviderRule[], addresses: readonly string[]): boolean {
   return rules
-    .filter((rule) => addresses.some((address) => matchesPattern(rule.pattern, address)))
+    .filter((rule) => addresses.some((address) => matches(rule.pattern, address)))
     .some((rule) => rule.minAgeMs !== undefined || rule.autoApprove.some((a) => a.minAgeMs !== undefined));
 }
