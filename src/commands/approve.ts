@@ -13,9 +13,9 @@ import { writeFileAtomically } from '../atomicWrite.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { UsageError, VerificationError } from '../errors.js';
 import { decide } from '../lockfile/admission.js';
-import { lockAddress, lockHost } from '../lockfile/address.js';
+import { lockAddress, lockHost, registryPrefix } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
-import { canonicalAddress, parsePolicy, withAlias, type LockPolicy } from '../lockfile/policy.js';
+import { parsePolicy, registrySpellings, type LockPolicy } from '../lockfile/policy.js';
 import { addApproval, type NewApproval } from '../lockfile/policyEdit.js';
 import { readRegularCapped, SMALL_FILE_CAPS } from '../release/smallFile.js';
 import { successMark } from '../ui/glyphs.js';
@@ -180,10 +180,8 @@ function addRecords(
 }
 
 /** Which spellings stand for one address of the organization's registry: its host's, and `localterraform.com`. */
-function registrySpellings(settings: Settings, namespace: string): Verified['same'] {
-  const canonical = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
-  const alias = `localterraform.com/${namespace.toLowerCase()}`;
-  const read = (address: string): string => canonicalAddress(address, alias, canonical);
+function sameInRegistry(settings: Settings, namespace: string): Verified['same'] {
+  const { address: read } = registrySpellings(registryPrefix(settings.apiHost, namespace));
   return (record) => (address) => read(address) === read(record);
 }
 
@@ -207,7 +205,7 @@ async function verifyInRegistry(
   });
   const provider = lockAddress(settings.apiHost, namespace, type);
   const { sha256 } = report.shasums;
-  const same = registrySpellings(settings, namespace);
+  const same = sameInRegistry(settings, namespace);
   return { provider, also: [], same, sha256sums: sha256, signature: report.signature };
 }
 
@@ -233,7 +231,7 @@ async function verifyFromOrigin(
   const organization = settings.namespace ?? settings.organization;
   if (organization === undefined) return { ...at, provider: origin, also: [], same: exactly };
   const provider = lockAddress(settings.apiHost, organization, type);
-  const spellings = registrySpellings(settings, organization);
+  const spellings = sameInRegistry(settings, organization);
   const same = (record: string) => (record === origin ? exactly(record) : spellings(record));
   return { ...at, provider, also: [origin], same };
 }
@@ -285,8 +283,7 @@ function refuseUseless(
     sha256sums: record.sha256sums,
   };
   // Both spellings of the record's registry are one, as the doors read them.
-  const [host = '', namespace = ''] = record.provider.split('/');
-  const rules = withAlias(policy.providers, `localterraform.com/${namespace}`, `${host}/${namespace}`);
+  const rules = registrySpellings(record.provider.split('/').slice(0, 2).join('/')).rules(policy.providers);
   const decision = decide(rules, facts, now);
   if (decision.outcome !== 'refused') return;
   throw new VerificationError(

@@ -231,10 +231,8 @@ async function destinationRules(
 ): Promise<MirrorPolicy> {
   if (destination === undefined) return policy;
   // Loaded already: the policy file was read with it.
-  const { withAlias } = await import('../lockfile/policy.js');
-  const canonical = destination.lockPrefix;
-  const alias = `localterraform.com/${canonical.split('/')[1] ?? ''}`;
-  return { ...policy, rules: withAlias(policy.rules, alias, canonical) };
+  const { registrySpellings } = await import('../lockfile/policy.js');
+  return { ...policy, rules: registrySpellings(destination.lockPrefix).rules(policy.rules) };
 }
 
 /** Versions the policy holds, and nothing failed: exit 7, with the report and the dates they become eligible. */

@@ -4,7 +4,7 @@
  * signature the origin's bytes), and read first so that a version it already holds whole is not downloaded.
  */
 import { VerificationError } from '../errors.js';
-import { lockAddress } from '../lockfile/address.js';
+import { registryPrefix } from '../lockfile/address.js';
 import type { MirrorDestination } from '../mirror/run.js';
 import { isOriginFailure } from '../mirror/remoteZips.js';
 import type { PublishTuning } from '../publish/tuning.js';
@@ -29,7 +29,7 @@ export async function privateDestination(
   return {
     host: settings.apiHost.host,
     organization,
-    lockPrefix: lockAddress(settings.apiHost, registry.namespace, '').replace(/\/$/, ''),
+    lockPrefix: registryPrefix(settings.apiHost, registry.namespace),
     async holds(type, version, expected) {
       const found = await getVersion(client, address(type), version);
       if (found === undefined) return undefined;

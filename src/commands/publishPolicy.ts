@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import type { Settings } from '../config/index.js';
 import { VerificationError } from '../errors.js';
 import { decide } from '../lockfile/admission.js';
-import { lockAddress } from '../lockfile/address.js';
-import { canonicalAddress, readPolicyFile, withAlias, type ProviderRule } from '../lockfile/policy.js';
+import { registryPrefix } from '../lockfile/address.js';
+import { readPolicyFile, registrySpellings, type ProviderRule } from '../lockfile/policy.js';
 import type { SignerInfo } from '../release/types.js';
 import type { RunContext } from './context.js';
 import { policyFileOf } from './policyFile.js';
@@ -44,12 +44,11 @@ export async function publishPolicy(
   const policy = await readPolicyFile(named.shown, context.cwd, named.file);
   // The namespace published to: the organization's, unless one is named.
   const organization = settings.namespace ?? settings.organization ?? '';
-  const canonical = lockAddress(settings.apiHost, organization, '').replace(/\/$/, '');
-  const alias = `localterraform.com/${organization.toLowerCase()}`;
+  const spellings = registrySpellings(registryPrefix(settings.apiHost, organization));
   const own: PublishPolicy = {
     file: named.shown,
-    rules: withAlias(policy.providers, alias, canonical),
-    address: (name) => canonicalAddress(lockAddress(settings.apiHost, organization, name), alias, canonical),
+    rules: spellings.rules(policy.providers),
+    address: (name) => `${spellings.canonical}/${name.toLowerCase()}`,
     admit: (release, signer, now) => admitOwn(own, release, signer, now),
   };
   return own;

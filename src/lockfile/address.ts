@@ -15,6 +15,11 @@ export function lockAddress(apiHost: ApiHost, namespace: string, name: string): 
   return `${hostname}${port}/${namespace.toLowerCase()}/${name.toLowerCase()}`;
 }
 
+/** `<host>/<namespace>`: the lock file addresses of the providers of `namespace` on `apiHost`, without the type. */
+export function registryPrefix(apiHost: ApiHost, namespace: string): string {
+  return lockAddress(apiHost, namespace, '').replace(/\/$/, '');
+}
+
 /**
  * A host as a lock file writes it (`svchost.ForDisplay`): an internationalised name in Unicode, lower case, its port
  * kept (`xn--bcher-kva.example:8443` → `bücher.example:8443`). For hosts known only by their URL's `host`.

@@ -136,29 +136,43 @@ export function matchesPattern(pattern: string, address: string): boolean {
   return matches(pattern, address);
 }
 
-/**
- * The rules as a run against one private registry reads them, where `alias` (`localterraform.com/<org>`, the
- * platform's generic name for itself) and `canonical` (`<host>/<org>`) are one registry: a pattern or a record
- * written with the alias stands for the canonical address, so that the addresses a door decides for are always
- * canonical and no spelling escapes a rule.
- */
-export function withAlias(rules: readonly ProviderRule[], alias: string, canonical: string): ProviderRule[] {
-  const read = (text: string): string =>
-    text.startsWith(`${alias}/`) ? canonical + text.slice(alias.length) : text;
-  return rules.map((rule) => ({
-    ...rule,
-    pattern: read(rule.pattern),
-    approvals: rule.approvals.map((r) => ({
-      ...r,
-      provider: r.provider === undefined ? undefined : read(r.provider),
-    })),
-  }));
+/** The two spellings of one private registry, and the policy read with them as one. */
+export interface RegistrySpellings {
+  /** `<host>/<namespace>`, as lock files write the registry's providers. */
+  canonical: string;
+  /** `localterraform.com/<namespace>`, the platform's generic name for itself. */
+  alias: string;
+  /**
+   * The rules as a run against this registry reads them: a pattern or a record written with the alias stands for
+   * the canonical address, so that the addresses a door decides for are always canonical and no spelling escapes a
+   * rule.
+   */
+  rules: (rules: readonly ProviderRule[]) => ProviderRule[];
+  /** An address read as the rules are: the alias's spelling made canonical (lower case). */
+  address: (address: string) => string;
 }
 
-/** An address read as `withAlias` reads patterns: the alias's spelling made canonical. */
-export function canonicalAddress(address: string, alias: string, canonical: string): string {
-  const lower = address.toLowerCase();
-  return lower.startsWith(`${alias}/`) ? canonical + lower.slice(alias.length) : lower;
+/** The spellings of the registry whose providers a lock file writes as `<canonical>/<type>` (`<host>/<namespace>`). */
+export function registrySpellings(canonical: string): RegistrySpellings {
+  const alias = `localterraform.com/${canonical.split('/')[1] ?? ''}`.toLowerCase();
+  const read = (text: string): string => {
+    const lower = text.toLowerCase();
+    return lower.startsWith(`${alias}/`) ? canonical + lower.slice(alias.length) : text;
+  };
+  return {
+    canonical,
+    alias,
+    rules: (rules) =>
+      rules.map((rule) => ({
+        ...rule,
+        pattern: read(rule.pattern),
+        approvals: rule.approvals.map((r) => ({
+          ...r,
+          provider: r.provider === undefined ? undefined : read(r.provider),
+        })),
+      })),
+    address: (address) => read(address.toLowerCase()),
+  };
 }
 
 /**

@@ -9,16 +9,15 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { UsageError } from '../../errors.js';
-import { lockAddress } from '../../lockfile/address.js';
+import { registryPrefix } from '../../lockfile/address.js';
 import { auditOther, auditServed, missingLockFile, type LockFinding } from '../../lockfile/audit.js';
 import { readProviderBlock } from '../../lockfile/parse.js';
 import { escapeChar, visible } from '../../ui/output.js';
 import {
-  canonicalAddress,
   matchesPattern,
   readPolicyFile,
   runPolicy,
-  withAlias,
+  registrySpellings,
   type LockPolicy,
   type ProviderRule,
 } from '../../lockfile/policy.js';
@@ -71,11 +70,11 @@ export async function runLockCheck(
       hint: 'Pass --organization <name> (and --namespace if it differs), set TFE_ORGANIZATION, or put "organization" in .providerrc.json.',
     });
   }
-  const registry = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
-  const alias = `localterraform.com/${namespace.toLowerCase()}`;
-  const privatePrefixes = [registry, alias];
-  // Both spellings of the private registry are one (withAlias): no spelling escapes a rule.
-  const policy = { ...flagged, providers: withAlias(flagged.providers, alias, registry) };
+  const spellings = registrySpellings(registryPrefix(settings.apiHost, namespace));
+  const registry = spellings.canonical;
+  const privatePrefixes = [registry, spellings.alias];
+  // Both spellings of the private registry are one: no spelling escapes a rule.
+  const policy = { ...flagged, providers: spellings.rules(flagged.providers) };
   const now = context.now();
   const shown = path.join(options.dir, LOCK_FILE_NAME);
   const existing = await readLockFile(path.resolve(context.cwd, shown), shown);
@@ -97,7 +96,7 @@ export async function runLockCheck(
         ...auditServed(entry, await read(type, locked.version), policy, {
           ...{ lockFile: shown, rewrite, now },
           approve: `provider approve ${namespace.toLowerCase()}/${type} ${locked.version} --policy ${policyShown}`,
-          address: canonicalAddress(address, alias, registry),
+          address: spellings.address(address),
         }),
       );
     } else {

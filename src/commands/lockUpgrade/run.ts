@@ -11,19 +11,13 @@ import * as path from 'node:path';
 import { writeFileAtomically } from '../../atomicWrite.js';
 import { UsageError, VerificationError } from '../../errors.js';
 import { parseAge } from '../../config/duration.js';
-import { lockAddress } from '../../lockfile/address.js';
+import { registryPrefix } from '../../lockfile/address.js';
 import { canonicalConstraints } from '../../lockfile/constraints.js';
 import { lineDiff } from '../../lockfile/diff.js';
 import { mergeLock } from '../../lockfile/merge.js';
 import { parseLockFile } from '../../lockfile/parse.js';
 import { decide, type VersionFacts } from '../../lockfile/admission.js';
-import {
-  canonicalAddress,
-  checkPattern,
-  readPolicyFile,
-  withAlias,
-  type ProviderRule,
-} from '../../lockfile/policy.js';
+import { checkPattern, readPolicyFile, registrySpellings, type ProviderRule } from '../../lockfile/policy.js';
 import { entryHashes } from '../../lockfile/source.js';
 import type { RunContext } from '../context.js';
 import { policyFileOf } from '../policyFile.js';
@@ -99,19 +93,15 @@ export async function runLockUpgrade(
     namespace: registry.namespace,
     name: type,
   });
-  const hostPrefix = lockAddress(settings.apiHost, namespace, '').replace(/\/$/, '');
-  const aliasPrefix = `localterraform.com/${namespace.toLowerCase()}`;
-  // The policy reads both spellings of the private registry as one (withAlias): no spelling escapes a rule.
+  // The policy reads both spellings of the private registry as one: no spelling escapes a rule.
+  const spellings = registrySpellings(registryPrefix(settings.apiHost, namespace));
   const admission =
     policy === undefined
       ? undefined
-      : {
-          rules: withAlias(policy.providers, aliasPrefix, hostPrefix),
-          address: (at: string) => canonicalAddress(at, aliasPrefix, hostPrefix),
-        };
+      : { rules: spellings.rules(policy.providers), address: spellings.address };
   const blocks = await planUpgrade({
     files,
-    privatePrefixes: [hostPrefix, aliasPrefix],
+    privatePrefixes: [spellings.canonical, spellings.alias],
     only,
     rules,
     served: (type) =>
