@@ -12,7 +12,7 @@ import * as fs from 'node:fs/promises';
 import { writeFileAtomically } from '../atomicWrite.js';
 import { checkConsumerView } from '../consumer/check.js';
 import { UsageError, VerificationError } from '../errors.js';
-import { decide } from '../lockfile/admission.js';
+import { decide, keyIdsOf } from '../lockfile/admission.js';
 import { lockAddress, lockHost, registryPrefix } from '../lockfile/address.js';
 import { lineDiff } from '../lockfile/diff.js';
 import { parsePolicy, registrySpellings, type LockPolicy } from '../lockfile/policy.js';
@@ -279,7 +279,7 @@ function refuseUseless(
     also: verified.also,
     version: record.version,
     published: undefined,
-    keyIds: [signature.keyId, signature.signingKeyId, ...signature.fingerprints],
+    keyIds: keyIdsOf(signature),
     sha256sums: record.sha256sums,
   };
   // Both spellings of the record's registry are one, as the doors read them.

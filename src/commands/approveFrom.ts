@@ -6,14 +6,12 @@
  * for byte: the same record admits the version at the mirror's door and, once mirrored, wherever the private
  * registry serves it.
  */
-import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseHostname } from '../config/index.js';
 import { ApiError, UsageError } from '../errors.js';
-import { releaseFileNames } from '../release/filenames.js';
 import { parsePlatformName } from '../terraform/names.js';
-import type { SignerInfo } from '../release/types.js';
+import { provenBy, signedFacts, type ProvenSignature } from '../lockfile/admission.js';
 import type { Progress } from '../ui/progress.js';
 import type { RunContext } from './context.js';
 import { originToken } from './mirror.js';
@@ -22,7 +20,7 @@ import { originToken } from './mirror.js';
 export interface VerifiedForApproval {
   /** The SHA-256 of its SHA256SUMS, lower-case hex. */
   sha256sums: string;
-  signature: { keyId: string; signingKeyId: string; fingerprints: string[] };
+  signature: ProvenSignature;
 }
 
 /** Verifies `<namespace>/<type> <version>` at the origin `from`; the host it was read from, and what it proved. */
@@ -70,22 +68,18 @@ export async function verifyAtOrigin(
     const downloader = createDownloader({
       ...{ output, signal, baseDelayMs: tuning.retry.baseDelayMs, timeoutMs: tuning.requestTimeoutMs },
     });
-    let signer: SignerInfo | undefined;
+    let proven: VerifiedForApproval | undefined;
     await stageVersion({
       ...{ cwd: context.cwd, downloader, output, progress, now: context.now, signal },
       ...{ origin, originUrl: apiHost.baseUrl, provider, version, protocols: listed.protocols ?? [] },
       ...{ platforms, unlisted: (listed.platforms ?? []).length === 0, folder, root, verify: true },
+      // What the checked signature covers, kept as it was checked: the SHA256SUMS bytes and the signer.
       admit: (signed) => {
-        signer = signed.signer;
+        const signature = provenBy(signed.signer);
+        proven = { signature, sha256sums: signedFacts(signature, signed.shasumsBytes).sha256sums };
       },
     });
-    const sums = await readFile(path.join(folder, releaseFileNames(provider.type, version).shasums));
-    const { keyId, signingKeyId, fingerprint, signingFingerprint } = signer!;
-    return {
-      host: origin.host,
-      sha256sums: createHash('sha256').update(sums).digest('hex'),
-      signature: { keyId, signingKeyId, fingerprints: [...new Set([fingerprint, signingFingerprint])] },
-    };
+    return { host: origin.host, ...proven! };
   } finally {
     await rm(root, { recursive: true, force: true });
   }

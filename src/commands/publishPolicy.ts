@@ -5,10 +5,9 @@
  * used (`mirror`, `lock upgrade`, `lock check`): a version of your own has no publication date before it is
  * published, and is approved once the registry serves it.
  */
-import { createHash } from 'node:crypto';
 import type { Settings } from '../config/index.js';
 import { VerificationError } from '../errors.js';
-import { decide } from '../lockfile/admission.js';
+import { decide, provenBy, signedFacts } from '../lockfile/admission.js';
 import { registryPrefix } from '../lockfile/address.js';
 import { readPolicyFile, registrySpellings, type ProviderRule } from '../lockfile/policy.js';
 import type { SignerInfo } from '../release/types.js';
@@ -61,8 +60,7 @@ export function admitOwn(policy: PublishPolicy, release: OwnRelease, signer: Sig
     address,
     version: release.version,
     published: undefined,
-    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint, signer.signingFingerprint])],
-    sha256sums: createHash('sha256').update(release.shasums).digest('hex'),
+    ...signedFacts(provenBy(signer), release.shasums),
   };
   const decision = decide(policy.rules, facts, now);
   if (decision.outcome !== 'refused') return;

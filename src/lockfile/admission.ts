@@ -18,7 +18,9 @@
  * else from its `created-at` in the private registry. A version whose date is unknown is held by a cooldown (fail
  * closed). Refused outranks held, held outranks admitted. Pure: the doors read the facts and hand them here.
  */
+import { createHash } from 'node:crypto';
 import { parse } from 'semver';
+import type { SignerInfo } from '../release/types.js';
 import { versionMeets } from './constraints.js';
 import { keyMatches, matches, type ApprovalRecord, type ProviderRule } from './policyRules.js';
 
@@ -41,6 +43,32 @@ export interface VersionFacts {
   keyIds?: string[];
   /** Once SHA256SUMS is read: its SHA-256, lower-case hex. */
   sha256sums?: string;
+}
+
+/** What a verified signature proved: the registered key's id, the id of the (sub)key that signed, fingerprints. */
+export interface ProvenSignature {
+  keyId: string;
+  signingKeyId: string;
+  fingerprints: string[];
+}
+
+/** The ids and fingerprints a pin or an approval record may name, each once. */
+export function keyIdsOf(signature: ProvenSignature): string[] {
+  return [...new Set([signature.keyId, signature.signingKeyId, ...signature.fingerprints])];
+}
+
+/** What the release signer check proved, as a consumer check reports it. */
+export function provenBy(signer: SignerInfo): ProvenSignature {
+  const { keyId, signingKeyId, fingerprint, signingFingerprint } = signer;
+  return { keyId, signingKeyId, fingerprints: [...new Set([fingerprint, signingFingerprint])] };
+}
+
+/** The signed facts of a version whose SHA256SUMS (`shasums`, its bytes) a verified signature covers. */
+export function signedFacts(
+  signature: ProvenSignature,
+  shasums: Uint8Array,
+): Required<Pick<VersionFacts, 'keyIds' | 'sha256sums'>> {
+  return { keyIds: keyIdsOf(signature), sha256sums: createHash('sha256').update(shasums).digest('hex') };
 }
 
 /** Why a version is held or refused: a rule of the policy, as findings and `--json` name it. */

@@ -9,10 +9,16 @@
  * A version mirrored into a private registry is known by two addresses, its origin's and the one it gets there
  * (`<host>/<organization>/<type>`): the rules naming either apply, and an approval recorded under either counts.
  */
-import { createHash } from 'node:crypto';
 import { VerificationError } from '../errors.js';
 import { lockHost } from '../lockfile/address.js';
-import { decide, type Decision, type PolicyRule, type VersionFacts } from '../lockfile/admission.js';
+import {
+  decide,
+  provenBy,
+  signedFacts,
+  type Decision,
+  type PolicyRule,
+  type VersionFacts,
+} from '../lockfile/admission.js';
 import { matches, type ProviderRule } from '../lockfile/policyRules.js';
 import type { Origin, OriginProvider } from './origin.js';
 import type { SignedList } from './signed.js';
@@ -78,12 +84,7 @@ export function admitSigned(
   signed: SignedList,
   now: Date,
 ): Decision {
-  const { signer } = signed;
-  const facts: VersionFacts = {
-    ...listed.facts,
-    keyIds: [...new Set([signer.keyId, signer.signingKeyId, signer.fingerprint, signer.signingFingerprint])],
-    sha256sums: createHash('sha256').update(signed.shasumsBytes).digest('hex'),
-  };
+  const facts = { ...listed.facts, ...signedFacts(provenBy(signed.signer), signed.shasumsBytes) };
   const decision = decide(policy.rules, facts, now);
   if (decision.outcome !== 'refused') return decision;
   throw new PolicyRefusal(

@@ -8,6 +8,7 @@
  * have is an answer (`unknown`), and so is one terraform init would refuse (`refused`); any other failure (the
  * API unreachable, a token refused) is thrown as it is.
  */
+import { keyIdsOf } from '../../lockfile/admission.js';
 import { ApiError, VerificationError } from '../../errors.js';
 import type { ServedAnswer } from '../../lockfile/audit.js';
 import { getVersion } from '../../registry/versions.js';
@@ -58,7 +59,6 @@ async function readServed(
   try {
     const shown = `${session.namespace}/${type}`;
     const report = await hashServedPackages(context, session.client, address, version, shown);
-    const { keyId, signingKeyId, fingerprints } = report.signature;
     const createdAt = dated ? await createdAtOf(session.client, address, version) : undefined;
     return {
       state: 'served',
@@ -69,7 +69,7 @@ async function readServed(
         })),
         zh: report.shasums.zh,
         packages: report.platforms.flatMap((p) => p.packages?.hashes ?? []),
-        keyIds: [...new Set([keyId, signingKeyId, ...fingerprints])],
+        keyIds: keyIdsOf(report.signature),
         sha256sums: report.shasums.sha256,
         createdAt,
       },

@@ -5,6 +5,7 @@
  * each of its zips under that SHA256SUMS's hash spares every download (every filename and shasum is still held
  * against the signed list). Otherwise every zip is downloaded, once, and the `h1:`s are kept.
  */
+import { keyIdsOf } from '../../lockfile/admission.js';
 import { VerificationError } from '../../errors.js';
 import type { ConsumerCheckReport } from '../../consumer/check.js';
 import type { ConsumerCheckInput } from '../../consumer/types.js';
@@ -52,14 +53,10 @@ export async function verifyVersion(
     if (report.h1Known === true)
       context.output.info(`Hashes of ${shown} ${version} from the cache (${cache!.dir}): no zip downloaded`);
     else if (cache !== undefined) await keep(context, cache, report);
-    const { keyId, signingKeyId, fingerprints } = report.signature;
     return {
       material: material(address.name, version, report),
       cached: report.h1Known === true,
-      signed: {
-        keyIds: [...new Set([keyId, signingKeyId, ...fingerprints])],
-        sha256sums: report.shasums.sha256,
-      },
+      signed: { keyIds: keyIdsOf(report.signature), sha256sums: report.shasums.sha256 },
     };
   } catch (error) {
     if (error instanceof VerificationError) return { error };
