@@ -59,7 +59,7 @@ export function policyAddresses(
  * The decision before anything of the version is read but its date (when a rule that applies counts an age), and
  * the facts it was taken on.
  */
-export async function decideListed(
+async function decideListed(
   policy: MirrorPolicy,
   origin: Origin,
   provider: OriginProvider,
@@ -78,7 +78,7 @@ export async function decideListed(
 }
 
 /** The decision once the signature is verified; throws a PolicyRefusal when it refuses. */
-export function admitSigned(
+function admitSigned(
   policy: MirrorPolicy,
   listed: { facts: VersionFacts; label: string },
   signed: SignedList,
